@@ -1,0 +1,1 @@
+# emu: targets are added by the files of this directory.

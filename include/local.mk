@@ -1,0 +1,1 @@
+# include/: headers shared by the pieces (declared where they are used).

@@ -1,0 +1,1 @@
+# netstack: targets are added by the files of this directory.

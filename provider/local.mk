@@ -1,0 +1,1 @@
+# provider: targets are added by the files of this directory.

@@ -1,0 +1,1 @@
+# tests: targets are added by the files of this directory.
