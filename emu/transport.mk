@@ -1,0 +1,1 @@
+# emu/transport.mk: filled in by the piece it names.

@@ -1,0 +1,1 @@
+# netstack/pcap.mk: filled in by the piece it names.

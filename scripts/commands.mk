@@ -1,0 +1,1 @@
+# scripts/commands.mk: filled in by the piece it names.

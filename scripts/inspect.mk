@@ -1,0 +1,1 @@
+# scripts/inspect.mk: filled in by the piece it names.

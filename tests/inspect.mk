@@ -1,0 +1,1 @@
+# tests/inspect.mk: filled in by the piece it names.

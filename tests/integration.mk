@@ -1,0 +1,1 @@
+# tests/integration.mk: filled in by the piece it names.

@@ -1,1 +1,0 @@
-# tests: targets are added by the files of this directory.

@@ -1,0 +1,1 @@
+# tests/netstack.mk: filled in by the piece it names.

@@ -1,0 +1,1 @@
+# tests/provider.mk: filled in by the piece it names.

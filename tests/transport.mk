@@ -1,0 +1,1 @@
+# tests/transport.mk: filled in by the piece it names.
