@@ -1,0 +1,800 @@
+/*
+ * uroce provider <-> daemon contract: control messages, CQ ring, HCA clock page,
+ * and (first draft, issue 4) the SQ/RQ rings and WQE format.
+ *
+ * Both liburoce-rdmav34.so (the provider, "driver") and uroced (the daemon, "NIC")
+ * include this header; nothing else crosses the boundary. Every type that
+ * rdma-core's installed headers define (struct ibv_qp_attr, struct mlx5_cqe64,
+ * struct ib_uverbs_async_event_desc, ...) is used from those headers, never copied.
+ *
+ * Transport: one AF_UNIX SOCK_SEQPACKET connection per ibv_context to the socket
+ * named in sysfs class/infiniband/NAME/uroce_socket. Each request is ONE datagram
+ * of exactly uroce_req_size(opcode) bytes; each reply is ONE datagram of exactly
+ * uroce_resp_size(opcode) bytes. File descriptors travel with SCM_RIGHTS on the
+ * same datagram. Requests are strictly request/reply (the provider sends one
+ * request and waits for its reply); the daemon never sends unsolicited messages
+ * on this socket (events go to the async_fd and completion-channel sockets).
+ * The daemon identifies the peer with SO_PEERCRED (pid, uid) at accept time.
+ *
+ * Versioning: UROCE_ABI_VERSION changes whenever any layout below changes; a
+ * HELLO with another version gets EPROTONOSUPPORT. Layouts are native-endian
+ * (provider and daemon always run on the same host) unless a field says "big-endian".
+ */
+#ifndef UROCE_ABI_H
+#define UROCE_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+#include <rdma/ib_user_verbs.h>
+
+#define UROCE_ABI_VERSION 1
+#define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
+
+/* Largest datagram either side ever sends; receivers use a buffer of this size
+ * and treat MSG_TRUNC as "oversized" (EMSGSIZE). */
+#define UROCE_MSG_MAX 1024
+/* Most descriptors one message carries (CREATE_CQ: ring memfd + channel fd). */
+#define UROCE_MSG_MAX_FDS 2
+
+/*
+ * Operation codes. Values are stable within one UROCE_ABI_VERSION.
+ * "fds" lists the SCM_RIGHTS descriptors, in order; a message with a missing
+ * required descriptor gets EBADF, one with unexpected descriptors gets EINVAL
+ * (and they are closed).
+ */
+enum uroce_op {
+	UROCE_OP_INVALID = 0,      /* used in replies to datagrams too short to hold a header */
+	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end]            reply fds: [clock memfd, doorbell eventfd] */
+	UROCE_OP_QUERY_PORT = 2,
+	UROCE_OP_ALLOC_PD = 3,
+	UROCE_OP_DEALLOC_PD = 4,
+	UROCE_OP_REG_MR = 5,
+	UROCE_OP_DEREG_MR = 6,
+	UROCE_OP_CREATE_CQ = 7,    /* fds: [ring memfd] or [ring memfd, comp channel fd] */
+	UROCE_OP_DESTROY_CQ = 8,
+	UROCE_OP_CREATE_QP = 9,    /* fds: [] or [QP ring memfd] (draft: required from issue 4 on) */
+	UROCE_OP_MODIFY_QP = 10,
+	UROCE_OP_QUERY_QP = 11,
+	UROCE_OP_DESTROY_QP = 12,
+	UROCE_OP_CREATE_AH = 13,
+	UROCE_OP_DESTROY_AH = 14,
+	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
+	 * otherwise). An admin connection sends no HELLO. */
+	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
+	UROCE_OP_ADMIN_LINK = 65,
+	UROCE_OP_ADMIN_CAPTURE_START = 66, /* fds: [writable fd of the pcap file, opened by the admin] */
+	UROCE_OP_ADMIN_CAPTURE_STOP = 67,
+	UROCE_OP_ADMIN_SHUTDOWN = 68,
+	UROCE_OP_MAX
+};
+
+/*
+ * Common header of every request and reply (24 bytes).
+ *   magic   UROCE_MSG_MAGIC, else the reply status is EPROTO.
+ *   version UROCE_ABI_VERSION, else EPROTONOSUPPORT.
+ *   opcode  enum uroce_op; unknown values get EOPNOTSUPP. The reply echoes it.
+ *   seq     chosen by the provider, echoed in the reply.
+ *   length  total datagram bytes including this header; must equal both the
+ *           received size and uroce_req_size(opcode), else EMSGSIZE.
+ *   status  requests: 0. Replies: 0 on success or a POSITIVE errno; on error
+ *           the reply body is all zero and carries no descriptors.
+ *
+ * Errors common to every opcode (the per-opcode comments list the others):
+ *   EBADMSG          datagram shorter than this header (reply opcode INVALID)
+ *   EPROTO           bad magic; or a non-admin request before HELLO
+ *   EPROTONOSUPPORT  version mismatch
+ *   EOPNOTSUPP       unknown opcode
+ *   EMSGSIZE         length field / datagram size / fixed size disagree, or truncated
+ *   EBADF            a required descriptor is missing or is not the right kind of file
+ *   EINVAL           unexpected descriptors; a handle that is not this client's live
+ *                    object of the right type (as the kernel's uverbs answers); a
+ *                    reserved field not zero; a value out of range
+ *   EPERM            admin opcode from a uid that is neither the daemon's nor root
+ */
+struct uroce_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t opcode;
+	uint32_t seq;
+	uint32_t length;
+	int32_t status;
+	uint32_t reserved;
+};
+
+/* ------------------------------------------------------------------ HELLO */
+
+/*
+ * HELLO: first message of a verbs connection (any other first opcode: EPROTO;
+ * a second HELLO: EALREADY).
+ *   abi_version  UROCE_ABI_VERSION (also in the header; both must match)
+ *   pid          the provider's getpid(); must equal SO_PEERCRED's pid (EPERM
+ *                otherwise) so one process cannot register for another
+ *   fds          [0] the peer end of the provider's async_fd socketpair
+ *                (SOCK_SEQPACKET). The daemon writes 16-byte struct
+ *                ib_uverbs_async_event_desc records to it with MSG_DONTWAIT:
+ *                element = user handle of the QP/CQ (struct ibv_qp * / ibv_cq *
+ *                as given at create time) or the port number (1) for port
+ *                events; event_type = enum ibv_event_type.
+ */
+struct uroce_hello_req {
+	struct uroce_hdr hdr;
+	uint32_t abi_version;
+	uint32_t pid;
+	uint64_t reserved;
+};
+
+/*
+ * HELLO reply: everything query_device(_ex) / query_port need, so those ops
+ * never round-trip except QUERY_PORT (port state changes with `link down`).
+ *   dev            struct ibv_device_attr as ibv_query_device returns it:
+ *                  fw_ver "0.1.0", node_guid / sys_image_guid (big-endian as
+ *                  verbs keeps them; value from uroce_node_guid()), vendor_id
+ *                  UROCE_VENDOR_ID, vendor_part_id UROCE_VENDOR_PART_ID, limits
+ *                  (max_qp, max_qp_wr, max_sge, max_cqe, max_mr_size,
+ *                  max_qp_rd_atom >= 1, ...), phys_port_cnt 1. num_comp_vectors
+ *                  is 1 here: the provider raises it to the number of CPUs.
+ *   port           struct ibv_port_attr of port 1 at HELLO time: state
+ *                  PORT_ACTIVE/PORT_DOWN, max_mtu IBV_MTU_4096, active_mtu from
+ *                  --mtu, gid_tbl_len from --gid-tbl-len, link_layer Ethernet.
+ *   max_inline_data     bytes of inline data one send WQE may carry (> 0)
+ *   hca_core_clock_khz  = clock page freq_khz (ibv_device_attr_ex.hca_core_clock, kHz)
+ *   timestamp_mask      = clock page mask (completion_timestamp_mask)
+ *   daemon_pid     for prctl(PR_SET_PTRACER, daemon_pid) (DESIGN §3 Memory)
+ *   client_id      the daemon's id of this connection (shown by `status`)
+ *   gid_tbl_len    = port.gid_tbl_len
+ *   udp_port       UDP port the device's socket is bound to (host order)
+ *   addr_family    AF_INET or AF_INET6; addr = the address, IPv4 as ::ffff:a.b.c.d
+ *   dev_name       NUL-terminated device name ("uroce0")
+ *   fds            [0] clock page memfd: UROCE_CLOCK_PAGE_SIZE bytes, map it
+ *                  PROT_READ, MAP_SHARED (struct uroce_clock_page);
+ *                  [1] the context's doorbell eventfd: the provider writes 1 to it
+ *                  (eventfd_write) after publishing new WQEs (issue 4) or a new CQ
+ *                  arm word (see the CQ ring). Both are the daemon's; the
+ *                  provider closes its copies at free_context.
+ * Errors: EALREADY (second HELLO), EPERM (pid mismatch), EMFILE/ENOMEM (daemon
+ * out of resources).
+ */
+struct uroce_hello_resp {
+	struct uroce_hdr hdr;
+	struct ibv_device_attr dev;
+	struct ibv_port_attr port;
+	uint32_t max_inline_data;
+	uint32_t daemon_pid;
+	uint64_t hca_core_clock_khz;
+	uint64_t timestamp_mask;
+	uint32_t client_id;
+	uint32_t gid_tbl_len;
+	uint16_t udp_port;
+	uint16_t addr_family;
+	uint32_t reserved;
+	uint8_t addr[16];
+	char dev_name[64];
+};
+
+/* Identity (clients.md §0 item 6): OUI with the locally-administered bit set
+ * (first octet 0x02), so it can never be assigned to a real vendor. */
+#define UROCE_VENDOR_ID 0x02c0deu
+#define UROCE_VENDOR_PART_ID 0x0001u
+
+/*
+ * Node GUID (host-order value; verbs stores it big-endian): the EUI-64 of the
+ * locally-administered MAC 02:00:a:b:c:d made from the last four bytes of the
+ * device address (the IPv4 address for IPv4): 02 00 a ff fe b c d.
+ * 127.0.0.1 → 0x02007ffffe000001, sysfs "0200:7fff:fe00:0001". `uroce up` writes
+ * the same value to sysfs node_guid and sys_image_guid.
+ */
+static inline uint64_t uroce_node_guid(const uint8_t addr_last4[4])
+{
+	return (uint64_t)0x02 << 56 | (uint64_t)0x00 << 48 | (uint64_t)addr_last4[0] << 40 |
+	       (uint64_t)0xff << 32 | (uint64_t)0xfe << 24 | (uint64_t)addr_last4[1] << 16 |
+	       (uint64_t)addr_last4[2] << 8 | (uint64_t)addr_last4[3];
+}
+
+/* ------------------------------------------------------------ QUERY_PORT */
+
+/* QUERY_PORT: port_num must be 1 (EINVAL). Reply: the current struct
+ * ibv_port_attr (state follows `uroced --admin S link up|down`). */
+struct uroce_query_port_req {
+	struct uroce_hdr hdr;
+	uint32_t port_num;
+	uint32_t reserved;
+};
+struct uroce_query_port_resp {
+	struct uroce_hdr hdr;
+	struct ibv_port_attr port;
+};
+
+/* ------------------------------------------------------------- PD and MR */
+
+/* Generic "one handle" request / reply used by ALLOC_PD (request handle 0),
+ * DEALLOC_PD, DEREG_MR and DESTROY_AH.
+ *   handle  the daemon's handle (uint32, unique per client and object type, never 0)
+ * DEALLOC_PD errors: EINVAL (bad handle), EBUSY (MRs, QPs or AHs still use the PD).
+ * ALLOC_PD errors: ENOMEM (max_pd reached for the device). */
+struct uroce_handle_req {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+};
+struct uroce_handle_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t reserved;
+};
+
+/*
+ * REG_MR: register [addr, addr+length) of the client's address space.
+ *   pd_handle  PD of this client
+ *   addr       virtual address in the client process (bytes)
+ *   length     bytes, 1 .. dev.max_mr_size; addr+length must not wrap (EINVAL)
+ *   access     enum ibv_access_flags. REMOTE_WRITE or REMOTE_ATOMIC without
+ *              LOCAL_WRITE → EINVAL (IBTA §10.6.3.1, as the kernel checks);
+ *              IBV_ACCESS_ON_DEMAND, MW_BIND, ZERO_BASED, HUGETLB → EOPNOTSUPP;
+ *              optional-range bits (RELAXED_ORDERING) accepted and ignored;
+ *              any other unknown bit → EINVAL.
+ * Reply: handle, lkey, rkey. Keys are index<<8 | variant (index 1..2^24-1,
+ * unique per device; variant 8 bits, advanced each time the index is reused),
+ * lkey == rkey, so lkey+1 / rkey+1 never name a live MR. ENOMEM when max_mr is
+ * reached. The memory itself is not touched or pinned.
+ */
+struct uroce_reg_mr_req {
+	struct uroce_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t access;
+	uint64_t addr;
+	uint64_t length;
+};
+struct uroce_reg_mr_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t reserved;
+};
+
+/* -------------------------------------------------------------------- CQ */
+
+/*
+ * CQ ring, in a memfd created by the provider (size: uroce_cq_ring_size(nent)
+ * bytes) and mapped MAP_SHARED read-write by both sides:
+ *
+ *   offset 0    struct uroce_cq_ring_hdr (64 bytes)
+ *   offset 64   nent × struct mlx5_cqe64 (<infiniband/mlx5dv.h>), nent a power of two
+ *
+ * The provider initialises every CQE's op_own to 0xF0 (opcode INVALID, owner 0)
+ * before CREATE_CQ. The daemon (the NIC) writes CQEs exactly as roce-wire.md §4:
+ * CQE number n (free-running producer index) goes to slot n & (nent-1) with
+ * owner bit = !!(n & nent); all other bytes first, then a release store of op_own.
+ *
+ * dbrec[0] (big-endian, provider writes, as mlx5 dbrec[MLX5_CQ_SET_CI]):
+ *   consumer index ci & 0xFFFFFF after the provider consumed CQEs. The daemon
+ *   reads it to detect overrun: a CQE that would make (pi - ci) > nent is an
+ *   overrun → the CQ enters error, IBV_EVENT_CQ_ERR goes to the async_fd, and
+ *   no further CQEs are written — unless the CQ was created with
+ *   UROCE_CQ_IGNORE_OVERRUN (then the old CQE is overwritten).
+ * dbrec[1] (big-endian, provider writes, as mlx5 dbrec[MLX5_CQ_ARM_DB]): the arm
+ *   word sn<<28 | solicited<<24 | (ci & 0xFFFFFF), where sn is the provider's
+ *   2-bit arm sequence number (incremented in the cq_event op, i.e. each time
+ *   ibv_get_cq_event returns an event of this CQ) and solicited is 1 for
+ *   ibv_req_notify_cq(cq, 1).
+ *
+ * Arming (ibv_req_notify_cq): the provider stores the arm word into dbrec[1]
+ * (release), then eventfd_write(doorbell, 1). The daemon, each time the
+ * doorbell eventfd is readable, reads every CQ's arm word of that client; a word
+ * that differs from the last one it accepted is a new arm request {sn, sol, ci}.
+ * The CQ is then armed; an arm word equal to the last accepted one is ignored
+ * (same sn and ci: the request was already served — this is what sn is for).
+ *
+ * Firing: an armed CQ fires (one ib_uverbs_comp_event_desc {cq_handle =
+ * user_handle} written to the completion channel, MSG_DONTWAIT; then disarmed)
+ *   - at arm time, if the CQ already holds CQEs the consumer had not consumed
+ *     when it armed: pi != ci of the arm word (for solicited arms: if one of the
+ *     CQEs in [ci, pi) is solicited (op_own SE bit) or an error CQE); else
+ *   - when the daemon writes the next CQE (solicited arms: the next solicited
+ *     or error CQE).
+ * Race between arming and a new CQE: the provider polls an empty CQ, a CQE
+ * lands, then the provider arms with its old ci. Because the arm carries ci and
+ * the daemon compares it with its own producer index, the CQE written before
+ * the arm was seen still fires the event at arm time — no completion is ever
+ * left without an event (same rule as ConnectX's arm doorbell).
+ * Events delivered are counted per CQ; DESTROY_CQ returns the count so the
+ * provider can wait for ibv_ack_cq_events to reach it.
+ */
+#define UROCE_CQ_RING_HDR_SIZE 64
+struct uroce_cq_ring_hdr {
+	uint32_t dbrec[2]; /* big-endian; [0] ci, [1] arm word (see above) */
+	uint32_t reserved[14];
+};
+/* Bytes of the CQ memfd for nent entries (rounded up to 4096). */
+static inline uint64_t uroce_cq_ring_size(uint32_t nent)
+{
+	uint64_t sz = UROCE_CQ_RING_HDR_SIZE + (uint64_t)nent * sizeof(struct mlx5_cqe64);
+	return (sz + 4095) & ~(uint64_t)4095;
+}
+#define UROCE_CQ_ARM_SN_SHIFT 28
+#define UROCE_CQ_ARM_SOLICITED (1u << 24)
+#define UROCE_CQ_CI_MASK 0xFFFFFFu
+
+/* CREATE_CQ flags */
+#define UROCE_CQ_IGNORE_OVERRUN 0x1u /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN */
+
+/*
+ * CREATE_CQ.
+ *   user_handle  the struct ibv_cq * value (element of CQ async events and
+ *                cq_handle of completion events)
+ *   cqe          entries the application asked for: 1 .. dev.max_cqe (EINVAL)
+ *   nent         ring entries: the smallest power of two >= cqe + 1 (EINVAL otherwise)
+ *   flags        UROCE_CQ_* (unknown bits: EINVAL)
+ *   comp_vector  0 .. num_comp_vectors-1, recorded only (the provider checks range)
+ *   fds          [0] the ring memfd: size >= uroce_cq_ring_size(nent) (EINVAL)
+ *                and mmap-able MAP_SHARED (EBADF otherwise);
+ *                [1] optional: the daemon's end of the completion-channel socket
+ *                (SOCK_SEQPACKET or SOCK_STREAM; EBADF if not a socket).
+ * Reply: handle, cqn (unique per device, shown in logs).
+ * Errors also: ENOMEM (max_cq reached).
+ */
+struct uroce_create_cq_req {
+	struct uroce_hdr hdr;
+	uint64_t user_handle;
+	uint32_t cqe;
+	uint32_t nent;
+	uint32_t flags;
+	uint32_t comp_vector;
+};
+struct uroce_create_cq_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t cqn;
+};
+
+/*
+ * DESTROY_CQ: handle. EBUSY while a QP uses the CQ.
+ * Reply: comp_events_reported / async_events_reported — how many completion
+ * events and async events the daemon ever wrote for this CQ; the provider
+ * waits until the application acked that many (ibv_ack_cq_events) before
+ * freeing, as libibverbs does with the kernel's counts.
+ */
+struct uroce_destroy_cq_resp {
+	struct uroce_hdr hdr;
+	uint32_t comp_events_reported;
+	uint32_t async_events_reported;
+};
+
+/* -------------------------------------------------------------------- QP */
+
+/*
+ * CREATE_QP.
+ *   user_handle  the struct ibv_qp * value (element of QP async events)
+ *   qp_type      IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD; others → EOPNOTSUPP
+ *   sq_sig_all   0 or 1 (EINVAL otherwise)
+ *   pd_handle, send_cq_handle, recv_cq_handle  this client's objects (EINVAL)
+ *   srq_handle   must be 0: SRQ is not supported (EOPNOTSUPP)
+ *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 1..max_qp_wr
+ *                (0 allowed for max_recv_wr), max_send_sge/max_recv_sge
+ *                <= max_sge, max_inline_data <= the HELLO max_inline_data (EINVAL)
+ *   fds          [] or [QP ring memfd of uroce_qp_ring_size() bytes for the
+ *                rounded caps returned below; the provider computes them with
+ *                uroce_qp_caps_round() before creating it]
+ * Reply: handle; qpn (allocated by the daemon, unique per device, never 0 or 1,
+ * < 2^24); cap rounded up as the rings hold them (the provider reports these
+ * in ibv_qp_init_attr.cap, like mlx5).
+ * Errors also: ENOMEM (max_qp reached).
+ */
+struct uroce_create_qp_req {
+	struct uroce_hdr hdr;
+	uint64_t user_handle;
+	uint32_t qp_type;
+	uint32_t sq_sig_all;
+	uint32_t pd_handle;
+	uint32_t send_cq_handle;
+	uint32_t recv_cq_handle;
+	uint32_t srq_handle;
+	struct ibv_qp_cap cap;
+	uint32_t reserved;
+};
+struct uroce_create_qp_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t qpn;
+	struct ibv_qp_cap cap;
+	uint32_t reserved;
+};
+
+/*
+ * MODIFY_QP: attr_mask (enum ibv_qp_attr_mask) + struct ibv_qp_attr, exactly as
+ * the application passed them to ibv_modify_qp. The daemon applies the IBTA
+ * state machine (Vol 1 §10.3.1 and the kernel's ib_modify_qp_is_ok table, see
+ * docs/daemon.md): per (current state, next state, QP type) a required and an
+ * optional attribute mask. Errors (the man page's EINVAL for "invalid value
+ * in attr or attr_mask"):
+ *   EINVAL      transition not allowed; a required attribute missing; an
+ *               attribute not allowed for the transition; IBV_QP_CUR_STATE given
+ *               and != the actual state; a value out of range (port_num != 1,
+ *               pkey_index >= 1, path_mtu > port active MTU, timeout > 31,
+ *               retry_cnt/rnr_retry > 7, min_rnr_timer > 31, max_rd_atomic >
+ *               max_qp_init_rd_atom, max_dest_rd_atomic > max_qp_rd_atom,
+ *               dest_qp_num >= 2^24, access flags other than LOCAL_WRITE |
+ *               REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC, AV with is_global 0
+ *               (RoCE needs a GRH) or sgid_index >= gid_tbl_len)
+ *   EOPNOTSUPP  IBV_QP_ALT_PATH (no automatic path migration), IBV_QP_RATE_LIMIT
+ * PSNs are taken modulo 2^24. Reply: the resulting state.
+ */
+struct uroce_modify_qp_req {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+	struct ibv_qp_attr attr;
+};
+struct uroce_modify_qp_resp {
+	struct uroce_hdr hdr;
+	uint32_t qp_state; /* enum ibv_qp_state after the call */
+	uint32_t reserved;
+};
+
+/*
+ * QUERY_QP: handle, attr_mask (which attributes the caller wants; the daemon
+ * always fills them all). Reply: attr (qp_state current, cur_qp_state = same,
+ * cap as created, sq_draining 0 since the draining is instantaneous here) and
+ * qp_type / sq_sig_all for ibv_qp_init_attr.
+ */
+struct uroce_query_qp_req {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+};
+struct uroce_query_qp_resp {
+	struct uroce_hdr hdr;
+	struct ibv_qp_attr attr;
+	uint32_t qp_type;
+	uint32_t sq_sig_all;
+};
+
+/* DESTROY_QP: handle (uroce_handle_req). Reply: async events reported for
+ * the QP (the provider waits for that many ibv_ack_async_event acks). */
+struct uroce_destroy_qp_resp {
+	struct uroce_hdr hdr;
+	uint32_t async_events_reported;
+	uint32_t reserved;
+};
+
+/* -------------------------------------------------------------------- AH */
+
+/*
+ * CREATE_AH: pd_handle + struct ibv_ah_attr. RoCE needs a GRH: is_global 0 →
+ * EINVAL (pyverbs test_create_ah_roce); port_num must be 1; grh.sgid_index <
+ * gid_tbl_len; EINVAL otherwise. Reply: handle (used in UD send WQEs).
+ * ENOMEM when max_ah is reached.
+ */
+struct uroce_create_ah_req {
+	struct uroce_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t reserved;
+	struct ibv_ah_attr attr;
+};
+
+/* ----------------------------------------------------------------- ADMIN */
+
+/* ADMIN_STATUS: uroce_hdr only. Reply: uroce_hdr + fds [memfd] holding the
+ * status text (UTF-8 lines, length = file size; format in docs/daemon.md). */
+struct uroce_admin_status_resp {
+	struct uroce_hdr hdr;
+	uint64_t text_bytes;
+};
+
+/* ADMIN_LINK: up = 1 → PORT_ACTIVE + IBV_EVENT_PORT_ACTIVE to every client;
+ * up = 0 → PORT_DOWN + IBV_EVENT_PORT_ERR. Other values EINVAL. No event if the
+ * state does not change. Reply: uroce_hdr only. */
+struct uroce_admin_link_req {
+	struct uroce_hdr hdr;
+	uint32_t up;
+	uint32_t reserved;
+};
+
+/* ADMIN_CAPTURE_START: fds [a writable regular file, opened by the admin]; the
+ * daemon writes a pcap (libpcap, LINKTYPE_RAW) of every packet the device sends
+ * or receives into it. EBUSY if a capture runs, EBADF if the fd is not writable.
+ * ADMIN_CAPTURE_STOP: flushes and closes; ENOENT if none runs.
+ * ADMIN_SHUTDOWN: the daemon writes IBV_EVENT_DEVICE_FATAL to every client,
+ * replies, and exits 0. All three: uroce_hdr only, both directions. */
+
+/* Fixed request size for an opcode (0 for unknown opcodes). */
+static inline size_t uroce_req_size(unsigned int op)
+{
+	switch (op) {
+	case UROCE_OP_HELLO: return sizeof(struct uroce_hello_req);
+	case UROCE_OP_QUERY_PORT: return sizeof(struct uroce_query_port_req);
+	case UROCE_OP_ALLOC_PD:
+	case UROCE_OP_DEALLOC_PD:
+	case UROCE_OP_DEREG_MR:
+	case UROCE_OP_DESTROY_CQ:
+	case UROCE_OP_DESTROY_QP:
+	case UROCE_OP_DESTROY_AH: return sizeof(struct uroce_handle_req);
+	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_req);
+	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_req);
+	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_req);
+	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_req);
+	case UROCE_OP_QUERY_QP: return sizeof(struct uroce_query_qp_req);
+	case UROCE_OP_CREATE_AH: return sizeof(struct uroce_create_ah_req);
+	case UROCE_OP_ADMIN_STATUS:
+	case UROCE_OP_ADMIN_CAPTURE_START:
+	case UROCE_OP_ADMIN_CAPTURE_STOP:
+	case UROCE_OP_ADMIN_SHUTDOWN: return sizeof(struct uroce_hdr);
+	case UROCE_OP_ADMIN_LINK: return sizeof(struct uroce_admin_link_req);
+	default: return 0;
+	}
+}
+
+/* Fixed reply size for an opcode (an unknown opcode's reply is a bare header). */
+static inline size_t uroce_resp_size(unsigned int op)
+{
+	switch (op) {
+	case UROCE_OP_HELLO: return sizeof(struct uroce_hello_resp);
+	case UROCE_OP_QUERY_PORT: return sizeof(struct uroce_query_port_resp);
+	case UROCE_OP_ALLOC_PD:
+	case UROCE_OP_DEALLOC_PD:
+	case UROCE_OP_DEREG_MR:
+	case UROCE_OP_CREATE_AH:
+	case UROCE_OP_DESTROY_AH: return sizeof(struct uroce_handle_resp);
+	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_resp);
+	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_resp);
+	case UROCE_OP_DESTROY_CQ: return sizeof(struct uroce_destroy_cq_resp);
+	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_resp);
+	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_resp);
+	case UROCE_OP_QUERY_QP: return sizeof(struct uroce_query_qp_resp);
+	case UROCE_OP_DESTROY_QP: return sizeof(struct uroce_destroy_qp_resp);
+	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
+	default: return sizeof(struct uroce_hdr);
+	}
+}
+
+/* ------------------------------------------------------------ HCA clock */
+
+/*
+ * HCA clock page (DESIGN §3), UROCE_CLOCK_PAGE_SIZE bytes in a memfd written
+ * only by the daemon; providers map it PROT_READ.
+ *
+ * Raw HCA cycles at CLOCK_MONOTONIC_RAW time t (ns):
+ *   cycles(t) = (base_cycles + (((unsigned __int128)(t - base_raw_ns) * mult) >> shift)) & mask
+ * i.e. a counter running at freq_khz kHz, mask = 2^bits - 1 (bits from
+ * --clock-bits, freq from --clock-khz), so it wraps like a real HCA counter.
+ * This is what CQE timestamps carry and ibv_query_rt_values_ex(RAW_CLOCK)
+ * returns (tv_sec 0, tv_nsec cycles): the provider computes it locally with
+ * uroce_clock_now(), no round trip.
+ *
+ * Cycles → wall clock (CLOCK_REALTIME ns), for completion_wallclock_ns, in the
+ * style of mlx5dv_ts_to_ns():
+ *   delta = (ts - base_cycles) & mask
+ *   delta <= mask/2: ns = base_real_ns + ((delta * ns_mult) >> ns_shift)
+ *   otherwise (ts is before the base): ns = base_real_ns - ((((base_cycles - ts) & mask) * ns_mult) >> ns_shift)
+ * with 128-bit products. base_real_ns is CLOCK_REALTIME at the instant of
+ * base_raw_ns. The daemon re-bases every update_period_ns (<= a quarter of the
+ * wrap period and <= 1 s) so delta stays within half a wrap and NTP steps are
+ * followed; re-basing keeps cycles(t) continuous.
+ *
+ * Seqlock: seq is odd while the daemon writes. Readers: s1 = seq (acquire);
+ * if odd retry; copy the fields; acquire fence; s2 = seq; retry if s1 != s2.
+ * uroce_clock_snapshot() does exactly that.
+ */
+#define UROCE_CLOCK_PAGE_SIZE 4096
+#define UROCE_CLOCK_MAGIC 0x55434c4bu /* "UCLK" */
+struct uroce_clock_page {
+	uint32_t magic;           /* UROCE_CLOCK_MAGIC */
+	uint32_t version;         /* UROCE_ABI_VERSION */
+	uint32_t seq;             /* seqlock sequence, odd while updating */
+	uint32_t bits;            /* valid timestamp bits, 16..64 (--clock-bits) */
+	uint64_t freq_khz;        /* counter frequency, kHz (= hca_core_clock) */
+	uint64_t mask;            /* 2^bits - 1 (= completion_timestamp_mask) */
+	uint64_t base_raw_ns;     /* CLOCK_MONOTONIC_RAW at the base, ns */
+	uint64_t base_real_ns;    /* CLOCK_REALTIME at the same instant, ns */
+	uint64_t base_cycles;     /* counter value at the base (already masked) */
+	uint64_t mult;            /* ns → cycles: cycles = ns * mult >> shift */
+	uint32_t shift;
+	uint32_t ns_shift;        /* cycles → ns: ns = cycles * ns_mult >> ns_shift */
+	uint64_t ns_mult;
+	uint64_t update_period_ns; /* how often the daemon re-bases (ns) */
+};
+
+/* A consistent copy of the clock page fields. */
+struct uroce_clock_snap {
+	uint64_t mask, base_raw_ns, base_real_ns, base_cycles, mult, ns_mult;
+	uint32_t shift, ns_shift;
+};
+
+/* Seqlock read of the page into *s. Always succeeds (spins while the daemon
+ * is mid-update, which lasts a few stores). */
+static inline void uroce_clock_snapshot(const volatile struct uroce_clock_page *p,
+					struct uroce_clock_snap *s)
+{
+	uint32_t s1, s2;
+	do {
+		s1 = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
+		s->mask = p->mask;
+		s->base_raw_ns = p->base_raw_ns;
+		s->base_real_ns = p->base_real_ns;
+		s->base_cycles = p->base_cycles;
+		s->mult = p->mult;
+		s->shift = p->shift;
+		s->ns_mult = p->ns_mult;
+		s->ns_shift = p->ns_shift;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		s2 = __atomic_load_n(&p->seq, __ATOMIC_RELAXED);
+	} while ((s1 & 1) || s1 != s2);
+}
+
+/* Counter value at CLOCK_MONOTONIC_RAW time raw_ns (ns). */
+static inline uint64_t uroce_clock_cycles_at(const struct uroce_clock_snap *s, uint64_t raw_ns)
+{
+	uint64_t d = raw_ns - s->base_raw_ns; /* raw_ns >= base: the base is always in the past */
+	return (s->base_cycles + (uint64_t)(((unsigned __int128)d * s->mult) >> s->shift)) & s->mask;
+}
+
+/* Current counter value (HCA cycles). */
+static inline uint64_t uroce_clock_now(const volatile struct uroce_clock_page *p)
+{
+	struct uroce_clock_snap s;
+	struct timespec ts;
+	uroce_clock_snapshot(p, &s);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return uroce_clock_cycles_at(&s, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+/* CLOCK_REALTIME ns for counter value ts (HCA cycles), as described above. */
+static inline uint64_t uroce_clock_to_wall_ns(const struct uroce_clock_snap *s, uint64_t ts)
+{
+	uint64_t delta = (ts - s->base_cycles) & s->mask;
+	if (delta <= s->mask / 2)
+		return s->base_real_ns + (uint64_t)(((unsigned __int128)delta * s->ns_mult) >> s->ns_shift);
+	delta = (s->base_cycles - ts) & s->mask;
+	return s->base_real_ns - (uint64_t)(((unsigned __int128)delta * s->ns_mult) >> s->ns_shift);
+}
+
+/* --------------------------------------------- SQ/RQ rings (DRAFT, issue 4) */
+
+/*
+ * DRAFT for issue 4 — layouts may still change before the data path lands.
+ *
+ * Each QP owns one memfd (created by the provider, passed at CREATE_QP):
+ *   offset 0                  struct uroce_qp_ring_hdr (128 bytes)
+ *   offset UROCE_QP_RING_HDR_SIZE   SQ: sq_wqe_cnt slots of sq_stride bytes
+ *   then                      RQ: rq_wqe_cnt slots of rq_stride bytes
+ *   size rounded up to 4096.  uroce_qp_ring_size() computes it.
+ * Counts are powers of two; WQE number n lives in slot n & (cnt-1).
+ *
+ * Posting (provider): write the WQE(s) into free slots (pi - ci < cnt, else
+ * ENOMEM with *bad_wr), release-store the new sq_pi / rq_pi (free-running u32),
+ * then eventfd_write(doorbell, 1). The daemon reads pi (acquire), executes the
+ * WQEs, and release-stores sq_ci / rq_ci once a WQE's slot may be reused (after
+ * its completion is written, or — unsignalled — once retired by a later CQE).
+ * The CQE's wqe_counter is the WQE number & 0xFFFF (mlx5 semantics: the
+ * provider's wr_id array is indexed by wqe_counter & (cnt-1)).
+ */
+#define UROCE_QP_RING_HDR_SIZE 128
+struct uroce_qp_ring_hdr {
+	uint32_t sq_pi;          /* provider writes: WQEs posted to the SQ (free-running) */
+	uint32_t rq_pi;          /* provider writes: WQEs posted to the RQ */
+	uint32_t reserved0[14];
+	uint32_t sq_ci;          /* daemon writes: SQ WQEs whose slots are free again */
+	uint32_t rq_ci;          /* daemon writes: RQ WQEs consumed */
+	uint32_t reserved1[14];
+};
+
+/* Scatter/gather entry (16 bytes), as struct ibv_sge. */
+struct uroce_sge {
+	uint64_t addr;   /* virtual address in the owning process */
+	uint32_t length; /* bytes */
+	uint32_t lkey;
+};
+
+/* Send WQE flags */
+#define UROCE_WQE_SIGNALED  0x01 /* IBV_SEND_SIGNALED (or sq_sig_all) */
+#define UROCE_WQE_SOLICITED 0x02 /* IBV_SEND_SOLICITED */
+#define UROCE_WQE_INLINE    0x04 /* payload follows the header instead of SGEs */
+#define UROCE_WQE_FENCE     0x08 /* IBV_SEND_FENCE */
+
+/*
+ * Send WQE header (64 bytes), followed by num_sge × struct uroce_sge, or (INLINE)
+ * by inline_len bytes of payload.
+ *   opcode      enum ibv_wr_opcode (IBV_WR_SEND, _WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ)
+ *   wqe_index   WQE number & 0xFFFF (returned in the CQE's wqe_counter)
+ *   byte_len    total payload bytes (sum of SGE lengths or inline_len)
+ *   imm_data    big-endian immediate, as ibv_send_wr.imm_data
+ *   remote_addr, rkey   RDMA WRITE/READ target
+ *   ah_handle, remote_qpn, remote_qkey   UD only
+ */
+struct uroce_send_wqe {
+	uint8_t opcode;
+	uint8_t flags;
+	uint8_t num_sge;
+	uint8_t reserved0;
+	uint16_t wqe_index;
+	uint16_t reserved1;
+	uint32_t byte_len;
+	uint32_t imm_data;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t reserved2;
+	uint32_t ah_handle;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	uint32_t reserved3;
+	uint64_t compare_add; /* atomics (not supported yet) */
+	uint64_t swap;
+};
+
+/* Receive WQE header (16 bytes), followed by num_sge × struct uroce_sge. */
+struct uroce_recv_wqe {
+	uint16_t wqe_index;
+	uint8_t num_sge;
+	uint8_t reserved0;
+	uint32_t reserved1;
+	uint64_t reserved2;
+};
+
+static inline uint32_t uroce_roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+	while (r < v && r < 0x80000000u)
+		r <<= 1;
+	return r;
+}
+
+/* SQ slot bytes for the given caps: header + max(SGE list, inline data), power of two. */
+static inline uint32_t uroce_sq_stride(uint32_t max_send_sge, uint32_t max_inline)
+{
+	uint32_t body = max_send_sge * (uint32_t)sizeof(struct uroce_sge);
+	uint32_t inl = (max_inline + 15) & ~15u;
+	return uroce_roundup_pow2((uint32_t)sizeof(struct uroce_send_wqe) + (inl > body ? inl : body));
+}
+
+/* RQ slot bytes: header + SGE list, power of two (at least 32). */
+static inline uint32_t uroce_rq_stride(uint32_t max_recv_sge)
+{
+	uint32_t s = (uint32_t)sizeof(struct uroce_recv_wqe) + max_recv_sge * (uint32_t)sizeof(struct uroce_sge);
+	return uroce_roundup_pow2(s < 32 ? 32 : s);
+}
+
+/* Round requested caps to what the rings hold (in place): WR counts to powers of
+ * two (max_recv_wr 0 stays 0), SGE counts at least 1. */
+static inline void uroce_qp_caps_round(struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = uroce_roundup_pow2(cap->max_send_wr ? cap->max_send_wr : 1);
+	cap->max_recv_wr = cap->max_recv_wr ? uroce_roundup_pow2(cap->max_recv_wr) : 0;
+	if (!cap->max_send_sge)
+		cap->max_send_sge = 1;
+	if (!cap->max_recv_sge)
+		cap->max_recv_sge = 1;
+}
+
+/* Byte offsets of the rings inside the QP memfd for ROUNDED caps. */
+struct uroce_qp_ring_layout {
+	uint64_t sq_offset, rq_offset, size;
+	uint32_t sq_stride, rq_stride;
+};
+static inline void uroce_qp_ring_layout(const struct ibv_qp_cap *cap, struct uroce_qp_ring_layout *l)
+{
+	l->sq_stride = uroce_sq_stride(cap->max_send_sge, cap->max_inline_data);
+	l->rq_stride = uroce_rq_stride(cap->max_recv_sge);
+	l->sq_offset = UROCE_QP_RING_HDR_SIZE;
+	l->rq_offset = l->sq_offset + (uint64_t)cap->max_send_wr * l->sq_stride;
+	l->size = (l->rq_offset + (uint64_t)cap->max_recv_wr * l->rq_stride + 4095) & ~(uint64_t)4095;
+}
+
+/* Compile-time checks of the sizes documented above. */
+_Static_assert(sizeof(struct uroce_hdr) == 24, "uroce_hdr is 24 bytes");
+_Static_assert(sizeof(struct uroce_cq_ring_hdr) == UROCE_CQ_RING_HDR_SIZE, "CQ ring header");
+_Static_assert(sizeof(struct mlx5_cqe64) == 64, "mlx5_cqe64 is 64 bytes");
+_Static_assert(sizeof(struct uroce_qp_ring_hdr) == UROCE_QP_RING_HDR_SIZE, "QP ring header");
+_Static_assert(sizeof(struct uroce_send_wqe) == 64, "send WQE header is 64 bytes");
+_Static_assert(sizeof(struct uroce_recv_wqe) == 16, "recv WQE header is 16 bytes");
+_Static_assert(sizeof(struct uroce_sge) == 16, "SGE is 16 bytes");
+_Static_assert(sizeof(struct uroce_clock_page) <= UROCE_CLOCK_PAGE_SIZE, "clock page fits");
+_Static_assert(sizeof(struct ib_uverbs_async_event_desc) == 16, "async event record");
+_Static_assert(sizeof(struct ib_uverbs_comp_event_desc) == 8, "completion event record");
+_Static_assert(sizeof(struct uroce_hello_resp) <= UROCE_MSG_MAX, "HELLO reply fits");
+_Static_assert(sizeof(struct uroce_modify_qp_req) <= UROCE_MSG_MAX, "MODIFY_QP fits");
+_Static_assert(sizeof(struct uroce_query_qp_resp) <= UROCE_MSG_MAX, "QUERY_QP reply fits");
+
+#endif /* UROCE_ABI_H */
