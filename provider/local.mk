@@ -1,1 +1,25 @@
-# provider: targets are added by the files of this directory.
+# provider/: liburoce-rdmav34.so, the libibverbs plugin (docs/provider.md).
+pkglib_LTLIBRARIES += provider/liburoce-rdmav34.la
+provider_liburoce_rdmav34_la_SOURCES = \
+	provider/abi_version.c provider/abi_version.h \
+	provider/comp_channel.c provider/comp_channel.h \
+	provider/layout_check.c
+nodist_provider_liburoce_rdmav34_la_SOURCES = provider/verbs_provider_layout.h
+provider_liburoce_rdmav34_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
+# The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.
+provider_liburoce_rdmav34_la_CFLAGS = $(AM_CFLAGS) -fcf-protection
+provider_liburoce_rdmav34_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
+	-Wl,-z,now -Wl,-z,relro
+provider_liburoce_rdmav34_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread
+noinst_HEADERS += include/uroce/verbs_provider.h
+
+# Layout facts of rdma-core 44 (verbatim copy of /work/shared/abi/rdma-core-v44-layout.tsv)
+# turned into _Static_asserts; a mismatch fails the build.
+UROCE_LAYOUT_TSV = $(top_srcdir)/provider/abi/rdma-core-v44-layout.tsv
+provider/verbs_provider_layout.h: $(UROCE_LAYOUT_TSV) $(top_srcdir)/scripts/gen-layout-asserts
+	$(AM_V_GEN)$(MKDIR_P) provider && \
+	$(SHELL) $(top_srcdir)/scripts/gen-layout-asserts $(UROCE_LAYOUT_TSV) > $@.tmp && mv $@.tmp $@
+BUILT_SOURCES += provider/verbs_provider_layout.h
+CLEANFILES += provider/verbs_provider_layout.h
+EXTRA_DIST += provider/abi/rdma-core-v44-layout.tsv scripts/gen-layout-asserts
+$(provider_liburoce_rdmav34_la_OBJECTS): provider/verbs_provider_layout.h

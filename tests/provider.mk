@@ -1,1 +1,20 @@
-# tests/provider.mk: filled in by the piece it names.
+# tests/provider.mk: tests of the libibverbs provider (docs/provider.md).
+
+# Compiler settings for the shell tests that compile C (the layout generator test).
+tests/provider-env.sh: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests && { \
+	  echo "CC='$(CC)'"; \
+	  echo "CPPFLAGS='-I$(abs_top_srcdir)/include -I$(abs_top_builddir) $(IBVERBS_CFLAGS) -D_GNU_SOURCE'"; \
+	} > $@.tmp && mv $@.tmp $@
+check_SCRIPTS += tests/provider-env.sh
+CLEANFILES += tests/provider-env.sh
+
+TESTS += tests/provider_layout_gen.sh tests/provider_tsv_copy.sh
+EXTRA_DIST += tests/provider_layout_gen.sh tests/provider_tsv_copy.sh
+
+check_PROGRAMS += tests/provider_abi_version
+TESTS += tests/provider_abi_version
+tests_provider_abi_version_SOURCES = tests/provider_abi_version.c provider/abi_version.c
+tests_provider_abi_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
+tests_provider_abi_version_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_abi_version_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -ldl

@@ -1,0 +1,45 @@
+/*
+ * comp_channel.h - completion channels for libibverbs' own ibv_create_comp_channel.
+ *
+ * ibv_create_comp_channel is not a provider op: libibverbs write()s command
+ * 17 (IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL) on the context's cmd_fd and
+ * takes the fd the kernel puts in the response. uroce has no kernel, so the
+ * provider replaces libibverbs' own GOT entries for write() and close() with
+ * hooks (DESIGN §2, provider-abi.md §5). See comp_channel.c.
+ */
+#ifndef UROCE_PROVIDER_COMP_CHANNEL_H
+#define UROCE_PROVIDER_COMP_CHANNEL_H
+
+/*
+ * Installs the write/close hooks in the libibverbs that defines
+ * verbs_register_driver_34, once per process (later calls return the first
+ * result). Returns 0, or -1 with errno (EOPNOTSUPP on an unsupported
+ * architecture or a library without those relocations; the mprotect errno
+ * otherwise); uroce_chan_error() then says why in one line.
+ */
+int uroce_chan_install(void);
+
+/* One-line reason for a failed install, or "" if installed / not yet tried. */
+const char *uroce_chan_error(void);
+
+/*
+ * Marks cmd_fd (the context's /dev/infiniband/uverbs_* descriptor) as ours:
+ * command 17 written to it creates a channel, any other command fails with
+ * EOPNOTSUPP. Returns 0 or -1 with errno ENOMEM.
+ */
+int uroce_chan_register_cmd_fd(int cmd_fd);
+
+/* Forgets cmd_fd (before libibverbs closes it in verbs_uninit_context). */
+void uroce_chan_unregister_cmd_fd(int cmd_fd);
+
+/*
+ * For a completion channel's fd (struct ibv_comp_channel.fd), returns the
+ * provider's end of its SOCK_SEQPACKET socketpair: the daemon writes 8-byte
+ * struct ib_uverbs_comp_event_desc records into it. Returns -1 with errno
+ * EOPNOTSUPP if the hooks are not installed, EBADF if the fd was not created
+ * by the hook (then it is not a uroce channel; libibverbs without hooks
+ * would have returned an uninitialised number).
+ */
+int uroce_chan_peer_fd(int channel_fd);
+
+#endif
