@@ -329,8 +329,10 @@ static inline uint64_t uroce_cq_ring_size(uint32_t nent)
  *   nent         ring entries: the smallest power of two >= cqe + 1 (EINVAL otherwise)
  *   flags        UROCE_CQ_* (unknown bits: EINVAL)
  *   comp_vector  0 .. num_comp_vectors-1, recorded only (the provider checks range)
- *   fds          [0] the ring memfd: size >= uroce_cq_ring_size(nent) (EINVAL)
- *                and mmap-able MAP_SHARED (EBADF otherwise);
+ *   fds          [0] the ring memfd: size >= uroce_cq_ring_size(nent) (EINVAL),
+ *                a regular file (memfd_create with MFD_ALLOW_SEALING) carrying
+ *                F_SEAL_SHRINK (EBADF otherwise) — without the seal a client
+ *                could truncate it and make the daemon fault (SIGBUS);
  *                [1] optional: the daemon's end of the completion-channel socket
  *                (SOCK_SEQPACKET or SOCK_STREAM; EBADF if not a socket).
  * Reply: handle, cqn (unique per device, shown in logs).
@@ -375,7 +377,8 @@ struct uroce_destroy_cq_resp {
  *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 1..max_qp_wr
  *                (0 allowed for max_recv_wr), max_send_sge/max_recv_sge
  *                <= max_sge, max_inline_data <= the HELLO max_inline_data (EINVAL)
- *   fds          [] or [QP ring memfd of uroce_qp_ring_size() bytes for the
+ *   fds          [] or [QP ring memfd (sealed F_SEAL_SHRINK like the CQ ring,
+ *                EBADF otherwise) of uroce_qp_ring_layout().size bytes for the
  *                rounded caps returned below; the provider computes them with
  *                uroce_qp_caps_round() before creating it]
  * Reply: handle; qpn (allocated by the daemon, unique per device, never 0 or 1,
@@ -660,7 +663,7 @@ static inline uint64_t uroce_clock_to_wall_ns(const struct uroce_clock_snap *s, 
  *   offset 0                  struct uroce_qp_ring_hdr (128 bytes)
  *   offset UROCE_QP_RING_HDR_SIZE   SQ: sq_wqe_cnt slots of sq_stride bytes
  *   then                      RQ: rq_wqe_cnt slots of rq_stride bytes
- *   size rounded up to 4096.  uroce_qp_ring_size() computes it.
+ *   size rounded up to 4096.  uroce_qp_ring_layout() computes it.
  * Counts are powers of two; WQE number n lives in slot n & (cnt-1).
  *
  * Posting (provider): write the WQE(s) into free slots (pi - ci < cnt, else
