@@ -1,0 +1,116 @@
+# uroce-lib.sh: shell functions shared by the uroce-* subcommands (sourced,
+# not executed).  They know the run-directory layout fixed in
+# docs/discovery.md (and the project's contract): per device NAME,
+#   $UROCE_RUN_DIR/NAME.{sock,pid,log,conf}
+#   $UROCE_RUN_DIR/sysfs/class/infiniband/NAME/...
+#   $UROCE_RUN_DIR/sysfs/class/infiniband_verbs/uverbs_NAME/...
+# The `uroce` dispatcher exports UROCE_RUN_DIR, UROCED, UROCE_PROVIDER and
+# UROCE_LIBEXECDIR before it runs a subcommand.
+
+PROG=${PROG:-uroce}
+
+# die MESSAGE: one line on stderr, exit 1.
+die() {
+	echo "$PROG: $*" >&2
+	exit 1
+}
+
+# need_env: refuse to run outside the dispatcher (the paths come from it).
+need_env() {
+	[ -n "${UROCE_RUN_DIR:-}" ] && [ -n "${UROCED:-}" ] && [ -n "${UROCE_PROVIDER:-}" ] ||
+		die "run this through the 'uroce' command (UROCE_RUN_DIR, UROCED, UROCE_PROVIDER unset)"
+	SYSFS_ROOT=$UROCE_RUN_DIR/sysfs
+	IBDIR=$SYSFS_ROOT/class/infiniband
+	UVDIR=$SYSFS_ROOT/class/infiniband_verbs
+}
+
+# valid_name NAME: an IB device name uroce accepts (letters, digits, _ and -,
+# starting with a letter, at most 63 bytes as IB_DEVICE_NAME_MAX - 1).
+valid_name() {
+	case $1 in
+	'' | [!A-Za-z]* | *[!A-Za-z0-9_-]*) return 1 ;;
+	esac
+	[ ${#1} -le 63 ]
+}
+
+# find_libexec PROG: path of an executable in UROCE_LIBEXECDIR, or empty.
+find_libexec() {
+	_fl_found=
+	_fl_save=$IFS
+	IFS=:
+	for _fl_d in $UROCE_LIBEXECDIR; do
+		if [ -z "$_fl_found" ] && [ -x "$_fl_d/$1" ] && [ ! -d "$_fl_d/$1" ]; then
+			_fl_found=$_fl_d/$1
+		fi
+	done
+	IFS=$_fl_save
+	echo "$_fl_found"
+}
+
+# dev_pid NAME: the daemon's pid if it runs (its pid file names a live
+# process whose command is uroced), else empty.  /proc/PID/comm is readable
+# for every user, unlike kill -0 on another user's process.
+dev_pid() {
+	_dp_pid=
+	if [ -r "$UROCE_RUN_DIR/$1.pid" ]; then
+		read -r _dp_pid <"$UROCE_RUN_DIR/$1.pid" 2>/dev/null || _dp_pid=
+	fi
+	case $_dp_pid in
+	'' | *[!0-9]*) return 0 ;;
+	esac
+	_dp_comm=$(cat "/proc/$_dp_pid/comm" 2>/dev/null) || return 0
+	case $_dp_comm in
+	*uroced*) echo "$_dp_pid" ;;
+	esac
+}
+
+# dev_known NAME: any trace of the device in the run directory.
+dev_known() {
+	[ -e "$UROCE_RUN_DIR/$1.conf" ] || [ -e "$UROCE_RUN_DIR/$1.pid" ] ||
+		[ -e "$IBDIR/$1" ] || [ -e "$UVDIR/uverbs_$1" ]
+}
+
+# list_devs: every device name that has a trace in the run directory, sorted.
+list_devs() {
+	{
+		for _ld_f in "$UROCE_RUN_DIR"/*.conf "$UROCE_RUN_DIR"/*.pid; do
+			[ -e "$_ld_f" ] || continue
+			_ld_b=${_ld_f##*/}
+			echo "${_ld_b%.*}"
+		done
+		for _ld_f in "$IBDIR"/*; do
+			[ -d "$_ld_f" ] || continue
+			case ${_ld_f##*/} in .*) continue ;; esac
+			echo "${_ld_f##*/}"
+		done
+	} | sort -u
+}
+
+# conf_get NAME KEY: a value from NAME.conf (lines KEY=VALUE), or empty.
+conf_get() {
+	sed -n "s/^$2=//p" "$UROCE_RUN_DIR/$1.conf" 2>/dev/null | head -n 1
+}
+
+# dev_sock NAME: the control socket the sysfs tree publishes (falls back to
+# the run-directory default).
+dev_sock() {
+	if [ -r "$IBDIR/$1/uroce_socket" ]; then
+		cat "$IBDIR/$1/uroce_socket"
+	else
+		echo "$UROCE_RUN_DIR/$1.sock"
+	fi
+}
+
+# admin NAME ARGS...: uroced --admin on the device's socket; uroced's exit
+# status (0 ok, 1 refused, 2 cannot connect).
+admin() {
+	_ad_name=$1
+	shift
+	"$UROCED" --admin "$(dev_sock "$_ad_name")" "$@"
+}
+
+# need_up NAME: die unless the device's daemon runs.
+need_up() {
+	valid_name "$1" || die "'$1' is not a valid device name"
+	[ -n "$(dev_pid "$1")" ] || die "device $1 is not up (in $UROCE_RUN_DIR; try 'uroce up --dev $1')"
+}
