@@ -1,0 +1,185 @@
+# tests/lib.sh: the harness every integration test (tests/it_*.sh) sources.
+#
+# It gives each test its own world, so that tests run in parallel:
+#   - T: a private temporary directory (removed at exit), UROCE_RUN_DIR=$T/run
+#   - up [ARGS]: `uroce up` there on a free UDP port (retried while busy);
+#     sets UROCE_PORT
+#   - at exit: `uroce down --all`, the daemons' logs printed if the test
+#     failed, $T removed
+#   - urun CMD...: CMD through `$top_builddir/uroce run --` (as TEST_USER)
+#   - pair TIMEOUT TCPPORT SERVER CLIENT: a server and a client command
+#     (each through sh -c, with timeouts), like reference/clients.md's harness
+#   - fail / expect_eq / expect_line: print expected vs actual, exit 1
+# Set TEST_USER=nobody before sourcing to run every uroce command (up,
+# run, down...) as that user; the build tree must then be readable by it.
+# Automake's harness exports top_srcdir and top_builddir (absolute).
+
+set -u
+: "${top_builddir:?run through make check (top_builddir unset)}"
+: "${top_srcdir:?run through make check (top_srcdir unset)}"
+UROCE=$top_builddir/uroce
+TEST_NAME=$(basename "$0" .sh)
+TEST_USER=${TEST_USER:-}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/uroce-$TEST_NAME.XXXXXX")
+chmod 755 "$T"
+UROCE_RUN_DIR=$T/run
+export UROCE_RUN_DIR
+# Other uroce variables from the caller's shell must not leak in.
+unset SYSFS_PATH RDMAV_DRIVERS IBV_DRIVERS UROCE_LIBEXECDIR UROCED UROCE_PROVIDER
+
+# as_user CMD...: CMD as TEST_USER (same environment), or as ourselves.
+as_user() {
+	if [ -n "$TEST_USER" ] && [ "$(id -u)" = 0 ]; then
+		setpriv --reuid="$TEST_USER" --regid="$(id -g "$TEST_USER")" --clear-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+if [ -n "$TEST_USER" ] && [ "$(id -u)" = 0 ]; then
+	chown "$TEST_USER" "$T"
+fi
+
+# uroce ARGS...: the uroce command, as TEST_USER.
+uroce() {
+	as_user "$UROCE" "$@"
+}
+
+# urun CMD...: CMD through `uroce run --`.
+urun() {
+	as_user "$UROCE" run -- "$@"
+}
+
+_lib_exit() {
+	_rc=$?
+	set +e
+	if [ "$_rc" -ne 0 ]; then
+		for _l in "$UROCE_RUN_DIR"/*.log; do
+			[ -f "$_l" ] || continue
+			echo "---- $_l (last 40 lines)"
+			tail -n 40 "$_l"
+		done
+	fi
+	if [ -d "$UROCE_RUN_DIR" ]; then
+		"$UROCE" down --all >/dev/null 2>&1
+	fi
+	rm -rf "$T"
+	exit "$_rc"
+}
+trap _lib_exit EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# fail WHAT [EXPECTED ACTUAL]: report and exit 1.
+fail() {
+	echo "FAIL: $TEST_NAME: $1"
+	if [ $# -ge 3 ]; then
+		echo "  expected: $2"
+		echo "  actual:   $3"
+	fi
+	exit 1
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1" "$2" "$3"
+	echo "ok: $1 = $3"
+}
+
+# expect_line WHAT FILE LINE: FILE must contain LINE exactly (a whole line;
+# printf escapes such as \t are expanded).
+expect_line() {
+	_want=$(printf "$3")
+	if ! grep -qxF -- "$_want" "$2"; then
+		echo "---- $2:"
+		cat "$2"
+		fail "$1: line missing from $2" "$(printf '%s' "$_want" | sed -n l)" "(no such line)"
+	fi
+	echo "ok: $1"
+}
+
+# rand16: a random number 0..65535.
+rand16() {
+	od -An -N2 -tu2 /dev/urandom | tr -d ' '
+}
+
+# free_tcp_port: a TCP port nobody listens on (20000..59999).
+free_tcp_port() {
+	while :; do
+		_p=$((20000 + $(rand16) % 40000))
+		if ! ss -H -t -l -n 2>/dev/null | awk '{print $4}' | grep -q ":$_p\$"; then
+			echo "$_p"
+			return
+		fi
+	done
+}
+
+# up [ARGS...]: `uroce up ARGS --port P` on a free random UDP port P
+# (UROCE_PORT); a busy port is retried, any other failure fails the test.
+up() {
+	_tries=0
+	while [ $_tries -lt 10 ]; do
+		UROCE_PORT=$((20000 + $(rand16) % 40000))
+		if uroce up "$@" --port "$UROCE_PORT" >"$T/up.out" 2>&1; then
+			cat "$T/up.out"
+			return 0
+		fi
+		grep -q 'in use\|already used' "$T/up.out" || {
+			cat "$T/up.out"
+			fail "uroce up $*"
+		}
+		_tries=$((_tries + 1))
+	done
+	fail "uroce up: no free UDP port after 10 tries"
+}
+
+# wait_listen TCPPORT SECONDS: 0 once something listens on TCPPORT.
+wait_listen() {
+	_n=$(($2 * 10))
+	while [ "$_n" -gt 0 ]; do
+		ss -H -t -l -n 2>/dev/null | awk '{print $4}' | grep -q ":$1\$" && return 0
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	return 1
+}
+
+# pair TIMEOUT TCPPORT SERVER CLIENT: run SERVER (sh -c, in the background),
+# wait until it listens on TCPPORT, run CLIENT; both under `timeout TIMEOUT`
+# (rc 124 = hang).  Output in $T/srv.log and $T/cli.log; returns 0 iff both
+# exit 0, prints both exit codes.
+pair() {
+	timeout "$1" sh -c "$3" >"$T/srv.log" 2>&1 &
+	_sp=$!
+	if ! wait_listen "$2" "$1"; then
+		echo "pair: server never listened on TCP port $2"
+	fi
+	timeout "$1" sh -c "$4" >"$T/cli.log" 2>&1
+	_c=$?
+	wait $_sp
+	_s=$?
+	echo "pair: server rc=$_s client rc=$_c"
+	[ $_s -eq 0 ] && [ $_c -eq 0 ]
+}
+
+# devinfo_ok DEV ADDR PORT FILE: FILE (ibv_devinfo -v -d DEV output) shows
+# the device as `uroce up --addr ADDR --port PORT` made it: port 1 active,
+# Ethernet, GID[0] the v4-mapped ADDR as RoCE v2, the node GUID uroce-gid
+# derives, a non-zero completion timestamp mask and HCA clock.
+devinfo_ok() {
+	_gid=$(as_user "$UROCE" gid "$2" "$3" | sed -n 's/^node_guid //p')
+	expect_line "hca_id" "$4" "hca_id:\t$1"
+	expect_line "node_guid" "$4" "\tnode_guid:\t\t\t$_gid"
+	expect_line "port 1" "$4" "\t\tport:\t1"
+	expect_line "port state" "$4" "\t\t\tstate:\t\t\tPORT_ACTIVE (4)"
+	expect_line "link layer" "$4" "\t\t\tlink_layer:\t\tEthernet"
+	expect_line "GID[0]" "$4" "\t\t\tGID[  0]:\t\t::ffff:$2, RoCE v2"
+	_mask=$(sed -n 's/^\tcompletion timestamp_mask:\t*\(0x[0-9a-f]*\)$/\1/p' "$4")
+	[ -n "$_mask" ] || fail "completion timestamp_mask line" "0x<16 hex digits>" "$(grep -i timestamp "$4")"
+	[ "$_mask" != 0x0000000000000000 ] || fail "completion timestamp_mask non-zero" "non-zero" "$_mask"
+	echo "ok: completion timestamp_mask $_mask"
+	_clk=$(sed -n 's/^\thca_core_clock:\t*\([0-9]*\)kHZ$/\1/p' "$4")
+	[ -n "$_clk" ] && [ "$_clk" -gt 0 ] || fail "hca_core_clock" "<N>kHZ, N > 0" "$(grep -i clock "$4")"
+	echo "ok: hca_core_clock ${_clk}kHZ"
+}
