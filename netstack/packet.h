@@ -117,6 +117,7 @@ enum roce_opflag {
 	ROCE_OPF_IMM = 1u << 11, /* carries ImmDt */
 	ROCE_OPF_INV = 1u << 12, /* carries IETH */
 	ROCE_OPF_UNSUPPORTED = 1u << 13, /* named but not spoken (RD, XRC) */
+	ROCE_OPF_CNP = 1u << 14, /* congestion notification: 16 reserved bytes, no pad */
 };
 
 /*
