@@ -1,0 +1,50 @@
+#!/bin/sh
+# it_nobody: an unprivileged user (nobody) with no root-made /dev node runs
+# everything: `uroce up` (cannot create /dev/infiniband/uverbs_uroce9), then
+# `uroce run` provides the node inside a user+mount namespace (bubblewrap),
+# where unmodified ibv_devices and ibv_devinfo -v see the device exactly as
+# root does.  Outside `uroce run` the same environment sees nothing.
+# Run as a non-root user, the test runs as that user instead.
+TEST_USER=nobody
+. "$top_srcdir/tests/lib.sh"
+dev=uroce9
+node=/dev/infiniband/uverbs_$dev
+
+if [ "$(id -u)" = 0 ]; then
+	# Remove a node an earlier root run may have made for this name.
+	if [ -L "$node" ] && [ "$(readlink "$node")" = /dev/null ]; then rm -f "$node"; fi
+	as_user test -x "$UROCE" -a -r "$top_srcdir/scripts/uroce-up" -a -x "$top_builddir/scripts/uroce-launch" ||
+		fail "the build tree must be readable by nobody" "readable" "$(ls -ld "$top_builddir" "$top_srcdir")"
+fi
+[ ! -e "$node" ] || fail "$node must not exist for this test" "missing" "$(ls -l "$node")"
+expect_eq "test user" "$(id -u nobody 2>/dev/null || id -u)" "$(as_user id -u)"
+
+up --dev "$dev"
+expect_line "uroce up says the node is missing" "$T/up.out" \
+	"$dev: $node missing: 'uroce run' provides it in a user+mount namespace"
+owner=$(stat -c %U "$UROCE_RUN_DIR/$dev.pid")
+expect_eq "daemon's pid file owner" "$(as_user id -un)" "$owner"
+guid=$(uroce gid 127.0.0.1 "$UROCE_PORT" | sed -n 's/^node_guid //p' | tr -d :)
+
+urun sh -c 'id -u; ls -l /dev/infiniband/' >"$T/ns" 2>&1
+expect_eq "uid inside uroce run" "$(as_user id -u)" "$(head -n 1 "$T/ns")"
+grep -q "uverbs_$dev -> /dev/null" "$T/ns" || fail "node inside uroce run" "uverbs_$dev -> /dev/null" "$(cat "$T/ns")"
+echo "ok: $node -> /dev/null inside uroce run"
+
+urun ibv_devices >"$T/devices" 2>&1
+expect_eq "ibv_devices exit" 0 $?
+expect_line "ibv_devices lists $dev" "$T/devices" "$(printf '    %-16s' "$dev")\t$guid"
+urun ibv_devinfo -v -d "$dev" >"$T/devinfo" 2>&1
+expect_eq "ibv_devinfo -v exit" 0 $?
+devinfo_ok "$dev" 127.0.0.1 "$UROCE_PORT" "$T/devinfo"
+
+# The same environment without uroce run: no /dev node, no device.
+(eval "$(uroce env 2>/dev/null)" && as_user ibv_devices) >"$T/plain" 2>&1
+if grep -q "$dev" "$T/plain"; then fail "ibv_devices outside uroce run" "no $dev" "$(cat "$T/plain")"; fi
+echo "ok: outside uroce run $dev is not visible"
+[ ! -e "$node" ] || fail "$node after the test" "still missing on the host" "$(ls -l "$node")"
+echo "ok: host /dev untouched"
+
+uroce status --dev "$dev" >"$T/status" 2>&1
+expect_eq "status exit" 0 $?
+expect_line "no objects left" "$T/status" "totals clients=0 pd=0 mr=0 cq=0 qp=0 ah=0"
