@@ -1,1 +1,15 @@
-# tests/inspect.mk: filled in by the piece it names.
+# tests/inspect.mk: `uroce inspect` and the pcap writer, tested with real
+# tshark and with crafted captures; the sample capture and its generator.
+check_PROGRAMS += tests/gen_pcap
+tests_gen_pcap_SOURCES = tests/gen_pcap.c
+tests_gen_pcap_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
+tests_gen_pcap_LDADD = netstack/libnetstack.la netstack/libpcapw.la $(PCAP_LIBS)
+
+EXTRA_DIST += tests/data/sample.pcap
+
+# Regenerate the shipped sample capture (byte-exact: fixed timestamps).
+# tests/inspect_sample.py checks that the committed file equals this output.
+regen-sample: tests/gen_pcap$(EXEEXT)
+	tests/gen_pcap$(EXEEXT) sample $(top_srcdir)/tests/data/sample.pcap \
+	    $(top_srcdir)/tests/data/icrc.tsv >/dev/null
+.PHONY: regen-sample

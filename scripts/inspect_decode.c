@@ -1,0 +1,157 @@
+/*
+ * inspect_decode.c - classify and decode one captured frame (see
+ * inspect_decode.h).  The only bytes read here are the few that decide
+ * "is this RoCE?" (IP protocol, fragment offset, UDP port) and the
+ * addresses to print; every RoCE header is decoded by the netstack codec.
+ */
+#include "config.h"
+
+#include "inspect_decode.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#define IPPROTO_UDP_NUM 17u
+
+static const struct {
+	const char *name;
+	const char *msg;
+} insp_errs[INSP_E__END - ROCE_E__COUNT] = {
+	[INSP_E_CAPTURE_TRUNCATED - ROCE_E__COUNT] = {
+		"CAPTURE_TRUNCATED",
+		"packet cut short by the capture's snapshot length (caplen < len)" },
+	[INSP_E_LINK_TRUNCATED - ROCE_E__COUNT] = {
+		"LINK_TRUNCATED", "frame shorter than its link-layer header" },
+};
+
+const char *insp_err_name(int e)
+{
+	if (e >= ROCE_E__COUNT && e < INSP_E__END)
+		return insp_errs[e - ROCE_E__COUNT].name;
+	return roce_err_name(e);
+}
+
+const char *insp_err_message(int e)
+{
+	if (e >= ROCE_E__COUNT && e < INSP_E__END)
+		return insp_errs[e - ROCE_E__COUNT].msg;
+	return roce_strerror(e);
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put_addr(char *out, size_t cap, int af, const uint8_t *a)
+{
+	if (!inet_ntop(af, a, out, (socklen_t)cap))
+		snprintf(out, cap, "?");
+}
+
+/*
+ * Is this IP packet UDP to PORT?  1 yes (a RoCEv2 candidate), 0 no (skip).
+ * Packets too short to tell are candidates: the codec names their defect.
+ * Also fills the printable addresses and ports when the bytes are there.
+ */
+static int ip_candidate(const struct link_info *l, uint16_t port, struct insp_rec *rec)
+{
+	const uint8_t *p = l->l3;
+	size_t len = l->l3_len, l4;
+	unsigned proto;
+
+	if (l->kind == LINK_IPV4) {
+		if (len < 20)
+			return 1;
+		put_addr(rec->src, sizeof(rec->src), AF_INET, p + 12);
+		put_addr(rec->dst, sizeof(rec->dst), AF_INET, p + 16);
+		rec->have_addr = 1;
+		proto = p[9];
+		l4 = (size_t)(p[0] & 0x0F) * 4;
+		if (proto != IPPROTO_UDP_NUM)
+			return 0;
+		if ((rd16(p + 6) & 0x1FFF) != 0)
+			return 0;	/* a later fragment: no UDP header in it */
+		if (l4 < 20 || len < l4 + 4)
+			return 1;
+	} else {
+		if (len < 40)
+			return 1;
+		put_addr(rec->src, sizeof(rec->src), AF_INET6, p + 8);
+		put_addr(rec->dst, sizeof(rec->dst), AF_INET6, p + 24);
+		rec->have_addr = 1;
+		/* Extension headers are not walked: RoCEv2 senders use none. */
+		if (p[6] != IPPROTO_UDP_NUM)
+			return 0;
+		l4 = 40;
+		if (len < l4 + 4)
+			return 1;
+	}
+	rec->sport = rd16(p + l4);
+	rec->dport = rd16(p + l4 + 2);
+	return rec->dport == port;
+}
+
+/* Which roce_pkt fields the codec filled for result RC (packet.h, struct roce_pkt). */
+static void validity(struct insp_rec *rec, int rc)
+{
+	rec->have_all = rc == ROCE_OK || rc == ROCE_E_ICRC;
+	rec->have_bth = rec->have_all || (rc >= ROCE_E_TVER && rc <= ROCE_E_PAD_TOO_BIG);
+}
+
+enum insp_status insp_decode(int dlt, const uint8_t *frame, size_t caplen, size_t len,
+			     uint16_t port, struct insp_rec *rec)
+{
+	struct link_info *l = &rec->link;
+	int rc;
+
+	rec->status = INSP_SKIPPED;
+	rec->version = 0;
+	rec->err = ROCE_OK;
+	rec->have_addr = rec->have_bth = rec->have_all = 0;
+	rec->src[0] = rec->dst[0] = '\0';
+	rec->sport = rec->dport = 0;
+	memset(&rec->pkt, 0, sizeof(rec->pkt));
+
+	switch (link_decap(dlt, frame, caplen, l)) {
+	case LINK_IPV4:
+	case LINK_IPV6:
+		if (!ip_candidate(l, port, rec))
+			return rec->status;
+		rec->version = 2;
+		rc = roce_parse_ip(l->l3, l->l3_len, port, &rec->pkt);
+		break;
+	case LINK_ROCEV1:
+		rec->version = 1;
+		if (l->l3_len >= ROCE_GRH_LEN) {
+			put_addr(rec->src, sizeof(rec->src), AF_INET6, l->l3 + 8);
+			put_addr(rec->dst, sizeof(rec->dst), AF_INET6, l->l3 + 24);
+			rec->have_addr = 1;
+		}
+		rc = roce_parse_grh(l->l3, l->l3_len, &rec->pkt);
+		break;
+	case LINK_TRUNCATED:
+		rec->status = INSP_MALFORMED;
+		rec->err = caplen < len ? INSP_E_CAPTURE_TRUNCATED : INSP_E_LINK_TRUNCATED;
+		return rec->status;
+	case LINK_OTHER:
+	case LINK_UNSUPPORTED:
+	default:
+		return rec->status;
+	}
+
+	validity(rec, rc);
+	rec->err = rc;
+	if (rc == ROCE_OK) {
+		rec->status = INSP_OK;
+	} else if (rc == ROCE_E_ICRC) {
+		rec->status = INSP_BAD_ICRC;
+	} else {
+		rec->status = INSP_MALFORMED;
+		/* The real reason a packet is short is the snapshot length. */
+		if (caplen < len)
+			rec->err = INSP_E_CAPTURE_TRUNCATED;
+	}
+	return rec->status;
+}
