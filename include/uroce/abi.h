@@ -276,7 +276,10 @@ struct uroce_reg_mr_resp {
  *   no further CQEs are written — unless the CQ was created with
  *   UROCE_CQ_IGNORE_OVERRUN (then the old CQE is overwritten).
  * dbrec[1] (big-endian, provider writes, as mlx5 dbrec[MLX5_CQ_ARM_DB]): the arm
- *   word sn<<28 | solicited<<24 | (ci & 0xFFFFFF), where sn is the provider's
+ *   word UROCE_CQ_ARM_CMD | sn<<28 | solicited<<24 | (ci & 0xFFFFFF). Bit 31
+ *   (UROCE_CQ_ARM_CMD) stands for the UAR doorbell write that carries the arm
+ *   command on a ConnectX: without it the word is not an arm request (the
+ *   zero-filled initial word is thus never mistaken for one). sn is the provider's
  *   2-bit arm sequence number (incremented in the cq_event op, i.e. each time
  *   ibv_get_cq_event returns an event of this CQ) and solicited is 1 for
  *   ibv_req_notify_cq(cq, 1).
@@ -314,6 +317,7 @@ static inline uint64_t uroce_cq_ring_size(uint32_t nent)
 	uint64_t sz = UROCE_CQ_RING_HDR_SIZE + (uint64_t)nent * sizeof(struct mlx5_cqe64);
 	return (sz + 4095) & ~(uint64_t)4095;
 }
+#define UROCE_CQ_ARM_CMD (1u << 31)
 #define UROCE_CQ_ARM_SN_SHIFT 28
 #define UROCE_CQ_ARM_SOLICITED (1u << 24)
 #define UROCE_CQ_CI_MASK 0xFFFFFFu
