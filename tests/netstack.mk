@@ -1,1 +1,14 @@
-# tests/netstack.mk: filled in by the piece it names.
+# tests/netstack.mk: unit tests of the RoCEv2 codec (Check) and its fuzz harness.
+NETSTACK_TEST_LDADD = netstack/libnetstack.la $(CHECK_LIBS)
+NETSTACK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+NETSTACK_TEST_UTIL = tests/netstack_testutil.c tests/netstack_testutil.h
+
+NETSTACK_TESTS = tests/netstack_icrc
+check_PROGRAMS += $(NETSTACK_TESTS)
+TESTS += $(NETSTACK_TESTS)
+
+tests_netstack_icrc_SOURCES = tests/netstack_icrc.c $(NETSTACK_TEST_UTIL)
+tests_netstack_icrc_CFLAGS = $(NETSTACK_TEST_CFLAGS)
+tests_netstack_icrc_LDADD = $(NETSTACK_TEST_LDADD)
+
+dist_check_DATA += tests/data/icrc.tsv
