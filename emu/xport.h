@@ -1,0 +1,295 @@
+/*
+ * xport.h: the RoCE transport engine's interface (requester, responder,
+ * completer for RC, UC and UD), as the daemon drives it.
+ *
+ * The engine is a library with no I/O of its own. It talks to the outside
+ * ONLY through the callbacks in struct xport_ops: memory access by lkey/rkey,
+ * packet transmission, completion emission, timer arming, and "now". The
+ * daemon feeds it work (xport_post_send / xport_post_recv), packets
+ * (xport_input) and timer expiries (xport_timer_expired). Everything runs
+ * synchronously in the caller's thread; one device is not thread-safe.
+ *
+ * Callbacks must not re-enter the engine of the same device (xmit queues or
+ * sends the datagram; it never delivers it to an engine synchronously).
+ *
+ * Sources: IBTA Vol 1 ch. 9 (transport), ch. 10/11 (verbs semantics), and
+ * /work/shared/reference/roce-wire.md §1 (rules) and §4 (statuses); see
+ * docs/transport.md for the state machines.
+ */
+#ifndef UROCE_EMU_XPORT_H
+#define UROCE_EMU_XPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Engine limits. The daemon must advertise max_sge / max_inline_data no
+ * larger than these (the engine copies each WQE when it is posted). */
+#define XPORT_MAX_SGE		16	/* scatter/gather entries per WQE */
+#define XPORT_MAX_INLINE	256	/* bytes of inline data per send WQE */
+#define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */
+#define XPORT_MAX_UNACKED_PSNS	128	/* requester window: PSNs sent, not yet acked */
+#define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
+#define XPORT_RD_RESOURCES	16	/* saved READ requests for duplicate replay */
+#define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
+
+struct xport_dev;
+struct xport_qp;
+
+/*
+ * One send work request as the engine keeps it (copied at post time).
+ * opcode/send_flags/imm_data have exactly the ibv_send_wr meanings
+ * (imm_data in network byte order). remote_addr/rkey: RDMA WRITE/READ.
+ * UD only: dgid (destination address, IPv4-mapped for IPv4), remote_qpn,
+ * remote_qkey (bit 31 set: use the QP's Q_Key, IBTA 10.2.4).
+ * With IBV_SEND_INLINE the payload is inline_data[0..inline_len) and sg_list
+ * is ignored; otherwise the payload is the concatenation of sg_list
+ * (lengths in bytes, read through the lkey). wr_index is the daemon's ring
+ * index for this WQE, echoed in its completion (mlx5 wqe_counter).
+ */
+struct xport_send_wqe {
+	uint64_t wr_id;
+	uint32_t wr_index;
+	enum ibv_wr_opcode opcode;
+	unsigned int send_flags;
+	uint32_t imm_data;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	union ibv_gid dgid;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	uint32_t num_sge;
+	struct ibv_sge sg_list[XPORT_MAX_SGE];
+	uint32_t inline_len;
+	uint8_t inline_data[XPORT_MAX_INLINE];
+};
+
+/* One receive work request (ibv_recv_wr): buffers written through the lkey
+ * with IBV_ACCESS_LOCAL_WRITE. wr_index as for send WQEs. */
+struct xport_recv_wqe {
+	uint64_t wr_id;
+	uint32_t wr_index;
+	uint32_t num_sge;
+	struct ibv_sge sg_list[XPORT_MAX_SGE];
+};
+
+/*
+ * One completion, handed to ops->complete; the daemon turns it into an mlx5
+ * CQE (roce-wire.md §4). is_recv selects the CQ (send vs recv).
+ * - opcode: ibv_wc_opcode (IBV_WC_SEND, RDMA_WRITE, RDMA_READ, RECV,
+ *   RECV_RDMA_WITH_IMM); for errors it is still filled (mlx5 leaves
+ *   wc.opcode undefined for error CQEs).
+ * - wr_opcode: the send WQE's opcode (requester only), so the CQE writer can
+ *   pick the MLX5_OPCODE_* for sop_drop_qpn (WRITE vs WRITE_IMM ...).
+ * - byte_len: bytes received (responder; UD includes the 40-byte GRH
+ *   area; RECV_RDMA_WITH_IMM: the RDMA WRITE length); for RDMA_READ the
+ *   bytes read; otherwise the message length.
+ * - imm_data: network order (IBV_WC_WITH_IMM set in wc_flags).
+ * - src_qp: the peer's QPN (UD: from DETH; RC/UC: the connected dest QPN).
+ * - wc_flags: IBV_WC_WITH_IMM, IBV_WC_GRH (UD receives).
+ * - solicited: the request carried SE (for solicited-only CQ arming).
+ * - signaled: false only for successful send completions of unsignaled
+ *   WQEs; the daemon writes no CQE for those (mlx5 retires them with the
+ *   next signaled CQE) but may use wr_index to free ring slots.
+ */
+struct xport_cqe {
+	uint64_t wr_id;
+	uint32_t wr_index;
+	uint32_t qpn;
+	uint32_t src_qp;
+	uint32_t byte_len;
+	uint32_t imm_data;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode;
+	enum ibv_wr_opcode wr_opcode;
+	unsigned int wc_flags;
+	bool is_recv;
+	bool solicited;
+	bool signaled;
+};
+
+/* What a memory callback is asked to do with [addr, addr+len). */
+enum xport_mem_op {
+	XPORT_MEM_CHECK,	/* only validate key, PD, bounds, access; buf unused */
+	XPORT_MEM_READ,		/* validate, then copy memory -> buf */
+	XPORT_MEM_WRITE,	/* validate, then copy buf -> memory */
+};
+
+/* Outcome of a memory access. The engine maps it: at the responder an
+ * rkey failure becomes NAK Remote Access Error (requester: REM_ACCESS_ERR);
+ * an lkey failure on a receive buffer becomes IBV_WC_LOC_PROT_ERR there
+ * (NAK Remote Operational Error to the requester); at the requester an lkey
+ * failure becomes IBV_WC_LOC_PROT_ERR. */
+enum xport_mem_status {
+	XPORT_MEM_OK = 0,
+	XPORT_MEM_BAD_KEY,	/* no such lkey/rkey (or wrong variant) */
+	XPORT_MEM_BAD_PD,	/* key belongs to another PD than the QP's */
+	XPORT_MEM_BOUNDS,	/* range not inside the registered region */
+	XPORT_MEM_ACCESS,	/* region lacks a required IBV_ACCESS_* flag */
+	XPORT_MEM_FAULT,	/* the process's memory could not be read/written */
+};
+
+/*
+ * The engine's window to the world. ctx is passed back unchanged.
+ *
+ * now_ns: current time in ns (monotonic; tests simulate it).
+ * mem: access [addr, addr+len) of registered memory by key. is_rkey selects
+ *   rkey (remote request) vs lkey (local SGE) namespace; pd is the QP's PD
+ *   handle (xport_qp_create); access is the IBV_ACCESS_* flags required
+ *   (IBV_ACCESS_REMOTE_WRITE / REMOTE_READ / LOCAL_WRITE, 0 for a local
+ *   read). len may be 0 (then only the key is checked). Must be bounds-safe
+ *   for any input: it sees values straight from the network.
+ * xmit: send one RoCEv2 UDP payload (BTH .. ICRC, len bytes) to dgid at the
+ *   device's UDP port from UDP source port sport. Returns 0 or an errno; a
+ *   failed send is treated as a lost packet (the retry machinery recovers).
+ * complete: one work completion (see struct xport_cqe).
+ * timer_arm: ask to be called (xport_timer_expired(qp)) at time when_ns;
+ *   when_ns == 0 cancels. One timer per QP; a new call replaces the old.
+ * qp_error: the QP moved to ERR on its own (for IBV_EVENT_QP_FATAL /
+ *   QP_REQ_ERR / QP_ACCESS_ERR); may be NULL. event is an ibv_event_type.
+ */
+struct xport_ops {
+	uint64_t (*now_ns)(void *ctx);
+	enum xport_mem_status (*mem)(void *ctx, struct xport_qp *qp,
+				     uint32_t pd, bool is_rkey, uint32_t key,
+				     uint64_t addr, void *buf, uint32_t len,
+				     unsigned int access, enum xport_mem_op op);
+	int (*xmit)(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
+		    uint16_t sport, const void *pkt, size_t len);
+	void (*complete)(void *ctx, struct xport_qp *qp,
+			 const struct xport_cqe *cqe);
+	void (*timer_arm)(void *ctx, struct xport_qp *qp, uint64_t when_ns);
+	void (*qp_error)(void *ctx, struct xport_qp *qp,
+			 enum ibv_event_type event);
+};
+
+/*
+ * Transport attributes of a QP, set by xport_qp_modify with the
+ * IBV_QP_* mask bits of ibv_modify_qp(3). Values and units are those of
+ * struct ibv_qp_attr: path_mtu is an enum ibv_mtu; timeout is the IBTA
+ * code (4.096 us * 2^timeout; 0 = no retransmit timer); retry_cnt and
+ * rnr_retry are 0..7 (rnr_retry 7 = infinite); min_rnr_timer is the RNR
+ * NAK timer code (roce-wire.md §1.3 table); qp_access_flags are the
+ * IBV_ACCESS_REMOTE_* flags; dgid is the connected peer (RC/UC) from
+ * ah_attr.grh.dgid; flow_label from ah_attr.grh.flow_label.
+ */
+struct xport_qp_attr {
+	enum ibv_qp_state qp_state;
+	enum ibv_mtu path_mtu;
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	unsigned int qp_access_flags;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	union ibv_gid dgid;
+	uint32_t flow_label;
+};
+
+/* Counters per QP (observability; tests read them). */
+struct xport_qp_stats {
+	uint64_t tx_pkts, rx_pkts;
+	uint64_t retransmits;		/* go-back-N rewinds (timeout or NAK) */
+	uint64_t timeouts;		/* retransmit timer expiries that rewound */
+	uint64_t rnr_naks_rx, rnr_naks_tx;
+	uint64_t seq_naks_rx, seq_naks_tx;
+	uint64_t dup_requests;		/* duplicate requests seen by the responder */
+	uint64_t dropped;		/* packets dropped (bad state, UC gap, Q_Key ...) */
+	uint64_t acks_tx;
+};
+
+/*
+ * Create a device engine. local_gid: this device's address (IPv4-mapped
+ * for IPv4); udp_port: the RoCEv2 destination port both ends use (4791);
+ * port_mtu: the port's active MTU in bytes (256..4096; UD messages are
+ * bounded by it). Returns NULL with errno EINVAL (bad argument) or ENOMEM.
+ */
+struct xport_dev *xport_dev_new(const struct xport_ops *ops, void *ctx,
+				const union ibv_gid *local_gid,
+				uint16_t udp_port, uint32_t port_mtu);
+/* Free the device. All its QPs must have been destroyed. */
+void xport_dev_free(struct xport_dev *dev);
+
+/*
+ * Create a QP in RESET. type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD (else
+ * NULL, errno EOPNOTSUPP); qpn: the daemon's QPN (24 bits, unique on this
+ * device, else EEXIST / EINVAL); pd: opaque PD handle passed to ops->mem;
+ * sq_depth / rq_depth: queue capacities in WQEs (1..65536); sq_sig_all:
+ * every send WQE completes signaled; user: caller data (xport_qp_user).
+ */
+struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,
+				 uint32_t qpn, uint32_t pd, uint32_t sq_depth,
+				 uint32_t rq_depth, bool sq_sig_all, void *user);
+/* Destroy a QP: outstanding WQEs are dropped without completions; its
+ * timer is cancelled. */
+void xport_qp_destroy(struct xport_qp *qp);
+
+/*
+ * Apply attributes (mask: IBV_QP_* bits). The daemon's QP state machine has
+ * already validated the transition and mask; the engine applies values and
+ * the side effects: RESET clears all transport state and drops WQEs; ERR
+ * flushes every outstanding WQE with IBV_WC_WR_FLUSH_ERR; RTS starts the
+ * requester. Returns 0, or EINVAL for an out-of-range value (path_mtu,
+ * qkey on a non-UD QP is ignored).
+ */
+int xport_qp_modify(struct xport_qp *qp, const struct xport_qp_attr *attr,
+		    int mask);
+
+/* Current state and the values the engine tracks (for ibv_query_qp). */
+enum ibv_qp_state xport_qp_state(const struct xport_qp *qp);
+uint32_t xport_qp_num(const struct xport_qp *qp);
+uint32_t xport_qp_sq_psn(const struct xport_qp *qp);	/* next PSN to send */
+uint32_t xport_qp_rq_psn(const struct xport_qp *qp);	/* expected PSN */
+void *xport_qp_user(const struct xport_qp *qp);
+const struct xport_qp_stats *xport_qp_stats(const struct xport_qp *qp);
+
+/*
+ * Post one send WQE (copied). Returns 0; ENOMEM if the SQ is full; EINVAL
+ * for a malformed WQE (num_sge > XPORT_MAX_SGE, inline_len too big, opcode
+ * unknown); EOPNOTSUPP for an opcode this QP type or engine does not do
+ * (atomics, bind MW, SEND_WITH_INV, TSO, UD RDMA). A QP in RESET/INIT/RTR
+ * gets EINVAL (ibv_post_send(3)); a QP in ERR accepts it and completes it
+ * with IBV_WC_WR_FLUSH_ERR.
+ */
+int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe);
+/* Post one receive WQE (copied). 0; ENOMEM if the RQ is full; EINVAL
+ * (num_sge, or QP in RESET); in ERR it is flushed at once. */
+int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe);
+
+/*
+ * Hand a received RoCEv2 UDP payload (BTH .. ICRC) to the engine. sgid is
+ * the sender's address, dgid the address it was sent to (both needed for
+ * the ICRC pseudo header); sport/dport the UDP ports. Malformed packets,
+ * bad ICRC, unknown QPN or wrong state: dropped and counted, never an
+ * error for the caller. Returns 0 if the packet was accepted by a QP, or a
+ * positive code saying why it was dropped (for logs): EBADMSG (parse/ICRC),
+ * ENOENT (no such QP), EAGAIN (QP state drops it).
+ */
+int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
+		const union ibv_gid *sgid, const union ibv_gid *dgid,
+		uint16_t sport, uint16_t dport);
+
+/* The timer armed through ops->timer_arm fired (at or after its time). */
+void xport_timer_expired(struct xport_qp *qp);
+
+/* Device-wide packet counters: packets the device dropped before a QP saw
+ * them (parse errors incl. ICRC, unknown QPN). */
+struct xport_dev_stats {
+	uint64_t rx_bad, rx_no_qp;
+};
+const struct xport_dev_stats *xport_dev_stats(const struct xport_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
