@@ -3,11 +3,13 @@ pkglib_LTLIBRARIES += provider/liburoce-rdmav34.la
 provider_liburoce_rdmav34_la_SOURCES = \
 	provider/abi_version.c provider/abi_version.h \
 	provider/comp_channel.c provider/comp_channel.h \
-	provider/layout_check.c
+	provider/layout_check.c provider/uroce.h \
+	provider/device.c provider/context.c provider/ctl.c provider/query.c \
+	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/ah.c
 nodist_provider_liburoce_rdmav34_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_rdmav34_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.
-provider_liburoce_rdmav34_la_CFLAGS = $(AM_CFLAGS) -fcf-protection
+provider_liburoce_rdmav34_la_CFLAGS = $(AM_CFLAGS) -fcf-protection -fvisibility=hidden
 provider_liburoce_rdmav34_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-Wl,-z,now -Wl,-z,relro
 provider_liburoce_rdmav34_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread

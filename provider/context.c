@@ -1,0 +1,246 @@
+/*
+ * context.c - opening and closing a uroce device context; the ops table.
+ *
+ * alloc_context (libibverbs' verbs_open_device, after it opened the
+ * /dev/infiniband/uverbs_NAME alias as cmd_fd): connect to the daemon socket
+ * named in sysfs, HELLO with the peer end of our async_fd socketpair, map
+ * the HCA clock page, allow the daemon to ptrace-read our memory
+ * (PR_SET_PTRACER, DESIGN §3), and make sure completion channels can be
+ * created (comp_channel.c). The context then answers queries from the HELLO
+ * reply without round trips.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "comp_channel.h"
+#include "uroce.h"
+
+/* Reads the first line of dir/name into buf (trailing whitespace removed). */
+static int read_sysfs_line(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		errno = ENODATA;
+		return -1;
+	}
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* Number of GID entries libibverbs can read: the files ports/1/gids/0..N-1. */
+static uint32_t count_sysfs_gids(const char *ibdev_path)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	uint32_t n = 0;
+	DIR *d;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/ports/1/gids", ibdev_path) >= sizeof(path))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Sends HELLO; on success maps the clock page and keeps the doorbell. */
+static int hello(struct uroce_context *ctx, int async_peer)
+{
+	struct uroce_hello_req req = { .abi_version = UROCE_ABI_VERSION,
+				       .pid = (uint32_t)getpid() };
+	int rfds[2], nrfds = 2, ret;
+	void *page;
+
+	ret = uroce_ctl_call(ctx, UROCE_OP_HELLO, &req, sizeof(req), &async_peer, 1,
+			     &ctx->hello, sizeof(ctx->hello), rfds, &nrfds);
+	if (ret)
+		return ret;
+	if (nrfds != 2) {
+		for (int i = 0; i < nrfds; i++)
+			close(rfds[i]);
+		fprintf(stderr, UROCE_LOG_PREFIX "HELLO reply carried %d descriptors, expected 2\n", nrfds);
+		return EPROTO;
+	}
+	ctx->hello.dev_name[sizeof(ctx->hello.dev_name) - 1] = '\0';
+	ctx->doorbell = rfds[1];
+	page = mmap(NULL, UROCE_CLOCK_PAGE_SIZE, PROT_READ, MAP_SHARED, rfds[0], 0);
+	ret = errno;
+	close(rfds[0]);
+	if (page == MAP_FAILED) {
+		fprintf(stderr, UROCE_LOG_PREFIX "cannot map the HCA clock page: %s\n", strerror(ret));
+		return ret;
+	}
+	ctx->clock = page;
+	if (ctx->clock->magic != UROCE_CLOCK_MAGIC || ctx->clock->version != UROCE_ABI_VERSION) {
+		fprintf(stderr, UROCE_LOG_PREFIX "the HCA clock page has a wrong magic/version\n");
+		return EPROTO;
+	}
+	return 0;
+}
+
+static void release(struct uroce_context *ctx)
+{
+	if (ctx->clock)
+		munmap((void *)ctx->clock, UROCE_CLOCK_PAGE_SIZE);
+	if (ctx->doorbell >= 0)
+		close(ctx->doorbell);
+	if (ctx->sock >= 0)
+		close(ctx->sock);
+	pthread_mutex_destroy(&ctx->ctl_lock);
+	pthread_mutex_destroy(&ctx->qp_lock);
+}
+
+struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
+					  void *private_data)
+{
+	struct uroce_device *dev = uroce_container_of(ibdev, struct uroce_device, vdev.device);
+	struct uroce_context *ctx;
+	char sock_path[PATH_MAX];
+	int sv[2] = { -1, -1 };
+	long ncpu;
+	int ret;
+
+	ctx = uroce_init_and_alloc_context(ibdev, cmd_fd, struct uroce_context, vctx);
+	if (!ctx)
+		return NULL;
+	ctx->sock = -1;
+	ctx->doorbell = -1;
+	pthread_mutex_init(&ctx->ctl_lock, NULL);
+	pthread_mutex_init(&ctx->qp_lock, NULL);
+
+	if (read_sysfs_line(dev->ibdev_path, UROCE_SYSFS_SOCKET_FILE, sock_path,
+			    sizeof(sock_path))) {
+		ret = errno;
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: cannot read %s/%s: %s\n", ibdev->name,
+			dev->ibdev_path, UROCE_SYSFS_SOCKET_FILE, strerror(ret));
+		goto err;
+	}
+	ctx->sock = uroce_ctl_connect(sock_path);
+	if (ctx->sock < 0) {
+		ret = errno;
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: cannot connect to the daemon at %s: %s (is `uroce up` running?)\n",
+			ibdev->name, sock_path, strerror(ret));
+		goto err;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		ret = errno;
+		goto err;
+	}
+	ret = hello(ctx, sv[1]);
+	close(sv[1]);
+	if (ret) {
+		close(sv[0]);
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: HELLO to the daemon at %s failed: %s\n",
+			ibdev->name, sock_path, strerror(ret));
+		goto err;
+	}
+	/* libibverbs would otherwise ask the (absent) kernel for an async fd. */
+	ctx->vctx.context.async_fd = sv[0];
+
+	/* Let the daemon read/write registered memory (Yama ptrace_scope 1).
+	 * EINVAL means Yama is not active and nothing needs allowing. */
+	if (prctl(PR_SET_PTRACER, (unsigned long)ctx->hello.daemon_pid, 0, 0, 0) &&
+	    errno != EINVAL)
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: PR_SET_PTRACER(%u): %s\n", ibdev->name,
+			ctx->hello.daemon_pid, strerror(errno));
+
+	ctx->gid_tbl_len = count_sysfs_gids(dev->ibdev_path);
+	if (!ctx->gid_tbl_len)
+		ctx->gid_tbl_len = ctx->hello.gid_tbl_len;
+	ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	/* UCX passes comp_vector = its CPU: expose one vector per CPU (clients.md §0 item 8). */
+	ctx->num_comp_vectors = ncpu > 0 ? (int)ncpu : 1;
+	ctx->vctx.context.num_comp_vectors = ctx->num_comp_vectors;
+
+	/* Failure is reported when a CQ is created on a channel (cq.c). */
+	if (uroce_chan_install() == 0 && uroce_chan_register_cmd_fd(cmd_fd)) {
+		ret = errno;
+		goto err;
+	}
+
+	verbs_set_ops(&ctx->vctx, &uroce_ctx_ops);
+	return &ctx->vctx;
+
+err:
+	release(ctx);
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static void uroce_free_context(struct ibv_context *ibctx)
+{
+	struct uroce_context *ctx = to_uctx(ibctx);
+
+	uroce_chan_unregister_cmd_fd(ibctx->cmd_fd);
+	release(ctx);
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+/*
+ * Called by ibv_get_async_event after it read a record from async_fd. A
+ * DEVICE_FATAL (daemon shutting down) makes every later daemon request fail
+ * with ENODEV instead of waiting on a dead socket; destroy calls then free
+ * the objects locally, as after a kernel device disassociation.
+ */
+static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
+{
+	if (event->event_type == IBV_EVENT_DEVICE_FATAL)
+		to_uctx(ibctx)->dead = true;
+}
+
+/* Slots left NULL keep libibverbs' dummies, which fail with EOPNOTSUPP. */
+const struct verbs_context_ops uroce_ctx_ops = {
+	.alloc_pd = uroce_alloc_pd,
+	.async_event = uroce_async_event,
+	.cq_event = uroce_cq_event,
+	.create_ah = uroce_create_ah,
+	.create_cq = uroce_create_cq,
+	.create_cq_ex = uroce_create_cq_ex,
+	.create_qp = uroce_create_qp,
+	.create_qp_ex = uroce_create_qp_ex,
+	.dealloc_pd = uroce_dealloc_pd,
+	.dereg_mr = uroce_dereg_mr,
+	.destroy_ah = uroce_destroy_ah,
+	.destroy_cq = uroce_destroy_cq,
+	.destroy_qp = uroce_destroy_qp,
+	.free_context = uroce_free_context,
+	.modify_qp = uroce_modify_qp,
+	.poll_cq = uroce_poll_cq,
+	.query_device_ex = uroce_query_device_ex,
+	.query_port = uroce_query_port,
+	.query_qp = uroce_query_qp,
+	.query_rt_values = uroce_query_rt_values,
+	.reg_mr = uroce_reg_mr,
+	.req_notify_cq = uroce_req_notify_cq,
+};

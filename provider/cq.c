@@ -1,0 +1,255 @@
+/*
+ * cq.c - completion queues: creation, arming, completion events, destruction.
+ *
+ * Each CQ is a ring of struct mlx5_cqe64 in a sealed memfd that the provider
+ * creates and the daemon maps (abi.h "CQ ring"): the daemon writes CQEs as a
+ * ConnectX does, the provider reads them (cq_poll.c). Arming writes the
+ * mlx5-style arm word into the ring header and rings the context's doorbell
+ * eventfd. Completion events travel over the channel's socketpair
+ * (comp_channel.c): the daemon gets our end of it at CREATE_CQ.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "comp_channel.h"
+#include "uroce.h"
+
+/* wc_flags this provider's poll functions can read (cq_poll.c); see docs/provider.md. */
+#define UROCE_SUP_WC_FLAGS                                                   \
+	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |           \
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+#define UROCE_SUP_CREATE_FLAGS                                               \
+	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+
+/* Creates, sizes, seals and maps the ring memfd; every CQE starts INVALID, owner 0. */
+static int map_ring(struct uroce_cq *cq)
+{
+	int fd = memfd_create("uroce-cq", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int err;
+
+	if (fd < 0)
+		return errno;
+	cq->ring_size = (size_t)uroce_cq_ring_size(cq->nent);
+	if (ftruncate(fd, (off_t)cq->ring_size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto fail;
+	cq->ring = mmap(NULL, cq->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (cq->ring == MAP_FAILED) {
+		cq->ring = NULL;
+		goto fail;
+	}
+	cq->ring_fd = fd;
+	cq->hdr = cq->ring;
+	cq->cqes = (struct mlx5_cqe64 *)((char *)cq->ring + UROCE_CQ_RING_HDR_SIZE);
+	for (uint32_t i = 0; i < cq->nent; i++)
+		cq->cqes[i].op_own = MLX5_CQE_INVALID << 4;
+	return 0;
+fail:
+	err = errno;
+	close(fd);
+	return err;
+}
+
+static void unmap_ring(struct uroce_cq *cq)
+{
+	if (cq->ring)
+		munmap(cq->ring, cq->ring_size);
+	if (cq->ring_fd >= 0)
+		close(cq->ring_fd);
+}
+
+/*
+ * Common part of create_cq and create_cq_ex.
+ *   cqe          entries asked for: 1..max_cqe (EINVAL); the ring gets the
+ *                smallest power of two > cqe, reported as ibv_cq.cqe = nent - 1
+ *   channel      NULL or a channel from ibv_create_comp_channel on a uroce
+ *                context; without the write() interception: EOPNOTSUPP
+ *   comp_vector  0..num_comp_vectors-1 (EINVAL)
+ * Returns the CQ or NULL with errno.
+ */
+static struct uroce_cq *create(struct ibv_context *context, int cqe,
+			       struct ibv_comp_channel *channel, int comp_vector,
+			       uint32_t cq_flags, uint64_t wc_flags, bool single_threaded)
+{
+	struct uroce_context *ctx = to_uctx(context);
+	struct uroce_create_cq_req req;
+	struct uroce_create_cq_resp resp;
+	int fds[2], nfds = 1, ret;
+	struct uroce_cq *cq;
+
+	if (cqe < 1 || cqe > ctx->hello.dev.max_cqe)
+		return uroce_fail_null(EINVAL);
+	if (comp_vector < 0 || comp_vector >= ctx->num_comp_vectors)
+		return uroce_fail_null(EINVAL);
+	if (channel) {
+		fds[1] = uroce_chan_peer_fd(channel->fd);
+		if (fds[1] < 0) {
+			if (errno == EOPNOTSUPP) {
+				fprintf(stderr, UROCE_LOG_PREFIX "completion channels are unavailable: %s\n",
+					uroce_chan_error());
+				return uroce_fail_null(EOPNOTSUPP);
+			}
+			fprintf(stderr, UROCE_LOG_PREFIX "fd %d is not a completion channel of a uroce device\n",
+				channel->fd);
+			return uroce_fail_null(EINVAL);
+		}
+		nfds = 2;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return uroce_fail_null(ENOMEM);
+	cq->ring_fd = -1;
+	cq->nent = uroce_roundup_pow2((uint32_t)cqe + 1);
+	cq->wc_flags = wc_flags;
+	cq->single_threaded = single_threaded;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	ret = map_ring(cq);
+	if (ret)
+		goto err;
+
+	memset(&req, 0, sizeof(req));
+	req.user_handle = (uint64_t)(uintptr_t)&cq->vcq.cq;
+	req.cqe = (uint32_t)cqe;
+	req.nent = cq->nent;
+	req.flags = cq_flags;
+	req.comp_vector = (uint32_t)comp_vector;
+	fds[0] = cq->ring_fd;
+	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_CQ, &req, sizeof(req), fds, nfds,
+			     &resp, sizeof(resp), NULL, NULL);
+	if (ret)
+		goto err;
+	/* The daemon holds its own reference to the memfd now. */
+	close(cq->ring_fd);
+	cq->ring_fd = -1;
+	cq->handle = resp.handle;
+	cq->cqn = resp.cqn;
+	cq->vcq.cq.handle = resp.handle;
+	cq->vcq.cq.cqe = (int)cq->nent - 1;
+	return cq;
+err:
+	unmap_ring(cq);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return uroce_fail_null(ret);
+}
+
+/* ibv_create_cq (libibverbs then runs verbs_init_cq). Errors: see create(). */
+struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
+			       struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct uroce_cq *cq = create(context, cqe, channel, comp_vector, 0, 0, false);
+
+	if (!cq)
+		return NULL;
+	uroce_cq_fill_ex_ops(cq);
+	return &cq->vcq.cq;
+}
+
+/*
+ * ibv_create_cq_ex. comp_mask: IBV_CQ_INIT_ATTR_MASK_FLAGS accepted;
+ * MASK_PD (parent domains) → EOPNOTSUPP; unknown bits → EINVAL. wc_flags
+ * beyond UROCE_SUP_WC_FLAGS (CVLAN, FLOW_TAG, TM_INFO) → EOPNOTSUPP. Create
+ * flags SINGLE_THREADED (no CQ lock) and IGNORE_OVERRUN (the daemon
+ * overwrites instead of raising IBV_EVENT_CQ_ERR); others → EOPNOTSUPP.
+ */
+struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	uint32_t cq_flags = 0, create_flags = 0;
+	struct uroce_cq *cq;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
+		return uroce_fail_null(EINVAL);
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->wc_flags & ~(uint64_t)UROCE_SUP_WC_FLAGS)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
+		create_flags = attr->flags;
+	if (create_flags & ~(uint32_t)UROCE_SUP_CREATE_FLAGS)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (create_flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
+		cq_flags |= UROCE_CQ_IGNORE_OVERRUN;
+	if (attr->cqe > (uint32_t)INT32_MAX)
+		return uroce_fail_null(EINVAL);
+
+	cq = create(context, (int)attr->cqe, attr->channel, (int)attr->comp_vector, cq_flags,
+		    attr->wc_flags, create_flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	if (!cq)
+		return NULL;
+	uroce_cq_fill_ex_ops(cq);
+	return &cq->vcq.cq_ex;
+}
+
+/*
+ * ibv_destroy_cq. Returns 0, EBUSY (a QP still uses it) or EINVAL. Like
+ * libibverbs over the kernel, waits until the application acknowledged
+ * (ibv_ack_cq_events / ibv_ack_async_event) every event the daemon delivered.
+ */
+int uroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct uroce_cq *cq = to_ucq(ibcq);
+	struct uroce_handle_req req = { .handle = cq->handle };
+	struct uroce_destroy_cq_resp resp;
+	int ret;
+
+	ret = uroce_ctl_call(to_uctx(ibcq->context), UROCE_OP_DESTROY_CQ, &req, sizeof(req),
+			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	if (ret == EIO || ret == ENODEV) {
+		/* The daemon is gone: nothing more can be delivered. */
+		resp.comp_events_reported = 0;
+		resp.async_events_reported = 0;
+	} else if (ret) {
+		return ret;
+	}
+	if (resp.comp_events_reported || resp.async_events_reported) {
+		pthread_mutex_lock(&ibcq->mutex);
+		while (ibcq->comp_events_completed < resp.comp_events_reported ||
+		       ibcq->async_events_completed < resp.async_events_reported)
+			pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+		pthread_mutex_unlock(&ibcq->mutex);
+	}
+	unmap_ring(cq);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/*
+ * ibv_req_notify_cq: one-shot arm for the next completion (solicited_only:
+ * the next solicited or error completion). Publishes
+ * UROCE_CQ_ARM_CMD | sn<<28 | sol<<24 | ci
+ * in dbrec[1] (big-endian, release) and rings the doorbell; the daemon fires
+ * at once if CQEs beyond ci are already there (abi.h "Arming").
+ * Returns 0, or the errno of the doorbell write.
+ */
+int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct uroce_cq *cq = to_ucq(ibcq);
+	struct uroce_context *ctx = to_uctx(ibcq->context);
+	uint32_t word;
+
+	word = UROCE_CQ_ARM_CMD | (cq->arm_sn & 3) << UROCE_CQ_ARM_SN_SHIFT |
+	       (solicited_only ? UROCE_CQ_ARM_SOLICITED : 0) |
+	       (cq->cons_index & UROCE_CQ_CI_MASK);
+	__atomic_store_n(&cq->hdr->dbrec[1], htobe32(word), __ATOMIC_RELEASE);
+	if (eventfd_write(ctx->doorbell, 1))
+		return errno;
+	return 0;
+}
+
+/* Called by ibv_get_cq_event for each event of this CQ: next arm gets a new sn. */
+void uroce_cq_event(struct ibv_cq *ibcq)
+{
+	to_ucq(ibcq)->arm_sn++;
+}

@@ -1,0 +1,161 @@
+/*
+ * ctl.c - request/reply exchanges with the daemon over the control socket.
+ *
+ * abi.h "Transport": one SOCK_SEQPACKET datagram per request and per reply,
+ * both of fixed size per opcode, descriptors as SCM_RIGHTS on the same
+ * datagram, strictly one outstanding request per connection (ctl_lock).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "uroce.h"
+
+int uroce_ctl_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+static int send_req(int sock, const void *req, size_t len, const int *fds, int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = (void *)req, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (nfds > 0) {
+		struct cmsghdr *cm;
+
+		memset(&cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Receives one reply; returns its size or -1. Descriptors go to rfds (extras closed). */
+static ssize_t recv_resp(int sock, void *buf, size_t len, int *rfds, int max_rfds, int *nrfds)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
+	};
+	ssize_t n;
+
+	*nrfds = 0;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		int cnt, fd;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		cnt = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		for (int i = 0; i < cnt; i++) {
+			memcpy(&fd, CMSG_DATA(cm) + (size_t)i * sizeof(int), sizeof(int));
+			if (*nrfds < max_rfds)
+				rfds[(*nrfds)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return n;
+}
+
+int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
+		   void *req, size_t req_len, const int *fds, int nfds,
+		   void *resp, size_t resp_len, int *rfds, int *nrfds)
+{
+	struct uroce_hdr *h = req;
+	struct uroce_hdr *r = resp;
+	int dummy_n, max_rfds = nrfds ? *nrfds : 0;
+	int ret;
+
+	if (!nrfds)
+		nrfds = &dummy_n;
+	*nrfds = 0;
+	if (ctx->dead)
+		return ENODEV;
+
+	pthread_mutex_lock(&ctx->ctl_lock);
+	memset(h, 0, sizeof(*h));
+	h->magic = UROCE_MSG_MAGIC;
+	h->version = UROCE_ABI_VERSION;
+	h->opcode = (uint16_t)opcode;
+	h->seq = ++ctx->seq;
+	h->length = (uint32_t)req_len;
+	if (send_req(ctx->sock, req, req_len, fds, nfds)) {
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: request %u to the daemon failed: %s\n",
+			ctx->hello.dev_name, opcode, strerror(errno));
+		ret = EIO;
+		goto out;
+	}
+	ssize_t n = recv_resp(ctx->sock, resp, resp_len, rfds, max_rfds, nrfds);
+	if (n < 0 || n == 0) {
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: no reply from the daemon to request %u: %s\n",
+			ctx->hello.dev_name, opcode, n == 0 ? "connection closed" : strerror(errno));
+		ret = EIO;
+	} else if ((size_t)n != resp_len || r->magic != UROCE_MSG_MAGIC ||
+		   r->opcode != opcode || r->seq != h->seq || r->length != (uint32_t)n) {
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: malformed reply to request %u (%zd bytes)\n",
+			ctx->hello.dev_name, opcode, n);
+		ret = EIO;
+	} else if (r->status < 0) {
+		ret = EIO;
+	} else {
+		ret = r->status;
+	}
+out:
+	pthread_mutex_unlock(&ctx->ctl_lock);
+	if (ret) {
+		for (int i = 0; i < *nrfds; i++)
+			close(rfds[i]);
+		*nrfds = 0;
+	}
+	return ret;
+}

@@ -1,0 +1,116 @@
+/*
+ * pd_mr.c - protection domains and memory regions.
+ *
+ * The daemon owns both; the provider keeps only the handle. Keys are the
+ * daemon's (index << 8 | variant, so lkey + 1 never names a live MR;
+ * clients.md §0 item 5). Registered memory stays where the application put
+ * it: nothing is pinned or copied (DESIGN §3 "Memory").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "uroce.h"
+
+/* True when a destroy may complete locally: the daemon is gone (its objects with it). */
+static bool daemon_gone(int ret)
+{
+	return ret == EIO || ret == ENODEV;
+}
+
+/* ibv_alloc_pd. Errors (errno): ENOMEM (no memory, or the daemon's max_pd). */
+struct ibv_pd *uroce_alloc_pd(struct ibv_context *context)
+{
+	struct uroce_handle_req req = { .handle = 0 };
+	struct uroce_handle_resp resp;
+	struct uroce_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return uroce_fail_null(ENOMEM);
+	ret = uroce_ctl_call(to_uctx(context), UROCE_OP_ALLOC_PD, &req, sizeof(req), NULL, 0,
+			     &resp, sizeof(resp), NULL, NULL);
+	if (ret) {
+		free(pd);
+		return uroce_fail_null(ret);
+	}
+	pd->handle = resp.handle;
+	pd->ibv_pd.handle = resp.handle;
+	return &pd->ibv_pd;
+}
+
+/* ibv_dealloc_pd. Returns 0 or EBUSY (MRs, QPs or AHs still use it), EINVAL. */
+int uroce_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct uroce_pd *pd = to_upd(ibpd);
+	struct uroce_handle_req req = { .handle = pd->handle };
+	struct uroce_handle_resp resp;
+	int ret;
+
+	ret = uroce_ctl_call(to_uctx(ibpd->context), UROCE_OP_DEALLOC_PD, &req, sizeof(req),
+			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	if (ret && !daemon_gone(ret))
+		return ret;
+	free(pd);
+	return 0;
+}
+
+/*
+ * ibv_reg_mr (libibverbs sets mr->context/pd/addr/length afterwards).
+ * addr/length in bytes of this process's address space; hca_va must equal
+ * addr (no IOVA remapping: EOPNOTSUPP otherwise). Errors (errno): EINVAL
+ * (bad access combination, zero length), EOPNOTSUPP (ON_DEMAND, MW_BIND,
+ * ZERO_BASED, HUGETLB), ENOMEM.
+ */
+struct ibv_mr *uroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			    uint64_t hca_va, int access)
+{
+	struct uroce_reg_mr_req req = {
+		.pd_handle = to_upd(ibpd)->handle,
+		.access = (uint32_t)access,
+		.addr = (uint64_t)(uintptr_t)addr,
+		.length = length,
+	};
+	struct uroce_reg_mr_resp resp;
+	struct uroce_mr *mr;
+	int ret;
+
+	if (hca_va != (uint64_t)(uintptr_t)addr)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (!length)
+		return uroce_fail_null(EINVAL);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return uroce_fail_null(ENOMEM);
+	ret = uroce_ctl_call(to_uctx(ibpd->context), UROCE_OP_REG_MR, &req, sizeof(req), NULL, 0,
+			     &resp, sizeof(resp), NULL, NULL);
+	if (ret) {
+		free(mr);
+		return uroce_fail_null(ret);
+	}
+	mr->handle = resp.handle;
+	mr->vmr.ibv_mr.handle = resp.handle;
+	mr->vmr.ibv_mr.lkey = resp.lkey;
+	mr->vmr.ibv_mr.rkey = resp.rkey;
+	mr->vmr.mr_type = IBV_MR_TYPE_MR;
+	mr->vmr.access = access;
+	return &mr->vmr.ibv_mr;
+}
+
+/* ibv_dereg_mr. Returns 0 or EINVAL. */
+int uroce_dereg_mr(struct verbs_mr *vmr)
+{
+	struct uroce_mr *mr = uroce_container_of(vmr, struct uroce_mr, vmr);
+	struct uroce_handle_req req = { .handle = mr->handle };
+	struct uroce_handle_resp resp;
+	int ret;
+
+	ret = uroce_ctl_call(to_uctx(vmr->ibv_mr.context), UROCE_OP_DEREG_MR, &req, sizeof(req),
+			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	if (ret && !daemon_gone(ret))
+		return ret;
+	free(mr);
+	return 0;
+}

@@ -1,0 +1,286 @@
+/*
+ * qp.c - queue pairs: creation with their SQ/RQ rings, modify, query, destroy.
+ *
+ * The daemon owns the QP: it allocates the QPN and runs the IBTA state
+ * machine with its attribute-mask validation (docs/daemon.md); the provider
+ * forwards struct ibv_qp_attr + mask unchanged and returns the daemon's
+ * errno. The provider owns the QP's ring memfd (abi.h "SQ/RQ rings") and,
+ * like mlx5, one wr_id array per queue indexed by WQE number & (cnt - 1), so
+ * polling finds wr_id from the CQE's wqe_counter (cq_poll.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "uroce.h"
+
+#define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
+#define UROCE_KNOWN_QP_COMP_MASK ((IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1) - 1)
+
+static void free_qp(struct uroce_qp *qp)
+{
+	if (qp->ring)
+		munmap(qp->ring, qp->layout.size);
+	if (qp->ring_fd >= 0)
+		close(qp->ring_fd);
+	free(qp->sq_wrid);
+	free(qp->rq_wrid);
+	free(qp->sq_wqe_head);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+}
+
+/* Sizes, seals and maps the ring memfd and allocates the wr_id arrays. */
+static int alloc_rings(struct uroce_qp *qp)
+{
+	uint32_t sq = qp->cap.max_send_wr, rq = qp->cap.max_recv_wr;
+
+	uroce_qp_ring_layout(&qp->cap, &qp->layout);
+	qp->ring_fd = memfd_create("uroce-qp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (qp->ring_fd < 0)
+		return errno;
+	if (ftruncate(qp->ring_fd, (off_t)qp->layout.size) ||
+	    fcntl(qp->ring_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		return errno;
+	qp->ring = mmap(NULL, qp->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			qp->ring_fd, 0);
+	if (qp->ring == MAP_FAILED) {
+		qp->ring = NULL;
+		return errno;
+	}
+	qp->sq_wrid = calloc(sq, sizeof(*qp->sq_wrid));
+	qp->sq_wqe_head = calloc(sq, sizeof(*qp->sq_wqe_head));
+	qp->rq_wrid = calloc(rq ? rq : 1, sizeof(*qp->rq_wrid));
+	if (!qp->sq_wrid || !qp->sq_wqe_head || !qp->rq_wrid)
+		return ENOMEM;
+	return 0;
+}
+
+/*
+ * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC and UD
+ * QPs on one PD with a send and a receive CQ; attr->cap is rounded up as the
+ * rings hold it and written back (as mlx5 does).
+ * Errors (errno): EOPNOTSUPP for other QP types (RAW_PACKET, XRC, DRIVER),
+ * SRQs, create flags, the new post-send API (SEND_OPS_FLAGS), XRCD, TSO,
+ * RSS; EINVAL for no PD, no CQ, caps over the device limits, unknown
+ * comp_mask bits; ENOMEM.
+ */
+struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct uroce_context *ctx = to_uctx(context);
+	struct uroce_create_qp_req req;
+	struct uroce_create_qp_resp resp;
+	struct uroce_qp *qp;
+	struct ibv_qp *ibqp;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)UROCE_KNOWN_QP_COMP_MASK)
+		return uroce_fail_null(EINVAL);
+	if (attr->comp_mask & ~(uint32_t)UROCE_SUP_QP_COMP_MASK)
+		return uroce_fail_null(EOPNOTSUPP);
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->srq)
+		return uroce_fail_null(EOPNOTSUPP);
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || !attr->send_cq ||
+	    !attr->recv_cq)
+		return uroce_fail_null(EINVAL);
+	if (attr->cap.max_send_wr > (uint32_t)ctx->hello.dev.max_qp_wr ||
+	    attr->cap.max_recv_wr > (uint32_t)ctx->hello.dev.max_qp_wr ||
+	    attr->cap.max_send_sge > (uint32_t)ctx->hello.dev.max_sge ||
+	    attr->cap.max_recv_sge > (uint32_t)ctx->hello.dev.max_sge ||
+	    attr->cap.max_inline_data > ctx->hello.max_inline_data)
+		return uroce_fail_null(EINVAL);
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return uroce_fail_null(ENOMEM);
+	qp->ring_fd = -1;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	qp->cap = attr->cap;
+	uroce_qp_caps_round(&qp->cap);
+	ret = alloc_rings(qp);
+	if (ret)
+		goto err;
+
+	memset(&req, 0, sizeof(req));
+	ibqp = &qp->vqp.qp;
+	req.user_handle = (uint64_t)(uintptr_t)ibqp;
+	req.qp_type = attr->qp_type;
+	req.sq_sig_all = attr->sq_sig_all ? 1 : 0;
+	req.pd_handle = to_upd(attr->pd)->handle;
+	req.send_cq_handle = to_ucq(attr->send_cq)->handle;
+	req.recv_cq_handle = to_ucq(attr->recv_cq)->handle;
+	req.cap = qp->cap;
+	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_QP, &req, sizeof(req), &qp->ring_fd, 1,
+			     &resp, sizeof(resp), NULL, NULL);
+	if (ret)
+		goto err;
+	close(qp->ring_fd);
+	qp->ring_fd = -1;
+	qp->handle = resp.handle;
+	qp->sq_sig_all = req.sq_sig_all;
+
+	/* libibverbs initialises nothing in a QP: every field is ours to set. */
+	ibqp->context = context;
+	ibqp->qp_context = attr->qp_context;
+	ibqp->pd = attr->pd;
+	ibqp->send_cq = attr->send_cq;
+	ibqp->recv_cq = attr->recv_cq;
+	ibqp->srq = NULL;
+	ibqp->handle = resp.handle;
+	ibqp->qp_num = resp.qpn;
+	ibqp->state = IBV_QPS_RESET;
+	ibqp->qp_type = attr->qp_type;
+	ibqp->events_completed = 0;
+	pthread_mutex_init(&ibqp->mutex, NULL);
+	pthread_cond_init(&ibqp->cond, NULL);
+	attr->cap = qp->cap;
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	qp->next_in_ctx = ctx->qps;
+	ctx->qps = qp;
+	pthread_mutex_unlock(&ctx->qp_lock);
+	return ibqp;
+err:
+	free_qp(qp);
+	return uroce_fail_null(ret);
+}
+
+/* ibv_create_qp: the legacy entry, same rules as uroce_create_qp_ex. */
+struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex;
+	struct ibv_qp *qp;
+
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_context = attr->qp_context;
+	ex.send_cq = attr->send_cq;
+	ex.recv_cq = attr->recv_cq;
+	ex.srq = attr->srq;
+	ex.cap = attr->cap;
+	ex.qp_type = attr->qp_type;
+	ex.sq_sig_all = attr->sq_sig_all;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ex.pd = pd;
+	qp = uroce_create_qp_ex(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+/* The QP of this context with number qpn, or NULL (for polling). */
+struct uroce_qp *uroce_find_qp(struct uroce_context *ctx, uint32_t qpn)
+{
+	struct uroce_qp *qp;
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	for (qp = ctx->qps; qp; qp = qp->next_in_ctx)
+		if (qp->vqp.qp.qp_num == qpn)
+			break;
+	pthread_mutex_unlock(&ctx->qp_lock);
+	return qp;
+}
+
+/*
+ * ibv_modify_qp: forwarded as is. Returns 0 or the daemon's errno: EINVAL
+ * (transition not allowed, attribute missing or not allowed, value out of
+ * range, IBV_QP_CUR_STATE wrong), EOPNOTSUPP (ALT_PATH, RATE_LIMIT).
+ */
+int uroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct uroce_modify_qp_req req;
+	struct uroce_modify_qp_resp resp;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	req.handle = to_uqp(ibqp)->handle;
+	req.attr_mask = (uint32_t)attr_mask;
+	req.attr = *attr;
+	ret = uroce_ctl_call(to_uctx(ibqp->context), UROCE_OP_MODIFY_QP, &req, sizeof(req),
+			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	if (ret)
+		return ret;
+	ibqp->state = (enum ibv_qp_state)resp.qp_state;
+	return 0;
+}
+
+/*
+ * ibv_query_qp: the daemon fills every attribute whatever attr_mask asks;
+ * init_attr gets what the QP was created with (caps as rounded).
+ */
+int uroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		   struct ibv_qp_init_attr *init_attr)
+{
+	struct uroce_qp *qp = to_uqp(ibqp);
+	struct uroce_query_qp_req req = { .handle = qp->handle, .attr_mask = (uint32_t)attr_mask };
+	struct uroce_query_qp_resp resp;
+	int ret;
+
+	ret = uroce_ctl_call(to_uctx(ibqp->context), UROCE_OP_QUERY_QP, &req, sizeof(req),
+			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	if (ret)
+		return ret;
+	*attr = resp.attr;
+	ibqp->state = attr->qp_state;
+	if (init_attr) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = ibqp->qp_context;
+		init_attr->send_cq = ibqp->send_cq;
+		init_attr->recv_cq = ibqp->recv_cq;
+		init_attr->srq = ibqp->srq;
+		init_attr->cap = qp->cap;
+		init_attr->qp_type = ibqp->qp_type;
+		init_attr->sq_sig_all = qp->sq_sig_all;
+	}
+	return 0;
+}
+
+/*
+ * ibv_destroy_qp. Returns 0 or EINVAL. Waits until the application acked
+ * (ibv_ack_async_event) every async event the daemon reported for the QP.
+ */
+int uroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct uroce_qp *qp = to_uqp(ibqp), **pp;
+	struct uroce_context *ctx = to_uctx(ibqp->context);
+	struct uroce_handle_req req = { .handle = qp->handle };
+	struct uroce_destroy_qp_resp resp;
+	int ret;
+
+	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &req, sizeof(req), NULL, 0,
+			     &resp, sizeof(resp), NULL, NULL);
+	if (ret == EIO || ret == ENODEV)
+		resp.async_events_reported = 0;
+	else if (ret)
+		return ret;
+	if (resp.async_events_reported) {
+		pthread_mutex_lock(&ibqp->mutex);
+		while (ibqp->events_completed < resp.async_events_reported)
+			pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+		pthread_mutex_unlock(&ibqp->mutex);
+	}
+	pthread_mutex_lock(&ctx->qp_lock);
+	for (pp = &ctx->qps; *pp; pp = &(*pp)->next_in_ctx) {
+		if (*pp == qp) {
+			*pp = qp->next_in_ctx;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->qp_lock);
+	pthread_mutex_destroy(&ibqp->mutex);
+	pthread_cond_destroy(&ibqp->cond);
+	free_qp(qp);
+	return 0;
+}

@@ -1,0 +1,91 @@
+/*
+ * query.c - device, port and clock queries.
+ *
+ * Device attributes come from the daemon's HELLO reply (fixed for the life
+ * of the device), the port state from a QUERY_PORT round trip (it changes
+ * with `uroce link set ... down|up`), and the HCA clock from the shared
+ * clock page, read locally (abi.h "HCA clock page").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "uroce.h"
+
+/*
+ * ibv_query_device_ex / ibv_query_device (libibverbs calls this op with
+ * input NULL and attr_size = sizeof(struct ibv_device_attr) for the legacy
+ * call). Fills min(attr_size, sizeof(*attr)) bytes.
+ * Errors: EINVAL for input->comp_mask != 0 or attr_size smaller than the
+ * legacy struct.
+ */
+int uroce_query_device_ex(struct ibv_context *context,
+			  const struct ibv_query_device_ex_input *input,
+			  struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct uroce_context *ctx = to_uctx(context);
+	struct ibv_device_attr_ex a;
+
+	if (input && input->comp_mask)
+		return EINVAL;
+	if (attr_size < sizeof(struct ibv_device_attr))
+		return EINVAL;
+
+	memset(&a, 0, sizeof(a));
+	a.orig_attr = ctx->hello.dev;
+	a.orig_attr.phys_port_cnt = 1;
+	/* raw HCA cycles (CQE timestamps, RAW_CLOCK) run at freq_khz over `bits` bits */
+	a.completion_timestamp_mask = ctx->hello.timestamp_mask;
+	a.hca_core_clock = ctx->hello.hca_core_clock_khz;
+	a.device_cap_flags_ex = ctx->hello.dev.device_cap_flags;
+	a.phys_port_cnt_ex = 1;
+	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
+	return 0;
+}
+
+/*
+ * ibv_query_port. Errors: EINVAL for port_num != 1; EIO/ENODEV when the
+ * daemon is gone. gid_tbl_len is the number of GID files in sysfs, which is
+ * what ibv_query_gid can read (provider-abi.md §2).
+ */
+int uroce_query_port(struct ibv_context *context, uint8_t port_num,
+		     struct ibv_port_attr *port_attr)
+{
+	struct uroce_context *ctx = to_uctx(context);
+	struct uroce_query_port_req req = { .port_num = port_num };
+	struct uroce_query_port_resp resp;
+	int ret;
+
+	if (port_num != 1)
+		return EINVAL;
+	ret = uroce_ctl_call(ctx, UROCE_OP_QUERY_PORT, &req, sizeof(req), NULL, 0,
+			     &resp, sizeof(resp), NULL, NULL);
+	if (ret)
+		return ret;
+	*port_attr = resp.port;
+	port_attr->gid_tbl_len = (int)ctx->gid_tbl_len;
+	port_attr->link_layer = IBV_LINK_LAYER_ETHERNET;
+	return 0;
+}
+
+/*
+ * ibv_query_rt_values_ex. IBV_VALUES_MASK_RAW_CLOCK: tv_sec 0, tv_nsec = raw
+ * HCA cycles, as mlx5 (the same counter the CQE timestamps carry). On return
+ * comp_mask holds the values filled in. Errors: EINVAL for unknown bits.
+ */
+int uroce_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values)
+{
+	struct uroce_context *ctx = to_uctx(context);
+	uint32_t filled = 0;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = (long)uroce_clock_now(ctx->clock);
+		filled |= IBV_VALUES_MASK_RAW_CLOCK;
+	}
+	values->comp_mask = filled;
+	return 0;
+}

@@ -1,0 +1,219 @@
+/*
+ * uroce.h - the provider's objects and the helpers its files share.
+ *
+ * Every verbs object wraps the libibverbs struct (first member, so the
+ * pointer libibverbs hands back converts with container_of) and adds the
+ * daemon's handle for it. All protocol types come from <uroce/abi.h>.
+ */
+#ifndef UROCE_PROVIDER_UROCE_H
+#define UROCE_PROVIDER_UROCE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uroce/abi.h>
+#include <uroce/verbs_provider.h>
+
+#define uroce_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* The sysfs file whose presence marks a uroce device (contract.md). */
+#define UROCE_SYSFS_SOCKET_FILE "uroce_socket"
+
+/* Printed before every provider message on stderr. */
+#define UROCE_LOG_PREFIX "uroce: "
+
+/* One device found in the sysfs tree. */
+struct uroce_device {
+	struct verbs_device vdev;
+	char ibdev_path[IBV_SYSFS_PATH_MAX]; /* copied: ->sysfs is set after alloc_device */
+};
+
+/*
+ * One ibv_context = one control connection to the daemon.
+ *   sock       AF_UNIX SOCK_SEQPACKET connection; requests serialised by ctl_lock
+ *   hello      the HELLO reply: device and port attributes, limits
+ *   clock      the daemon's read-only clock page (struct uroce_clock_page)
+ *   doorbell   the daemon's eventfd: written after a CQ arm word (or, in issue 4, WQEs)
+ *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
+ *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL
+ */
+struct uroce_context {
+	struct verbs_context vctx;
+	int sock;
+	pthread_mutex_t ctl_lock;
+	uint32_t seq;
+	struct uroce_hello_resp hello;
+	const volatile struct uroce_clock_page *clock;
+	int doorbell;
+	uint32_t gid_tbl_len;
+	int num_comp_vectors;
+	bool dead;
+	pthread_mutex_t qp_lock; /* guards qps, the QPN lookup list for polling */
+	struct uroce_qp *qps;
+};
+
+struct uroce_pd {
+	struct ibv_pd ibv_pd;
+	uint32_t handle;
+};
+
+struct uroce_mr {
+	struct verbs_mr vmr;
+	uint32_t handle;
+};
+
+struct uroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t handle;
+};
+
+/*
+ * A CQ: a power-of-two ring of struct mlx5_cqe64 after a 64-byte header, in
+ * a sealed memfd shared with the daemon (abi.h "CQ ring").
+ *   nent       ring entries (power of two); ibv_cq.cqe reports nent - 1
+ *   cons_index free-running consumer index (CQEs consumed)
+ *   arm_sn     2-bit arm sequence number, advanced by the cq_event op
+ */
+struct uroce_cq {
+	struct verbs_cq vcq;
+	uint32_t handle;
+	uint32_t cqn;
+	uint32_t nent;
+	uint32_t cons_index;
+	uint32_t arm_sn;
+	uint64_t wc_flags;    /* IBV_WC_EX_WITH_* requested at creation */
+	bool single_threaded; /* IBV_CREATE_CQ_ATTR_SINGLE_THREADED: no lock */
+	int ring_fd;
+	void *ring;
+	size_t ring_size;
+	struct uroce_cq_ring_hdr *hdr;
+	struct mlx5_cqe64 *cqes;
+	pthread_spinlock_t lock;
+	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
+	struct mlx5_cqe64 *cur;
+	struct uroce_qp *cur_qp;
+};
+
+/*
+ * A QP with its SQ/RQ rings (abi.h, draft for issue 4) and, like mlx5, one
+ * wr_id array per queue indexed by WQE number & (cnt - 1).
+ */
+struct uroce_qp {
+	struct verbs_qp vqp;
+	uint32_t handle;
+	struct ibv_qp_cap cap; /* rounded, as the rings hold them */
+	struct uroce_qp_ring_layout layout;
+	int ring_fd;
+	void *ring;
+	uint64_t *sq_wrid;
+	uint64_t *rq_wrid;
+	uint32_t sq_head, rq_head; /* free-running producer indices */
+	uint32_t sq_tail, rq_tail; /* free-running: WQEs completed to the user */
+	uint32_t *sq_wqe_head;     /* per slot: sq_head at the time of posting */
+	pthread_spinlock_t sq_lock, rq_lock;
+	int sq_sig_all;
+	struct uroce_qp *next_in_ctx; /* QPN lookup list of the context */
+};
+
+static inline struct uroce_context *to_uctx(struct ibv_context *ctx)
+{
+	return uroce_container_of(ctx, struct uroce_context, vctx.context);
+}
+static inline struct uroce_pd *to_upd(struct ibv_pd *pd)
+{
+	return uroce_container_of(pd, struct uroce_pd, ibv_pd);
+}
+static inline struct uroce_cq *to_ucq(struct ibv_cq *cq)
+{
+	return uroce_container_of(cq, struct uroce_cq, vcq.cq);
+}
+static inline struct uroce_cq *to_ucq_ex(struct ibv_cq_ex *cq)
+{
+	return uroce_container_of(cq, struct uroce_cq, vcq.cq_ex);
+}
+static inline struct uroce_qp *to_uqp(struct ibv_qp *qp)
+{
+	return uroce_container_of(qp, struct uroce_qp, vqp.qp);
+}
+static inline struct uroce_ah *to_uah(struct ibv_ah *ah)
+{
+	return uroce_container_of(ah, struct uroce_ah, ibv_ah);
+}
+
+/* ctl.c */
+
+/*
+ * One request/reply exchange with the daemon (abi.h "Transport").
+ *   req/req_len    request with room for the header; the header is filled
+ *                  here (magic, version, opcode, seq, length)
+ *   fds/nfds       descriptors to pass with SCM_RIGHTS (0..UROCE_MSG_MAX_FDS)
+ *   resp/resp_len  reply buffer of exactly uroce_resp_size(opcode) bytes
+ *   rfds/nrfds     in: room for received descriptors; out: how many arrived
+ *                  (may be NULL when none are expected: extras are closed)
+ * Returns 0, the daemon's positive errno, or EIO when the daemon is gone or
+ * sent a malformed reply (message on stderr), ENODEV after DEVICE_FATAL.
+ */
+int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
+		   void *req, size_t req_len, const int *fds, int nfds,
+		   void *resp, size_t resp_len, int *rfds, int *nrfds);
+
+/* Connects to the daemon socket at path; returns the fd or -1 with errno. */
+int uroce_ctl_connect(const char *path);
+
+/* context.c */
+extern const struct verbs_context_ops uroce_ctx_ops;
+
+/* query.c */
+int uroce_query_device_ex(struct ibv_context *context,
+			  const struct ibv_query_device_ex_input *input,
+			  struct ibv_device_attr_ex *attr, size_t attr_size);
+int uroce_query_port(struct ibv_context *context, uint8_t port_num,
+		     struct ibv_port_attr *port_attr);
+int uroce_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
+
+/* pd_mr.c */
+struct ibv_pd *uroce_alloc_pd(struct ibv_context *context);
+int uroce_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *uroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int uroce_dereg_mr(struct verbs_mr *vmr);
+
+/* cq.c */
+struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
+			       struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
+				     struct ibv_cq_init_attr_ex *attr);
+int uroce_destroy_cq(struct ibv_cq *cq);
+int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void uroce_cq_event(struct ibv_cq *cq);
+
+/* cq_poll.c */
+int uroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+void uroce_cq_fill_ex_ops(struct uroce_cq *cq);
+
+/* qp.c */
+struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
+				  struct ibv_qp_init_attr_ex *attr);
+int uroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int uroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		   struct ibv_qp_init_attr *init_attr);
+int uroce_destroy_qp(struct ibv_qp *qp);
+struct uroce_qp *uroce_find_qp(struct uroce_context *ctx, uint32_t qpn);
+
+/* ah.c */
+struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int uroce_destroy_ah(struct ibv_ah *ah);
+
+/* Sets errno and returns NULL: the create ops' error convention. */
+static inline void *uroce_fail_null(int err)
+{
+	errno = err;
+	return NULL;
+}
+
+#endif
