@@ -3,12 +3,16 @@ NETSTACK_TEST_LDADD = netstack/libnetstack.la $(CHECK_LIBS)
 NETSTACK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NETSTACK_TEST_UTIL = tests/netstack_testutil.c tests/netstack_testutil.h
 
-NETSTACK_TESTS = tests/netstack_icrc
+NETSTACK_TESTS = tests/netstack_icrc tests/netstack_roundtrip
 check_PROGRAMS += $(NETSTACK_TESTS)
 TESTS += $(NETSTACK_TESTS)
 
 tests_netstack_icrc_SOURCES = tests/netstack_icrc.c $(NETSTACK_TEST_UTIL)
 tests_netstack_icrc_CFLAGS = $(NETSTACK_TEST_CFLAGS)
 tests_netstack_icrc_LDADD = $(NETSTACK_TEST_LDADD)
+
+tests_netstack_roundtrip_SOURCES = tests/netstack_roundtrip.c
+tests_netstack_roundtrip_CFLAGS = $(NETSTACK_TEST_CFLAGS)
+tests_netstack_roundtrip_LDADD = $(NETSTACK_TEST_LDADD)
 
 dist_check_DATA += tests/data/icrc.tsv
