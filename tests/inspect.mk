@@ -13,3 +13,9 @@ regen-sample: tests/gen_pcap$(EXEEXT)
 	tests/gen_pcap$(EXEEXT) sample $(top_srcdir)/tests/data/sample.pcap \
 	    $(top_srcdir)/tests/data/icrc.tsv >/dev/null
 .PHONY: regen-sample
+
+# Python 3 (stdlib only) tests run by the automake harness; they find the
+# programs through $top_builddir and real tshark through $TSHARK.
+INSPECT_TESTS = tests/inspect_tshark.py
+TESTS += $(INSPECT_TESTS)
+EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py
