@@ -54,8 +54,8 @@ enum roce_err {
 	ROCE_E_TVER, /* BTH TVer != 0 */
 	ROCE_E_OPCODE_UNKNOWN, /* reserved or vendor opcode */
 	ROCE_E_OPCODE_UNSUPPORTED, /* a defined opcode uroce does not speak (RD, XRC) */
-	/* extended headers: truncated at each one (no room for it + ICRC) */
-	ROCE_E_TRUNC_RDETH,
+	/* extended headers: truncated at each one (no room for it + ICRC);
+	 * RDETH and XRCETH have none: their opcodes stop at OPCODE_UNSUPPORTED */
 	ROCE_E_TRUNC_DETH,
 	ROCE_E_TRUNC_RETH,
 	ROCE_E_TRUNC_ATOMICETH,
@@ -63,7 +63,6 @@ enum roce_err {
 	ROCE_E_TRUNC_ATOMICACKETH,
 	ROCE_E_TRUNC_IMMDT,
 	ROCE_E_TRUNC_IETH,
-	ROCE_E_TRUNC_XRCETH,
 	ROCE_E_TRUNC_FETH,
 	ROCE_E_TRUNC_CNP, /* CNP shorter than its 16 reserved bytes */
 	ROCE_E_TRUNC_ICRC, /* no room for the 4-byte ICRC after the headers */
@@ -130,7 +129,7 @@ enum roce_opflag {
  * Source: roce-wire.md §1.4 (ib_pack.h, rxe_opcode.c, Wireshark OpCodeMap).
  */
 struct roce_opcode_info {
-	const char *name; /* "RC_SEND_FIRST", "UD_SEND_ONLY", "CNP", ... */
+	const char *name; /* "RC_SEND_FIRST", "RC_RDMA_WRITE_ONLY_IMM", "UD_SEND_ONLY", "CNP", ... */
 	uint8_t opcode;
 	uint8_t transport; /* enum roce_transport */
 	uint8_t hdr_len; /* bytes */
@@ -142,7 +141,7 @@ struct roce_opcode_info {
 
 /* The row of OPCODE, or NULL for a reserved/vendor opcode. O(1). */
 const struct roce_opcode_info *roce_opcode_info(uint8_t opcode);
-/* Name of OPCODE ("RC_ACK"), or "UNKNOWN" for a reserved/vendor opcode. */
+/* Name of OPCODE ("RC_ACKNOWLEDGE"), or "UNKNOWN" for a reserved/vendor opcode. */
 const char *roce_opcode_name(uint8_t opcode);
 /*
  * Iterate the table: row I (0 <= i < roce_opcode_count()) in opcode order,
@@ -198,8 +197,8 @@ struct roce_hdrs {
 		uint32_t qkey;
 		uint32_t sqpn; /* 24 bits */
 	} deth;
-	uint32_t rdeth_eecn; /* RDETH EE context (parsed only for naming; RD unsupported) */
-	uint32_t xrc_srqn; /* XRCETH (parsed only for naming; XRC unsupported) */
+	uint32_t rdeth_eecn; /* RDETH EE context: stays 0 while RD is unsupported */
+	uint32_t xrc_srqn; /* XRCETH SRQ number: stays 0 while XRC is unsupported */
 	struct {
 		uint8_t sel; /* selectivity level, 2 bits */
 		uint8_t plt; /* placement type, 4 bits */
