@@ -134,8 +134,8 @@ struct uroce_hello_req {
  *                  verbs keeps them; value from uroce_node_guid()), vendor_id
  *                  UROCE_VENDOR_ID, vendor_part_id UROCE_VENDOR_PART_ID, limits
  *                  (max_qp, max_qp_wr, max_sge, max_cqe, max_mr_size,
- *                  max_qp_rd_atom >= 1, ...), phys_port_cnt 1. num_comp_vectors
- *                  is 1 here: the provider raises it to the number of CPUs.
+ *                  max_qp_rd_atom >= 1, ...), phys_port_cnt 1. (num_comp_vectors
+ *                  is a context field the provider sets: number of CPUs.)
  *   port           struct ibv_port_attr of port 1 at HELLO time: state
  *                  PORT_ACTIVE/PORT_DOWN, max_mtu IBV_MTU_4096, active_mtu from
  *                  --mtu, gid_tbl_len from --gid-tbl-len, link_layer Ethernet.
@@ -378,8 +378,8 @@ struct uroce_destroy_cq_resp {
  *   sq_sig_all   0 or 1 (EINVAL otherwise)
  *   pd_handle, send_cq_handle, recv_cq_handle  this client's objects (EINVAL)
  *   srq_handle   must be 0: SRQ is not supported (EOPNOTSUPP)
- *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 1..max_qp_wr
- *                (0 allowed for max_recv_wr), max_send_sge/max_recv_sge
+ *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 0..max_qp_wr,
+ *                max_send_sge/max_recv_sge
  *                <= max_sge, max_inline_data <= the HELLO max_inline_data (EINVAL)
  *   fds          [] or [QP ring memfd (sealed F_SEAL_SHRINK like the CQ ring,
  *                EBADF otherwise) of uroce_qp_ring_layout().size bytes for the

@@ -1,0 +1,76 @@
+/*
+ * client.h - one connection to the control socket (one ibv_context, or one
+ * `uroced --admin` call) and the objects it owns.
+ *
+ * Every object (PD, MR, CQ, QP, AH) belongs to exactly one client and is named
+ * by a per-client handle (1, 2, ...; never 0) in that client's table for its
+ * type, so a client can never name another client's object. When the
+ * connection ends — close, crash, SIGKILL: the kernel closes the socket either
+ * way — client_destroy frees everything it still owns, in dependency order.
+ */
+#ifndef UROCE_EMU_CLIENT_H
+#define UROCE_EMU_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <ev.h>
+
+struct uroce_dev;
+
+/* Handle table of one object type: slot[h-1] holds the object of handle h. */
+struct obj_table {
+	void **slot;
+	uint32_t cap;    /* slots allocated */
+	uint32_t count;  /* live objects */
+	uint32_t hint;   /* lowest possibly free slot */
+};
+
+/* Store OBJ, giving its handle in *handle. Returns 0 or ENOMEM. */
+int objtab_add(struct obj_table *t, void *obj, uint32_t *handle);
+/* Object of HANDLE, or NULL (0, out of range, free). */
+void *objtab_get(const struct obj_table *t, uint32_t handle);
+/* Forget HANDLE (must be live). */
+void objtab_del(struct obj_table *t, uint32_t handle);
+/* Free the table's memory (objects must be gone). */
+void objtab_fini(struct obj_table *t);
+
+struct client {
+	struct uroce_dev *dev;
+	struct client *next, *prev;
+
+	int fd;                 /* the SEQPACKET connection */
+	ev_io io;
+	uint32_t id;            /* shown by `status`, in logs as client#id */
+	pid_t pid;              /* SO_PEERCRED */
+	uid_t uid;
+	gid_t gid;
+	char comm[17];          /* /proc/PID/comm at connect time */
+
+	bool hello;             /* a verbs client (HELLO done) */
+	int async_fd;           /* provider's async_fd peer; -1 before HELLO */
+	int db_fd;              /* doorbell eventfd; -1 before HELLO */
+	ev_io db_io;
+
+	struct obj_table pds, mrs, cqs, qps, ahs;
+	uint64_t async_events;  /* records written to async_fd */
+	uint64_t async_dropped; /* records the provider's socket had no room for */
+};
+
+/* A new client for connection FD (already accepted, non-blocking). Reads
+ * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
+struct client *client_new(struct uroce_dev *d, int fd);
+
+/* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
+ * unlink it from the device and free it. */
+void client_destroy(struct client *c);
+
+/* Write one struct ib_uverbs_async_event_desc {element, event_type} to C's
+ * async_fd (non-blocking; counted, and logged if the socket is full).
+ * Returns 0 or the errno of send. */
+int client_async_event(struct client *c, uint64_t element, uint32_t event_type);
+
+/* Called when the doorbell eventfd of C is readable (CQ arm words, WQEs). */
+void client_doorbell(struct client *c);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * main.c - uroced, the emulated RoCEv2 NIC: command line (contract.md),
+ * daemonizing, and the libev loop that runs the control server, the HCA
+ * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
+ */
+#include "config.h"
+#include "emu/admin.h"
+#include "emu/ctl_server.h"
+#include "emu/device.h"
+#include "emu/log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct options {
+	const char *dev, *addr, *sock, *pcap, *log, *pidfile;
+	unsigned long port, mtu, gid_tbl_len, clock_bits;
+	unsigned long long clock_khz, seed;
+	double loss;
+	int daemonize;
+};
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
+		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
+		"              [--pcap FILE] [--loss PERCENT --seed N] [--log FILE]\n"
+		"              [--pidfile FILE] [--daemonize]\n"
+		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
+		"              capture stop | shutdown\n");
+}
+
+/* Parse an unsigned number in [lo, hi]; on error print and return -1. */
+static int parse_num(const char *opt, const char *s, unsigned long long lo, unsigned long long hi,
+		     unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "uroced: bad %s '%s': expected %llu..%llu\n", opt, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "sock", required_argument, NULL, 's' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "gid-tbl-len", required_argument, NULL, 'g' },
+		{ "clock-khz", required_argument, NULL, 'k' },
+		{ "clock-bits", required_argument, NULL, 'b' },
+		{ "pcap", required_argument, NULL, 'c' },
+		{ "loss", required_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "pidfile", required_argument, NULL, 'P' },
+		{ "daemonize", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->port = 4791;
+	o->mtu = 4096;
+	o->gid_tbl_len = 16;
+	o->clock_khz = 1000000;
+	o->clock_bits = 63;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->dev = optarg; break;
+		case 'a': o->addr = optarg; break;
+		case 's': o->sock = optarg; break;
+		case 'c': o->pcap = optarg; break;
+		case 'L': o->log = optarg; break;
+		case 'P': o->pidfile = optarg; break;
+		case 'D': o->daemonize = 1; break;
+		case 'p':
+			if (parse_num("--port", optarg, 0, 65535, &v))
+				return -1;
+			o->port = v;
+			break;
+		case 'm':
+			if (parse_num("--mtu", optarg, 256, 4096, &v))
+				return -1;
+			o->mtu = v;
+			break;
+		case 'g':
+			if (parse_num("--gid-tbl-len", optarg, 1, 128, &v))
+				return -1;
+			o->gid_tbl_len = v;
+			break;
+		case 'k':
+			if (parse_num("--clock-khz", optarg, HCA_CLOCK_KHZ_MIN, HCA_CLOCK_KHZ_MAX, &v))
+				return -1;
+			o->clock_khz = v;
+			break;
+		case 'b':
+			if (parse_num("--clock-bits", optarg, HCA_CLOCK_BITS_MIN, HCA_CLOCK_BITS_MAX, &v))
+				return -1;
+			o->clock_bits = v;
+			break;
+		case 'e':
+			if (parse_num("--seed", optarg, 0, ULLONG_MAX, &v))
+				return -1;
+			o->seed = v;
+			break;
+		case 'l':
+			errno = 0;
+			o->loss = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->loss >= 0 && o->loss <= 100)) {
+				fprintf(stderr, "uroced: bad --loss '%s': expected a percentage 0..100\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "uroced: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->dev || !o->addr || !o->sock) {
+		fprintf(stderr, "uroced: --dev, --addr and --sock are required\n");
+		usage(stderr);
+		return -1;
+	}
+	if (dev_mtu_enum((uint32_t)o->mtu) == 0) {
+		fprintf(stderr, "uroced: bad --mtu %lu: must be 256, 512, 1024, 2048 or 4096\n", o->mtu);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_addr(const char *s, unsigned long port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, s, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*s4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*s6);
+		return 0;
+	}
+	return -1;
+}
+
+static struct uroce_dev dev;
+static ev_signal sig_term, sig_int;
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	ulog(ULOG_INFO, "signal %d: shutting down", w->signum);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* Report start-up failure to the waiting parent (daemonize) and stderr. */
+static int fail_start(int pipe_fd, const char *fmt, const char *arg, int err)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg, strerror(err));
+	fprintf(stderr, "uroced: %s\n", msg);
+	ulog(ULOG_ERR, "%s", msg);
+	if (pipe_fd >= 0 && write(pipe_fd, msg, strlen(msg)) < 0)
+		return 1;
+	return 1;
+}
+
+static int write_pidfile(const char *path)
+{
+	FILE *fp = fopen(path, "we");
+
+	if (!fp)
+		return errno;
+	fprintf(fp, "%d\n", (int)getpid());
+	return fclose(fp) ? errno : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	struct ev_loop *loop;
+	int pipefd[2] = { -1, -1 };
+	int rc;
+
+	if (argc >= 2 && !strcmp(argv[1], "--admin")) {
+		if (argc < 4) {
+			usage(stderr);
+			return 2;
+		}
+		return admin_client_main(argv[2], argc - 3, argv + 3);
+	}
+	if (parse_args(argc, argv, &o))
+		return 1;
+	if (parse_addr(o.addr, o.port, &ss, &sslen)) {
+		fprintf(stderr, "uroced: bad --addr '%s': not an IPv4 or IPv6 address\n", o.addr);
+		return 1;
+	}
+	if (ulog_open(o.log) < 0) {
+		fprintf(stderr, "uroced: cannot open log %s: %s\n", o.log, strerror(errno));
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	if (o.daemonize) {
+		char msg[512];
+		ssize_t n;
+		pid_t pid;
+
+		if (pipe2(pipefd, O_CLOEXEC) < 0) {
+			perror("uroced: pipe");
+			return 1;
+		}
+		pid = fork();
+		if (pid < 0) {
+			perror("uroced: fork");
+			return 1;
+		}
+		if (pid > 0) {
+			/* Parent: exit 0 only once the child listens (it closes the
+			 * pipe without writing); otherwise report its error. */
+			close(pipefd[1]);
+			n = read(pipefd[0], msg, sizeof(msg) - 1);
+			if (n > 0) {
+				/* the child already printed the message to stderr */
+				return 1;
+			}
+			return 0;
+		}
+		close(pipefd[0]);
+		pipefd[0] = -1;
+		setsid();
+	}
+
+	loop = ev_default_loop(EVFLAG_AUTO);
+	if (!loop)
+		return fail_start(pipefd[1], "cannot create the event loop%s: %s", "", ENOMEM);
+	rc = dev_init(&dev, loop, o.dev, (struct sockaddr *)&ss, sslen, (uint32_t)o.mtu,
+		      (uint32_t)o.gid_tbl_len, o.clock_khz, (uint32_t)o.clock_bits);
+	if (rc)
+		return fail_start(pipefd[1], "device %s: %s", o.dev, rc);
+	dev.loss_percent = o.loss;
+	dev.seed = o.seed;
+	if (o.pcap) {
+		char err[256] = "";
+
+		rc = admin_capture_open(&dev, o.pcap, err, sizeof(err));
+		if (rc)
+			return fail_start(pipefd[1], "cannot capture to %s: %s", o.pcap, rc);
+		snprintf(dev.capture_path, sizeof(dev.capture_path), "%s", o.pcap);
+	}
+	rc = ctl_server_start(&dev, o.sock);
+	if (rc)
+		return fail_start(pipefd[1], "control socket %s: %s", o.sock,
+				  rc == EADDRINUSE ? EADDRINUSE : rc);
+	if (o.pidfile && (rc = write_pidfile(o.pidfile)))
+		return fail_start(pipefd[1], "pidfile %s: %s", o.pidfile, rc);
+
+	ev_signal_init(&sig_term, on_signal, SIGTERM);
+	ev_signal_start(loop, &sig_term);
+	ev_signal_init(&sig_int, on_signal, SIGINT);
+	ev_signal_start(loop, &sig_int);
+
+	ulog(ULOG_INFO, "%s up: addr %s udp port %u mtu %u gid_tbl_len %u clock %llu kHz %u bits sock %s",
+	     dev.name, dev.addr_str, dev.port, dev.mtu, dev.gid_tbl_len,
+	     (unsigned long long)dev.clock.freq_khz, dev.clock.bits, o.sock);
+	if (o.daemonize) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			/* Nobody may wait on our inherited stderr: the log
+			 * (--log) is where a daemon reports. */
+			dup2(null, 2);
+			close(null);
+		}
+		close(pipefd[1]); /* parent exits 0 now */
+	}
+
+	ev_run(loop, 0);
+
+	ctl_server_stop(&dev, 1);
+	if (dev.capture)
+		admin_capture_close(&dev);
+	dev_fini(&dev);
+	if (o.pidfile)
+		unlink(o.pidfile);
+	ulog(ULOG_INFO, "%s down", dev.name);
+	ulog_close();
+	return 0;
+}

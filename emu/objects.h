@@ -1,0 +1,151 @@
+/*
+ * objects.h - the verbs objects a client owns (PD, MR, CQ, QP, AH), the
+ * control-message handlers that create and destroy them (obj_*.c), and their
+ * destructors used both by the handlers and by client cleanup.
+ *
+ * Handler contract (called by ctl_server.c after the header, size, HELLO and
+ * descriptor-count checks): REQ points at the validated request of the
+ * handler's opcode; FDS holds the received descriptors — a handler that keeps
+ * one sets its entry to -1, the server closes the rest; RESP is the reply
+ * buffer (zeroed, header filled by the server) of uroce_resp_size(opcode)
+ * bytes; a handler may return up to UROCE_MSG_MAX_FDS descriptors in OUT_FDS
+ * (*n_out) which the server sends and then closes if OWNED by the server.
+ * Returns 0 or a positive errno (see include/uroce/abi.h per opcode).
+ */
+#ifndef UROCE_EMU_OBJECTS_H
+#define UROCE_EMU_OBJECTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include "uroce/abi.h"
+
+struct client;
+
+struct pd {
+	uint32_t handle;
+	uint32_t users;          /* MRs, QPs and AHs using it (DEALLOC_PD: EBUSY) */
+};
+
+struct mr {
+	uint32_t handle;
+	struct pd *pd;
+	uint64_t addr;           /* virtual address in the client process */
+	uint64_t length;         /* bytes */
+	uint32_t access;         /* enum ibv_access_flags */
+	uint32_t key;            /* lkey == rkey */
+	struct client *owner;
+};
+
+struct cq {
+	uint32_t handle;
+	uint32_t cqn;
+	uint64_t user_handle;    /* struct ibv_cq * in the client */
+	uint32_t cqe;            /* entries asked for */
+	uint32_t nent;           /* ring entries (power of two) */
+	uint32_t flags;          /* UROCE_CQ_* */
+	uint32_t comp_vector;
+	void *ring;              /* mapped memfd: struct uroce_cq_ring_hdr + CQEs */
+	uint64_t ring_size;      /* bytes mapped */
+	int chan_fd;             /* completion channel socket, -1 = none */
+	uint32_t users;          /* QPs using it (DESTROY_CQ: EBUSY) */
+	uint32_t pi;             /* CQEs written (free-running) */
+	bool overrun;            /* CQ in error after an overrun */
+	/* arming, see the CQ ring section of abi.h */
+	uint32_t last_arm_word;  /* last arm word accepted (host order) */
+	bool armed;
+	bool arm_solicited;
+	uint32_t arm_ci;
+	uint32_t comp_events;    /* completion events written to chan_fd */
+	uint32_t async_events;   /* async events (CQ_ERR) about this CQ */
+	struct client *owner;
+};
+
+struct qp {
+	uint32_t handle;
+	uint32_t qpn;
+	uint64_t user_handle;    /* struct ibv_qp * in the client */
+	enum ibv_qp_type type;
+	bool sq_sig_all;
+	struct pd *pd;
+	struct cq *send_cq, *recv_cq;
+	struct ibv_qp_cap cap;   /* rounded caps */
+	struct ibv_qp_attr attr; /* current attributes; attr.qp_state = state */
+	void *ring;              /* mapped QP ring memfd (issue 4), NULL if none */
+	uint64_t ring_size;
+	uint32_t async_events;
+	struct client *owner;
+};
+
+struct ah {
+	uint32_t handle;
+	struct pd *pd;
+	struct ibv_ah_attr attr;
+};
+
+/* A handler's view of one request (see the contract above). */
+struct ctl_call {
+	const void *req;
+	int *fds;
+	int nfds;
+	void *resp;
+	int out_fds[UROCE_MSG_MAX_FDS];
+	int n_out;
+	bool close_out;          /* close out_fds after sending (they are copies) */
+};
+
+typedef int (*ctl_handler)(struct client *c, struct ctl_call *call);
+
+int op_hello(struct client *c, struct ctl_call *call);
+int op_query_port(struct client *c, struct ctl_call *call);
+int op_alloc_pd(struct client *c, struct ctl_call *call);
+int op_dealloc_pd(struct client *c, struct ctl_call *call);
+int op_reg_mr(struct client *c, struct ctl_call *call);
+int op_dereg_mr(struct client *c, struct ctl_call *call);
+int op_create_cq(struct client *c, struct ctl_call *call);
+int op_destroy_cq(struct client *c, struct ctl_call *call);
+int op_create_qp(struct client *c, struct ctl_call *call);
+int op_modify_qp(struct client *c, struct ctl_call *call);
+int op_query_qp(struct client *c, struct ctl_call *call);
+int op_destroy_qp(struct client *c, struct ctl_call *call);
+int op_create_ah(struct client *c, struct ctl_call *call);
+int op_destroy_ah(struct client *c, struct ctl_call *call);
+int op_admin_status(struct client *c, struct ctl_call *call);
+int op_admin_link(struct client *c, struct ctl_call *call);
+int op_admin_capture_start(struct client *c, struct ctl_call *call);
+int op_admin_capture_stop(struct client *c, struct ctl_call *call);
+int op_admin_shutdown(struct client *c, struct ctl_call *call);
+
+/* Destructors: free the object, release its keys/numbers and its
+ * references; the caller has checked it is unused where that matters. */
+void pd_free(struct client *c, struct pd *pd);
+void mr_free(struct client *c, struct mr *mr);
+void cq_free(struct client *c, struct cq *cq);
+void qp_free(struct client *c, struct qp *qp);
+void ah_free(struct client *c, struct ah *ah);
+
+/* CQ ring helpers (obj_cq.c) for the data path and the doorbell. */
+/* Read the arm word and fire a pending event if due (see abi.h). */
+void cq_check_arm(struct cq *cq);
+/*
+ * cq_push - write one CQE into CQ's ring (all of CQE but op_own's owner bit
+ * and opcode, which the caller sets in cqe->op_own's high nibble), set the
+ * owner bit for the current lap, publish it and fire an armed event.
+ * Returns 0, or EOVERFLOW when the ring is full (overrun: the CQ enters error
+ * and IBV_EVENT_CQ_ERR is sent, unless UROCE_CQ_IGNORE_OVERRUN), or EIO if the
+ * CQ already is in error.
+ */
+int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe);
+
+/* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
+ * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err
+ * EBADF (wrong kind of file / not sealed) or EINVAL (too small). */
+void *map_client_ring(int fd, uint64_t size, int *err);
+
+/* Handle of request bodies that are a single handle (struct uroce_handle_req). */
+static inline uint32_t req_handle(const struct ctl_call *call)
+{
+	return ((const struct uroce_handle_req *)call->req)->handle;
+}
+
+#endif

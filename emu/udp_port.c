@@ -1,0 +1,60 @@
+/*
+ * udp_port.c - the device's UDP socket (see udp_port.h).
+ */
+#include "config.h"
+#include "emu/udp_port.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct udp_port *u = w->data;
+	uint8_t buf[65536];
+	struct sockaddr_storage from;
+	socklen_t flen;
+	ssize_t n;
+	int i;
+
+	/* Bounded batch so one busy socket cannot starve the control socket. */
+	for (i = 0; i < 64; i++) {
+		flen = sizeof(from);
+		n = recvfrom(u->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+		if (n < 0)
+			return;
+		u->rx_packets++;
+		u->rx_bytes += (uint64_t)n;
+		if (u->rx)
+			u->rx(u->rx_ctx, buf, (size_t)n, &from);
+	}
+}
+
+int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockaddr *addr,
+		  socklen_t len)
+{
+	int fd = socket(addr->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int e;
+
+	if (fd < 0)
+		return errno;
+	if (bind(fd, addr, len) < 0) {
+		e = errno;
+		close(fd);
+		return e;
+	}
+	u->fd = fd;
+	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = 0;
+	ev_io_init(&u->io, udp_readable, fd, EV_READ);
+	u->io.data = u;
+	ev_io_start(loop, &u->io);
+	return 0;
+}
+
+void udp_port_close(struct udp_port *u, struct ev_loop *loop)
+{
+	if (u->fd < 0)
+		return;
+	ev_io_stop(loop, &u->io);
+	close(u->fd);
+	u->fd = -1;
+}

@@ -1,0 +1,35 @@
+/*
+ * udp_port.h - the device's one UDP socket, bound to its address and RoCEv2
+ * port (4791 unless --port says otherwise). The transport engine (issue 4)
+ * sends and receives through it; until then received datagrams are counted
+ * and dropped.
+ */
+#ifndef UROCE_EMU_UDP_PORT_H
+#define UROCE_EMU_UDP_PORT_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <ev.h>
+
+struct udp_port {
+	int fd;
+	ev_io io;
+	uint64_t rx_packets, rx_bytes;  /* datagrams and bytes received */
+	uint64_t tx_packets, tx_bytes;  /* datagrams and bytes sent */
+	/* Called for every received datagram (NULL = drop); set by the data path. */
+	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
+	void *rx_ctx;
+};
+
+/*
+ * udp_port_open - bind a non-blocking UDP socket to ADDR (struct sockaddr_in or
+ * sockaddr_in6 with the port set) and watch it on LOOP.
+ * Returns 0 or the errno of socket/bind (EADDRINUSE, EADDRNOTAVAIL, EACCES...).
+ */
+int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockaddr *addr,
+		  socklen_t len);
+
+/* Stop watching and close. */
+void udp_port_close(struct udp_port *u, struct ev_loop *loop);
+
+#endif
