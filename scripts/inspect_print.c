@@ -68,7 +68,12 @@ static void text_where(FILE *fp, const struct insp_rec *r)
 {
 	unsigned i;
 
-	fprintf(fp, "%" PRIu64 " RoCEv%d", r->frame, r->version ? r->version : 2);
+	if (!r->version) {
+		/* a frame too broken to say what it is */
+		fprintf(fp, "%" PRIu64 " -", r->frame);
+		return;
+	}
+	fprintf(fp, "%" PRIu64 " RoCEv%d", r->frame, r->version);
 	if (r->link.nvlan) {
 		fputs(" vlan ", fp);
 		for (i = 0; i < r->link.nvlan && i < LINK_MAX_VLANS; i++)

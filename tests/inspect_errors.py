@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""inspect_errors.py - `uroce inspect` on crafted captures, table-driven:
+
+- a corrupted ICRC -> exit 1, that frame marked BAD with the expected and
+  the wire value, every other line unchanged;
+- truncated / broken packets -> exit 1 with the named error on that frame;
+- the same packets framed as pcapng, Linux cooked SLL and SLL2, 802.1Q and
+  802.1ad+802.1Q VLAN, raw IP, microsecond pcap -> the same decode;
+- non-RoCE frames and --port -> skipped and counted;
+- not a pcap, missing file, bad usage, unsupported link type, a file cut in
+  the middle of a record -> exit 2 with a clear message.
+Every case asserts exact lines or exact JSON fields.
+"""
+import json
+import os
+import shutil
+import struct
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from inspect_lib import (INSPECT, LINKTYPE_ETHERNET, LINKTYPE_LINUX_SLL,  # noqa: E402
+                         LINKTYPE_LINUX_SLL2, LINKTYPE_RAW, SAMPLE, check, check_eq, finish,
+                         icrc_oracle, inspect, read_pcap, run, write_pcap)
+
+TMP = tempfile.mkdtemp(prefix="inspect_errors.")
+LINKTYPE, NSEC, RECS = read_pcap(SAMPLE)
+FRAMES = [r[4] for r in RECS]
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def records(frames, origlens=None):
+    return [(1767225600, i * 10000, origlens[i] if origlens else None, f)
+            for i, f in enumerate(frames)]
+
+
+def save(name, frames, linktype=LINKTYPE_ETHERNET, origlens=None, nsec=True):
+    p = path(name)
+    recs = records(frames, origlens)
+    if not nsec:
+        recs = [(s, frac // 1000, o, f) for s, frac, o, f in recs]
+    write_pcap(p, linktype, recs, nsec=nsec)
+    return p
+
+
+def text_lines(p, *args):
+    rc, out, err = inspect(p, *args)
+    return rc, out.splitlines(), err
+
+
+def json_objs(p, *args):
+    rc, out, err = inspect(p, "--json", *args)
+    objs = [json.loads(line) for line in out.splitlines()]
+    return rc, objs, err
+
+
+def ipv4_fix(f, cut):
+    """Cut an untagged Ethernet/IPv4 frame to CUT bytes and make its IP and
+    UDP lengths and IP header checksum agree: a well-formed IP packet whose
+    RoCE part is short."""
+    f = bytearray(f[:cut])
+    ip = 14
+    struct.pack_into(">H", f, ip + 2, len(f) - ip)
+    struct.pack_into(">H", f, ip + 20 + 4, len(f) - ip - 20)
+    struct.pack_into(">H", f, ip + 10, 0)
+    s = sum(struct.unpack(">10H", bytes(f[ip:ip + 20])))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    struct.pack_into(">H", f, ip + 10, ~s & 0xFFFF)
+    return bytes(f)
+
+
+def wire_hex(b):
+    return b.hex()
+
+
+# ---------------------------------------------------------------- baseline
+rc, BASE, err = text_lines(SAMPLE)
+check_eq(rc, 0, "sample: exit status")
+BASE_SUMMARY = BASE[-3:]
+BASE_LINES = BASE[:-3]
+rc, BASE_JSON, _ = json_objs(SAMPLE)
+check_eq(rc, 0, "sample --json: exit status")
+check_eq(len(BASE_LINES), len(FRAMES), "sample: one line per frame")
+
+
+def expect_lines(lines, changes, summary, what):
+    """LINES must equal the sample's lines with CHANGES {frame: line} applied,
+    followed by exactly SUMMARY (3 lines)."""
+    want = [changes.get(i + 1, line) for i, line in enumerate(BASE_LINES)]
+    want = [w for w in want if w is not None]
+    check_eq(len(lines), len(want) + 3, what + ": number of lines")
+    for i, (got, exp) in enumerate(zip(lines, want)):
+        check_eq(got, exp, "%s: line %d" % (what, i + 1))
+    check_eq(lines[-3:], summary, what + ": summary")
+
+
+# -------------------------------------------------------- corrupted ICRC
+f = bytearray(FRAMES[0])
+good = icrc_oracle(bytes(f))
+f[-1] ^= 0x01
+p = save("bad_icrc.pcap", [bytes(f)] + FRAMES[1:])
+rc, lines, err = text_lines(p)
+check_eq(rc, 1, "bad ICRC: exit status")
+check_eq(err, "", "bad ICRC: stderr")
+expect_lines(lines, {1: "1 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 RC_SEND_ONLY dqpn 0x000022 "
+                        "psn 1000 payload 11 pad 1 flags SE,A ICRC BAD(expected %08x, got %s)"
+                        % (good, wire_hex(bytes(f[-4:])))},
+             ["summary: 41 packets, RoCEv2 39, RoCEv1 2, non-RoCE skipped 0, malformed 0, bad ICRC 1",
+              BASE_SUMMARY[1], "errors: none"], "bad ICRC")
+check_eq(BASE_LINES[0][-8:], " ICRC ok", "sample frame 1 is good before the flip")
+rc, objs, _ = json_objs(p)
+check_eq((objs[0]["status"], objs[0]["icrc_ok"], objs[0]["icrc"], objs[0]["icrc_expected"]),
+         ("bad_icrc", False, "0x" + wire_hex(bytes(f[-4:])), "0x%08x" % good), "bad ICRC: JSON fields")
+check_eq(objs[-1]["summary"]["bad_icrc"], 1, "bad ICRC: JSON summary")
+
+# ICRC flip in a RoCEv1 frame (sample frame 39, real Mellanox capture).
+f = bytearray(FRAMES[38])
+f[-4] ^= 0x80
+p = save("bad_icrc_v1.pcap", FRAMES[:38] + [bytes(f)] + FRAMES[39:])
+rc, objs, _ = json_objs(p)
+check_eq(rc, 1, "bad RoCEv1 ICRC: exit status")
+check_eq((objs[38]["frame"], objs[38]["version"], objs[38]["status"], objs[38]["icrc"],
+          objs[38]["icrc_expected"]), (39, 1, "bad_icrc", "0x63d856bb", "0xe3d856bb"),
+         "bad RoCEv1 ICRC: frame 39")
+
+# ------------------------------------------------------ malformed packets
+# (name, frames, origlens, frame number, expected text line, error name)
+W1 = FRAMES[6]     # RC_RDMA_WRITE_FIRST with RETH (frame 7)
+S3 = FRAMES[2]     # RC_SEND_FIRST, 256 bytes (frame 3)
+unknown_op = bytearray(FRAMES[0])
+unknown_op[14 + 20 + 8] = 0x1F        # a reserved RC opcode
+bad_tver = bytearray(FRAMES[0])
+bad_tver[14 + 20 + 8 + 1] |= 0x01     # TVer 1
+MALFORMED = [
+    ("truncated in the RETH", ipv4_fix(W1, 14 + 20 + 8 + 12 + 8), None, 7,
+     "7 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 RC_RDMA_WRITE_FIRST dqpn 0x000022 psn 1004 "
+     "MALFORMED TRUNC_RETH: truncated in the RETH", "TRUNC_RETH"),
+    ("cut by the snapshot length", S3[:100], len(S3), 3,
+     "3 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 MALFORMED CAPTURE_TRUNCATED: "
+     "packet cut short by the capture's snapshot length (caplen < len)", "CAPTURE_TRUNCATED"),
+    ("reserved opcode", bytes(unknown_op), None, 1,
+     "1 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 UNKNOWN dqpn 0x000022 psn 1000 "
+     "MALFORMED OPCODE_UNKNOWN: reserved or vendor-specific opcode", "OPCODE_UNKNOWN"),
+    ("transport version 1", bytes(bad_tver), None, 1,
+     "1 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 RC_SEND_ONLY dqpn 0x000022 psn 1000 "
+     "MALFORMED TVER: BTH transport version is not 0", "TVER"),
+    ("Ethernet header cut", FRAMES[0][:10], None, 1,
+     "1 - MALFORMED LINK_TRUNCATED: frame shorter than its link-layer header",
+     "LINK_TRUNCATED"),
+]
+for name, bad, origlen, n, line, errname in MALFORMED:
+    frames = list(FRAMES)
+    frames[n - 1] = bad
+    origlens = [len(x) for x in frames]
+    if origlen is not None:
+        origlens[n - 1] = origlen
+    p = save("malformed.pcap", frames, origlens=origlens)
+    rc, lines, err = text_lines(p)
+    check_eq(rc, 1, name + ": exit status")
+    v2 = 39 if errname != "LINK_TRUNCATED" else 38
+    expect_lines(lines, {n: line},
+                 ["summary: 41 packets, RoCEv2 %d, RoCEv1 2, non-RoCE skipped 0, malformed 1, "
+                  "bad ICRC 0" % v2, lines[-2], "errors: %s 1" % errname], name)
+    rc, objs, _ = json_objs(p)
+    o = objs[n - 1]
+    check_eq((o["frame"], o["status"], o["error"]), (n, "malformed", errname), name + ": JSON fields")
+    check_eq(objs[-1]["summary"]["errors"], {errname: 1}, name + ": JSON summary errors")
+    # The opcode counts lose exactly the malformed frame's opcode.
+    want = dict(BASE_JSON[-1]["summary"]["opcodes"])
+    op = BASE_JSON[n - 1]["opcode_name"]
+    want[op] -= 1
+    if not want[op]:
+        del want[op]
+    check_eq(objs[-1]["summary"]["opcodes"], want, name + ": JSON summary opcodes")
+
+# ------------------------------------------------- framing variants
+V1 = {38, 39}      # 0-based indexes of the RoCEv1 frames (no IP: not in raw-IP files)
+
+
+def eth_parts(f):
+    return f[0:6], f[6:12], struct.unpack(">H", f[12:14])[0], f[14:]
+
+
+def to_sll(f):
+    dst, src, etype, rest = eth_parts(f)
+    return struct.pack(">HHH", 0, 1, 6) + src + b"\0\0" + struct.pack(">H", etype) + rest
+
+
+def to_sll2(f):
+    dst, src, etype, rest = eth_parts(f)
+    return struct.pack(">HHIHBB", etype, 0, 1, 1, 0, 6) + src + b"\0\0" + rest
+
+
+def to_vlan(f, tags):
+    dst, src, etype, rest = eth_parts(f)
+    out = dst + src
+    for tpid, vid in tags:
+        out += struct.pack(">HH", tpid, vid)
+    return out + struct.pack(">H", etype) + rest
+
+
+def strip(o):
+    return {k: v for k, v in o.items() if k not in ("vlan", "frame", "time")}
+
+
+def same_decode(p, what, keep=None, vlan=None):
+    rc, objs, err = json_objs(p)
+    check_eq(rc, 0, what + ": exit status (stderr %r)" % err)
+    base = [o for i, o in enumerate(BASE_JSON[:-1]) if keep is None or i in keep]
+    got = objs[:-1]
+    check_eq(len(got), len(base), what + ": number of packets")
+    for g, b in zip(got, base):
+        check_eq(strip(g), strip(b), "%s: frame %s" % (what, b["frame"]))
+        check_eq(g.get("vlan"), vlan, "%s: frame %s vlan" % (what, b["frame"]))
+    return objs
+
+
+same_decode(save("sll.pcap", [to_sll(f) for f in FRAMES], LINKTYPE_LINUX_SLL), "Linux cooked SLL")
+same_decode(save("sll2.pcap", [to_sll2(f) for f in FRAMES], LINKTYPE_LINUX_SLL2), "Linux cooked SLL2")
+same_decode(save("vlan.pcap", [to_vlan(f, [(0x8100, 100)]) for f in FRAMES]), "802.1Q VLAN", vlan=[100])
+same_decode(save("qinq.pcap", [to_vlan(f, [(0x88A8, 200), (0x8100, 100)]) for f in FRAMES]),
+            "802.1ad+802.1Q", vlan=[200, 100])
+same_decode(save("usec.pcap", FRAMES, nsec=False), "microsecond pcap")
+raw = [f[14:] for i, f in enumerate(FRAMES) if i not in V1]
+objs = same_decode(save("raw.pcap", raw, LINKTYPE_RAW), "raw IP", keep=set(range(len(FRAMES))) - V1)
+check_eq(objs[-1]["summary"]["rocev1"], 0, "raw IP: no RoCEv1")
+
+# VLAN text lines: the sample's lines with the tag after the version.
+rc, lines, _ = text_lines(path("vlan.pcap"))
+check_eq(lines[0], BASE_LINES[0].replace(" RoCEv2 ", " RoCEv2 vlan 100 ", 1), "802.1Q: text line 1")
+check_eq(lines[38], BASE_LINES[38].replace(" RoCEv1 ", " RoCEv1 vlan 100 ", 1), "802.1Q: text line 39")
+
+# pcapng, written by Wireshark's own editcap (next to $TSHARK).
+editcap = os.path.join(os.path.dirname(os.environ.get("TSHARK") or "/usr/bin/tshark"), "editcap")
+if check(os.access(editcap, os.X_OK), "editcap found at %s (package wireshark-common)" % editcap):
+    p = path("sample.pcapng")
+    rc, _, err = run([editcap, "-F", "pcapng", SAMPLE, p])
+    check_eq(rc, 0, "editcap -F pcapng (stderr %r)" % err)
+    with open(p, "rb") as fp:
+        check_eq(fp.read(4), b"\x0a\x0d\x0d\x0a", "pcapng section header block")
+    objs = same_decode(p, "pcapng")
+    check_eq([o["time"] for o in objs[:-1]], [o["time"] for o in BASE_JSON[:-1]],
+             "pcapng: nanosecond timestamps kept")
+    rc, lines, _ = text_lines(p)
+    check_eq(lines, BASE, "pcapng: text output identical")
+
+# ------------------------------------------------ non-RoCE and --port
+udp53 = bytearray(FRAMES[0])
+struct.pack_into(">H", udp53, 14 + 20 + 2, 53)          # UDP to port 53
+tcp = bytearray(FRAMES[0])
+tcp[14 + 9] = 6                                         # protocol TCP
+arp = bytes(FRAMES[0][:12]) + b"\x08\x06" + bytes(28)   # an ARP frame
+frag = bytearray(FRAMES[0])
+struct.pack_into(">H", frag, 14 + 6, 0x0010)            # a later IPv4 fragment
+p = save("mixed.pcap", [bytes(udp53), bytes(tcp), arp, bytes(frag)] + FRAMES)
+rc, lines, _ = text_lines(p)
+check_eq(rc, 0, "non-RoCE frames: exit status")
+check_eq(lines[-3], "summary: 45 packets, RoCEv2 39, RoCEv1 2, non-RoCE skipped 4, malformed 0, bad ICRC 0",
+         "non-RoCE frames: summary")
+check_eq(len(lines), 41 + 3, "non-RoCE frames: no line for skipped frames")
+check_eq(lines[0], BASE_LINES[0].replace("1 ", "5 ", 1), "non-RoCE frames: frame numbers count them")
+
+rc, lines, _ = text_lines(SAMPLE, "--port", "4792")
+check_eq(rc, 0, "--port 4792: exit status")
+check_eq(lines[-3], "summary: 41 packets, RoCEv2 0, RoCEv1 2, non-RoCE skipped 39, malformed 0, bad ICRC 0",
+         "--port 4792: only RoCEv1 decoded")
+p = save("port53.pcap", [bytes(udp53)])
+rc, objs, _ = json_objs(p, "--port", "53")
+check_eq((rc, objs[0]["dport"], objs[0]["status"]), (1, 53, "bad_icrc"),
+         "--port 53: decoded as RoCEv2; the ICRC covers the port, so it is BAD")
+
+# ------------------------------------------------------------- exit 2
+notpcap = path("notes.txt")
+with open(notpcap, "w") as fp:
+    fp.write("this is not a capture file\n")
+empty = save("empty.pcap", [])
+wifi = save("wifi.pcap", FRAMES[:1], linktype=105)
+cut = path("cut.pcap")
+with open(SAMPLE, "rb") as src, open(cut, "wb") as dst:
+    dst.write(src.read()[:24 + 2 * 16 + len(FRAMES[0]) + len(FRAMES[1]) + 20])
+USAGE = [
+    # (argv after the program, exit status, stderr must start with, stdout lines)
+    ([notpcap], 2, "uroce inspect: %s: " % notpcap, 0),
+    ([path("missing.pcap")], 2, "uroce inspect: %s: " % path("missing.pcap"), 0),
+    ([], 2, "uroce inspect: no capture file given", 0),
+    ([SAMPLE, SAMPLE], 2, "uroce inspect: more than one file given", 0),
+    (["--port", "0", SAMPLE], 2, "uroce inspect: bad --port '0' (want 1..65535)", 0),
+    (["--port", "70000", SAMPLE], 2, "uroce inspect: bad --port '70000' (want 1..65535)", 0),
+    (["--frobnicate", SAMPLE], 2, "", 0),
+    ([wifi], 2, "uroce inspect: %s: link type 105 (IEEE802_11) is not supported" % wifi, 0),
+    ([cut], 2, "uroce inspect: %s: after frame 2: truncated dump file" % cut, 2 + 3),
+    ([empty], 0, "", 3),
+]
+for argv, status, err_prefix, nlines in USAGE:
+    rc, out, err = run([INSPECT] + argv)
+    what = "inspect %s" % " ".join(os.path.basename(a) for a in argv)
+    check_eq(rc, status, what + ": exit status")
+    check(err.startswith(err_prefix) and (status == 0) == (err == ""),
+          "%s: stderr %r should start with %r" % (what, err, err_prefix))
+    check_eq(len(out.splitlines()), nlines, what + ": stdout lines")
+rc, out, _ = run([INSPECT, empty])
+check_eq(out.splitlines(), ["summary: 0 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0",
+                            "opcodes: none", "errors: none"], "empty capture: summary")
+rc, out, _ = run([INSPECT, "--help"])
+check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--port N] FILE.pcap"), "--help")
+
+shutil.rmtree(TMP)
+finish("inspect_errors")
