@@ -18,3 +18,12 @@ tests_provider_abi_version_SOURCES = tests/provider_abi_version.c provider/abi_v
 tests_provider_abi_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_abi_version_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_abi_version_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -ldl
+
+# The provider through libibverbs' public API, against a private daemon.
+check_PROGRAMS += tests/provider_api
+tests_provider_api_SOURCES = tests/provider_api.c
+tests_provider_api_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_provider_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_api_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS)
+TESTS += tests/provider_api.sh
+EXTRA_DIST += tests/provider_api.sh

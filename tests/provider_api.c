@@ -1,0 +1,540 @@
+/*
+ * provider_api.c - the provider through libibverbs' public API only.
+ *
+ * Run by tests/provider_api.sh inside `uroce run` against a private uroced
+ * (`uroce up --mtu 1024 --gid-tbl-len 16`). Environment from the wrapper:
+ *   UROCE_TEST_DEV      device name (uroce0)
+ *   UROCE_TEST_LINK     command prefix that flaps the port: "$UROCE link set DEV"
+ *   UROCE_TEST_GIDS     expected gid_tbl_len (number of sysfs GID files)
+ * Every test opens its own context (Check forks per test).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : def;
+}
+
+/* Opens the test device; fails the test if it is not listed or does not open. */
+static struct ibv_context *open_dev(void)
+{
+	const char *name = env_or("UROCE_TEST_DEV", "uroce0");
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	ck_assert_msg(list != NULL, "ibv_get_device_list: %s", strerror(errno));
+	for (int i = 0; i < n; i++)
+		if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	ck_assert_msg(ctx != NULL, "device %s not found or ibv_open_device failed: %s", name,
+		      strerror(errno));
+	return ctx;
+}
+
+START_TEST(test_query_device)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_device_attr_ex ex;
+	struct ibv_device_attr legacy;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	memset(&ex, 0xa5, sizeof(ex));
+	ck_assert_int_eq(ibv_query_device_ex(ctx, NULL, &ex), 0);
+	ck_assert_int_eq(ibv_query_device(ctx, &legacy), 0);
+	ck_assert_int_eq(memcmp(&legacy, &ex.orig_attr, sizeof(legacy)), 0);
+	ck_assert_uint_eq(ex.orig_attr.vendor_id, 0x02c0de);
+	ck_assert_uint_ne(ex.orig_attr.node_guid, 0);
+	ck_assert_uint_ne(ex.orig_attr.sys_image_guid, 0);
+	ck_assert_int_eq(ex.orig_attr.phys_port_cnt, 1);
+	ck_assert_int_ge(ex.orig_attr.max_qp_rd_atom, 1);
+	ck_assert_int_ge(ex.orig_attr.max_qp, 1);
+	ck_assert_int_ge(ex.orig_attr.max_qp_wr, 1);
+	ck_assert_int_ge(ex.orig_attr.max_sge, 1);
+	ck_assert_int_ge(ex.orig_attr.max_cqe, 1);
+	ck_assert_uint_gt(ex.orig_attr.max_mr_size, 4096);
+	ck_assert_uint_ne(ex.completion_timestamp_mask, 0);
+	ck_assert_uint_ne(ex.hca_core_clock, 0);
+	ck_assert_uint_eq(ex.phys_port_cnt_ex, 1);
+	ck_assert_uint_eq(ex.odp_caps.general_caps, 0);
+	ck_assert_int_eq(ctx->num_comp_vectors, (int)ncpu);
+
+	/* a comp_mask in the input that the provider does not know */
+	struct ibv_query_device_ex_input in = { .comp_mask = 1 };
+	ck_assert_int_eq(ibv_query_device_ex(ctx, &in, &ex), EINVAL);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+START_TEST(test_query_port)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	int gids = atoi(env_or("UROCE_TEST_GIDS", "16"));
+
+	ck_assert_int_eq(ibv_query_port(ctx, 1, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_ACTIVE);
+	ck_assert_int_eq(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	ck_assert_int_eq(pa.active_mtu, IBV_MTU_1024); /* uroce up --mtu 1024 */
+	ck_assert_int_eq(pa.gid_tbl_len, gids);
+	ck_assert_int_ge(pa.pkey_tbl_len, 1);
+	ck_assert_int_eq(ibv_query_port(ctx, 2, &pa), EINVAL);
+	ck_assert_int_eq(ibv_query_port(ctx, 0, &pa), EINVAL);
+	/* GID 0 is ::ffff:127.0.0.1; the last index is readable (all zero) */
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, 0, &gid), 0);
+	static const uint8_t want[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1 };
+	ck_assert_int_eq(memcmp(gid.raw, want, 16), 0);
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, gids - 1, &gid), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+START_TEST(test_rt_values)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_device_attr_ex ex;
+	struct ibv_values_ex v1, v2;
+
+	ck_assert_int_eq(ibv_query_device_ex(ctx, NULL, &ex), 0);
+	memset(&v1, 0xff, sizeof(v1));
+	v1.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	ck_assert_int_eq(ibv_query_rt_values_ex(ctx, &v1), 0);
+	ck_assert_uint_eq(v1.comp_mask, IBV_VALUES_MASK_RAW_CLOCK);
+	ck_assert_int_eq(v1.raw_clock.tv_sec, 0);
+	ck_assert_uint_eq((uint64_t)v1.raw_clock.tv_nsec & ~ex.completion_timestamp_mask, 0);
+	v2.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	ck_assert_int_eq(ibv_query_rt_values_ex(ctx, &v2), 0);
+	/* the counter runs forward (modulo its width: the distance is under half a wrap) */
+	uint64_t d = ((uint64_t)v2.raw_clock.tv_nsec - (uint64_t)v1.raw_clock.tv_nsec) &
+		     ex.completion_timestamp_mask;
+	ck_assert_uint_le(d, ex.completion_timestamp_mask / 2);
+
+	/* unknown bits → EINVAL; nothing asked → nothing filled */
+	v1.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | 2;
+	ck_assert_int_eq(ibv_query_rt_values_ex(ctx, &v1), EINVAL);
+	v1.comp_mask = 0;
+	ck_assert_int_eq(ibv_query_rt_values_ex(ctx, &v1), 0);
+	ck_assert_uint_eq(v1.comp_mask, 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+#define NMR 64
+/* Keys are index<<8 | variant: lkey+1 never names a live MR, a re-registration gets a new key. */
+START_TEST(test_mr_keys)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	static char buf[NMR][256];
+	struct ibv_mr *mr[NMR];
+	uint32_t old_key;
+
+	ck_assert_ptr_nonnull(pd);
+	for (int i = 0; i < NMR; i++) {
+		mr[i] = ibv_reg_mr(pd, buf[i], sizeof(buf[i]),
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		ck_assert_msg(mr[i] != NULL, "reg_mr %d: %s", i, strerror(errno));
+		ck_assert_uint_eq(mr[i]->lkey, mr[i]->rkey);
+		ck_assert_ptr_eq(mr[i]->addr, buf[i]);
+		ck_assert_uint_eq(mr[i]->length, sizeof(buf[i]));
+		ck_assert_ptr_eq(mr[i]->pd, pd);
+	}
+	for (int i = 0; i < NMR; i++)
+		for (int j = 0; j < NMR; j++) {
+			ck_assert_msg(mr[i]->lkey + 1 != mr[j]->lkey,
+				      "lkey+1 of MR %d (0x%x) is the key of MR %d", i, mr[i]->lkey, j);
+			if (i != j)
+				ck_assert_uint_ne(mr[i]->lkey >> 8, mr[j]->lkey >> 8);
+		}
+	/* re-registering after dereg must not hand out the same key again */
+	old_key = mr[0]->lkey;
+	ck_assert_int_eq(ibv_dereg_mr(mr[0]), 0);
+	mr[0] = ibv_reg_mr(pd, buf[0], sizeof(buf[0]), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr[0]);
+	ck_assert_uint_ne(mr[0]->lkey, old_key);
+
+	/* access flags the IBTA forbids / we do not support */
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(pd, buf[1], 16, IBV_ACCESS_REMOTE_WRITE));
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(pd, buf[1], 16, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	ck_assert_int_eq(ibv_dealloc_pd(pd), EBUSY);
+	for (int i = 0; i < NMR; i++)
+		ck_assert_int_eq(ibv_dereg_mr(mr[i]), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* libibverbs' own ibv_create_comp_channel, a CQ on it, armed, destroyed cleanly. */
+START_TEST(test_comp_channel)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq_init_attr_ex cqa = { 0 };
+	struct ibv_cq *cq, *cq2;
+	struct ibv_cq_ex *cqx;
+	int type = 0, fd;
+	socklen_t len = sizeof(type);
+	struct stat st;
+
+	ck_assert_msg(ch != NULL, "ibv_create_comp_channel: %s", strerror(errno));
+	fd = ch->fd;
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_int_eq(getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len), 0);
+	ck_assert_int_eq(type, SOCK_SEQPACKET);
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+
+	cq = ibv_create_cq(ctx, 16, (void *)0x1234, ch, 0);
+	ck_assert_msg(cq != NULL, "ibv_create_cq on a channel: %s", strerror(errno));
+	ck_assert_ptr_eq(cq->channel, ch);
+	ck_assert_ptr_eq(cq->cq_context, (void *)0x1234);
+	ck_assert_int_ge(cq->cqe, 16);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 1), 0);
+
+	/* a second CQ, extended, on the same channel */
+	cqa.cqe = 8;
+	cqa.channel = ch;
+	cqa.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cqx = ibv_create_cq_ex(ctx, &cqa);
+	ck_assert_msg(cqx != NULL, "ibv_create_cq_ex on a channel: %s", strerror(errno));
+	cq2 = ibv_cq_ex_to_cq(cqx);
+	ck_assert_int_eq(ibv_req_notify_cq(cq2, 0), 0);
+
+	/* nothing completed, so no event is pending on the channel */
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ck_assert_int_eq(poll(&pfd, 1, 0), 0);
+
+	/* libibverbs refuses to destroy a channel that CQs still use */
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), EBUSY);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq2), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	errno = 0;
+	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* A channel fd that ibv_create_comp_channel did not make is refused, not used. */
+START_TEST(test_foreign_channel)
+{
+	struct ibv_context *ctx = open_dev();
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	struct ibv_comp_channel fake = { .context = ctx, .fd = sv[0], .refcnt = 0 };
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(ctx, 4, NULL, &fake, 0));
+	ck_assert_int_eq(errno, EINVAL);
+	close(sv[0]);
+	close(sv[1]);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+struct cq_case {
+	const char *name;
+	int cqe_delta;       /* cqe = max_cqe + delta, or 16 when 0 with delta_is_abs */
+	int comp_vector_add; /* comp_vector = num_comp_vectors + this, or -1 => 0 */
+	uint64_t wc_flags;
+	uint32_t comp_mask, flags;
+	int want_errno;      /* 0 = success */
+};
+
+#define CQE_ABS 1000000 /* cqe_delta >= this: cqe = cqe_delta - CQE_ABS */
+static const struct cq_case cq_cases[] = {
+	{ "cqe = max_cqe", 0, -1, 0, 0, 0, 0 },
+	{ "cqe = max_cqe + 1", 1, -1, 0, 0, 0, EINVAL },
+	{ "cqe = 0", CQE_ABS + 0, -1, 0, 0, 0, EINVAL },
+	{ "comp_vector = num_comp_vectors", CQE_ABS + 4, 0, 0, 0, 0, EINVAL },
+	{ "comp_vector = num_comp_vectors + 1", CQE_ABS + 4, 1, 0, 0, 0, EINVAL },
+	{ "standard wc_flags", CQE_ABS + 4, -1, IBV_WC_STANDARD_FLAGS, 0, 0, 0 },
+	{ "completion timestamp", CQE_ABS + 4, -1, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, 0, 0, 0 },
+	{ "wallclock timestamp", CQE_ABS + 4, -1, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, 0, 0, 0 },
+	{ "cvlan", CQE_ABS + 4, -1, IBV_WC_EX_WITH_CVLAN, 0, 0, EOPNOTSUPP },
+	{ "flow tag", CQE_ABS + 4, -1, IBV_WC_EX_WITH_FLOW_TAG, 0, 0, EOPNOTSUPP },
+	{ "tm info", CQE_ABS + 4, -1, IBV_WC_EX_WITH_TM_INFO, 0, 0, EOPNOTSUPP },
+	{ "single threaded", CQE_ABS + 4, -1, 0, IBV_CQ_INIT_ATTR_MASK_FLAGS,
+	  IBV_CREATE_CQ_ATTR_SINGLE_THREADED, 0 },
+	{ "ignore overrun", CQE_ABS + 4, -1, 0, IBV_CQ_INIT_ATTR_MASK_FLAGS,
+	  IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN, 0 },
+	{ "unknown create flag", CQE_ABS + 4, -1, 0, IBV_CQ_INIT_ATTR_MASK_FLAGS, 1u << 7, EOPNOTSUPP },
+	{ "parent domain", CQE_ABS + 4, -1, 0, IBV_CQ_INIT_ATTR_MASK_PD, 0, EOPNOTSUPP },
+	{ "unknown comp_mask", CQE_ABS + 4, -1, 0, 1u << 5, 0, EINVAL },
+};
+
+START_TEST(test_create_cq_cases)
+{
+	const struct cq_case *c = &cq_cases[_i];
+	struct ibv_context *ctx = open_dev();
+	struct ibv_device_attr attr;
+	struct ibv_cq_init_attr_ex a = { 0 };
+	struct ibv_cq_ex *cq;
+	struct ibv_poll_cq_attr pa = { 0 };
+
+	ck_assert_int_eq(ibv_query_device(ctx, &attr), 0);
+	a.cqe = c->cqe_delta >= CQE_ABS ? (uint32_t)(c->cqe_delta - CQE_ABS)
+					: (uint32_t)(attr.max_cqe + c->cqe_delta);
+	a.comp_vector = c->comp_vector_add < 0 ? 0 :
+			(uint32_t)(ctx->num_comp_vectors + c->comp_vector_add);
+	a.wc_flags = c->wc_flags;
+	a.comp_mask = c->comp_mask;
+	a.flags = c->flags;
+	errno = 0;
+	cq = ibv_create_cq_ex(ctx, &a);
+	if (c->want_errno) {
+		ck_assert_msg(cq == NULL, "%s: created, expected errno %d", c->name, c->want_errno);
+		ck_assert_msg(errno == c->want_errno, "%s: errno %d (%s), expected %d", c->name,
+			      errno, strerror(errno), c->want_errno);
+	} else {
+		ck_assert_msg(cq != NULL, "%s: %s", c->name, strerror(errno));
+		ck_assert_int_ge(ibv_cq_ex_to_cq(cq)->cqe, (int)a.cqe);
+		/* an empty CQ: the iterator says ENOENT, the legacy poll 0 */
+		ck_assert_int_eq(ibv_start_poll(cq, &pa), ENOENT);
+		struct ibv_wc wc;
+		ck_assert_int_eq(ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc), 0);
+		ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cq)), 0);
+	}
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type t)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = t,
+		.cap = { .max_send_wr = 10, .max_recv_wr = 3, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	return ibv_create_qp(pd, &ia);
+}
+
+START_TEST(test_qp_lifecycle)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	struct ibv_qp *qp, *qp2;
+
+	ck_assert_ptr_nonnull(pd);
+	ck_assert_ptr_nonnull(cq);
+	qp = make_qp(pd, cq, IBV_QPT_RC);
+	ck_assert_msg(qp != NULL, "create RC QP: %s", strerror(errno));
+	ck_assert_uint_gt(qp->qp_num, 1);
+	ck_assert_uint_lt(qp->qp_num, 1u << 24);
+	ck_assert_int_eq(qp->state, IBV_QPS_RESET);
+	ck_assert_int_eq(qp->qp_type, IBV_QPT_RC);
+	ck_assert_ptr_eq(qp->pd, pd);
+	ck_assert_ptr_eq(qp->send_cq, cq);
+	qp2 = make_qp(pd, cq, IBV_QPT_UD);
+	ck_assert_ptr_nonnull(qp2);
+	ck_assert_uint_ne(qp2->qp_num, qp->qp_num);
+
+	/* RESET -> INIT needs STATE|PKEY_INDEX|PORT|ACCESS_FLAGS for RC */
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PORT), EINVAL);
+	ck_assert_int_eq(qp->state, IBV_QPS_RESET);
+	attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+					       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+	ck_assert_int_eq(qp->state, IBV_QPS_INIT);
+	/* INIT -> RTS skips RTR: not a legal transition */
+	attr.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE), EINVAL);
+
+	memset(&attr, 0, sizeof(attr));
+	ck_assert_int_eq(ibv_query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_CAP, &init), 0);
+	ck_assert_int_eq(attr.qp_state, IBV_QPS_INIT);
+	ck_assert_int_eq(init.qp_type, IBV_QPT_RC);
+	ck_assert_uint_ge(init.cap.max_send_wr, 10);
+	ck_assert_uint_ge(init.cap.max_recv_wr, 3);
+	ck_assert_ptr_eq(init.send_cq, cq);
+
+	/* any state -> ERR, then -> RESET */
+	attr.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	ck_assert_int_eq(qp->state, IBV_QPS_ERR);
+	attr.qp_state = IBV_QPS_RESET;
+	ck_assert_int_eq(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+
+	/* the CQ is in use */
+	ck_assert_int_eq(ibv_destroy_cq(cq), EBUSY);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_destroy_qp(qp2), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* QP types and features the device does not have fail with EOPNOTSUPP (pyverbs skips). */
+START_TEST(test_qp_unsupported)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp_init_attr_ex ex;
+
+	errno = 0;
+	ck_assert_ptr_null(make_qp(pd, cq, IBV_QPT_RAW_PACKET));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	memset(&ex, 0, sizeof(ex));
+	ex.qp_type = IBV_QPT_RC;
+	ex.send_cq = ex.recv_cq = cq;
+	ex.cap.max_send_wr = ex.cap.max_recv_wr = 1;
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ex.pd = pd;
+	ex.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_qp_ex(ctx, &ex));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ex.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ex.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_qp_ex(ctx, &ex));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+START_TEST(test_ah)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_ah_attr a;
+	struct ibv_ah *ah;
+
+	memset(&a, 0, sizeof(a));
+	a.port_num = 1;
+	a.dlid = 1;
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_ah(pd, &a)); /* RoCE needs a GRH */
+	ck_assert_int_eq(errno, EINVAL);
+	a.is_global = 1;
+	a.grh.hop_limit = 64;
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, 0, &a.grh.dgid), 0);
+	ah = ibv_create_ah(pd, &a);
+	ck_assert_msg(ah != NULL, "create_ah with GRH: %s", strerror(errno));
+	ck_assert_ptr_eq(ah->pd, pd);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), EBUSY);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* Runs "$UROCE_TEST_LINK down|up"; the command must succeed. */
+static void link_set(const char *state)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s %s >/dev/null", env_or("UROCE_TEST_LINK", "false"), state);
+	ck_assert_msg(system(cmd) == 0, "'%s' failed", cmd);
+}
+
+/* Waits (at most 20 s, a hang guard) for one async event. */
+static void expect_async(struct ibv_context *ctx, enum ibv_event_type type)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	ck_assert_msg(poll(&pfd, 1, 20000) == 1, "no async event arrived");
+	ck_assert_int_eq(ibv_get_async_event(ctx, &ev), 0);
+	ck_assert_msg(ev.event_type == type, "event %s, expected %s",
+		      ibv_event_type_str(ev.event_type), ibv_event_type_str(type));
+	ck_assert_int_eq(ev.element.port_num, 1);
+	ibv_ack_async_event(&ev);
+}
+
+START_TEST(test_port_events)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_port_attr pa;
+
+	link_set("down");
+	expect_async(ctx, IBV_EVENT_PORT_ERR);
+	ck_assert_int_eq(ibv_query_port(ctx, 1, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_DOWN);
+	link_set("up");
+	expect_async(ctx, IBV_EVENT_PORT_ACTIVE);
+	ck_assert_int_eq(ibv_query_port(ctx, 1, &pa), 0);
+	ck_assert_int_eq(pa.state, IBV_PORT_ACTIVE);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* Ops the provider leaves out answer EOPNOTSUPP through libibverbs. */
+START_TEST(test_unimplemented_ops)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_srq(pd, &sa));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("provider_api");
+	TCase *tc = tcase_create("api");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_query_device);
+	tcase_add_test(tc, test_query_port);
+	tcase_add_test(tc, test_rt_values);
+	tcase_add_test(tc, test_mr_keys);
+	tcase_add_test(tc, test_comp_channel);
+	tcase_add_test(tc, test_foreign_channel);
+	tcase_add_loop_test(tc, test_create_cq_cases, 0,
+			    (int)(sizeof(cq_cases) / sizeof(cq_cases[0])));
+	tcase_add_test(tc, test_qp_lifecycle);
+	tcase_add_test(tc, test_qp_unsupported);
+	tcase_add_test(tc, test_ah);
+	tcase_add_test(tc, test_unimplemented_ops);
+	tcase_add_test(tc, test_port_events);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
