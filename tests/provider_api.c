@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -510,6 +511,59 @@ START_TEST(test_unimplemented_ops)
 }
 END_TEST
 
+/* Descriptors open in this process (entries of /proc/self/fd). */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* 50 full open/create/destroy/close cycles leave exactly the descriptors there were. */
+START_TEST(test_no_fd_leak)
+{
+	int before, after;
+
+	/* the first open loads the provider and installs the hooks for good */
+	ck_assert_int_eq(ibv_close_device(open_dev()), 0);
+	before = count_fds();
+	for (int i = 0; i < 50; i++) {
+		struct ibv_context *ctx = open_dev();
+		struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+		struct ibv_cq *cq;
+		struct ibv_qp *qp;
+		static char buf[64];
+		struct ibv_mr *mr;
+
+		ck_assert_ptr_nonnull(ch);
+		ck_assert_ptr_nonnull(pd);
+		cq = ibv_create_cq(ctx, 8, NULL, ch, 0);
+		ck_assert_ptr_nonnull(cq);
+		ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+		qp = make_qp(pd, cq, IBV_QPT_RC);
+		ck_assert_ptr_nonnull(qp);
+		mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+		ck_assert_ptr_nonnull(mr);
+		ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+		ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+		ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+		ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+		ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+		ck_assert_int_eq(ibv_close_device(ctx), 0);
+	}
+	after = count_fds();
+	ck_assert_int_eq(after, before);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_api");
@@ -530,6 +584,7 @@ int main(void)
 	tcase_add_test(tc, test_qp_unsupported);
 	tcase_add_test(tc, test_ah);
 	tcase_add_test(tc, test_unimplemented_ops);
+	tcase_add_test(tc, test_no_fd_leak);
 	tcase_add_test(tc, test_port_events);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
