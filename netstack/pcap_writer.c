@@ -25,6 +25,7 @@ struct pcapw {
 	pcap_dumper_t *dumper;	/* owns the FILE */
 	uint32_t snaplen;
 	uint64_t frames;
+	int first_errno;	/* first stream error (0 = none), reported again by close */
 	char errbuf[PCAPW_ERRBUF_SIZE];
 };
 
@@ -164,6 +165,8 @@ int pcapw_write(struct pcapw *w, const void *frame, size_t len, const struct tim
 		int e = errno ? errno : EIO;
 
 		clearerr(fp);
+		if (!w->first_errno)
+			w->first_errno = e;
 		set_err(w->errbuf, sizeof(w->errbuf), "pcap write: %s", strerror(e));
 		errno = e;
 		return -1;
@@ -182,6 +185,8 @@ int pcapw_flush(struct pcapw *w)
 	if (pcap_dump_flush(w->dumper) != 0) {
 		int e = errno ? errno : EIO;
 
+		if (!w->first_errno)
+			w->first_errno = e;
 		set_err(w->errbuf, sizeof(w->errbuf), "pcap flush: %s", strerror(e));
 		errno = e;
 		return -1;
@@ -200,6 +205,11 @@ int pcapw_close(struct pcapw *w)
 	errno = 0;
 	if (pcap_dump_flush(w->dumper) != 0 || ferror(pcap_dump_file(w->dumper))) {
 		e = errno ? errno : EIO;
+		rc = -1;
+	}
+	if (w->first_errno) {
+		/* an earlier frame was lost: the file is incomplete */
+		e = w->first_errno;
 		rc = -1;
 	}
 	pcap_dump_close(w->dumper);

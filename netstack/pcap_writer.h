@@ -62,7 +62,7 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
  * Returns 0, or -1 with errno set: EINVAL (NULL frame with len > 0, len >
  * UINT32_MAX, bad tv_nsec), EIO/ENOSPC/... (the stream's write error; the
  * message is in pcapw_error()).  After a write error the writer stays
- * usable but the file is incomplete.
+ * usable but the file is incomplete, and pcapw_close() reports the error.
  */
 int pcapw_write(struct pcapw *w, const void *frame, size_t len, const struct timespec *ts);
 
@@ -74,8 +74,9 @@ int pcapw_flush(struct pcapw *w);
 
 /*
  * pcapw_close - flush, close the file and free the writer.  NULL is a no-op.
- * Returns 0, or -1 with errno set if flushing or closing failed (the writer
- * is freed either way).
+ * Returns 0, or -1 with errno set if flushing failed now or any earlier
+ * write or flush failed (errno of the first such failure); the writer is
+ * freed either way.
  */
 int pcapw_close(struct pcapw *w);
 
