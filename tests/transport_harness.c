@@ -150,9 +150,13 @@ static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 	if (w->log_on)
 		log_pkt(w, from, pkt, len, sport);
 	if (w->drop_from == from && w->drop_next) {
-		w->drop_next--;
-		w->dropped++;
-		return 0;
+		if (w->drop_skip) {
+			w->drop_skip--;
+		} else {
+			w->drop_next--;
+			w->dropped++;
+			return 0;
+		}
 	}
 	if (w->drop_ppm && th_rand(w) % 10000 < w->drop_ppm) {
 		w->dropped++;

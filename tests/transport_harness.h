@@ -82,9 +82,10 @@ struct th_world {
 	/* faults, in parts per 10000 */
 	unsigned drop_ppm, dup_ppm, reorder_ppm;
 	uint64_t rng;
-	/* drop exactly the next N packets from node `drop_from` (-1: none) */
+	/* from node `drop_from` (-1: none): let drop_skip packets pass, then
+	 * drop the next drop_next packets */
 	int drop_from;
-	unsigned drop_next;
+	unsigned drop_skip, drop_next;
 	uint64_t delivered, dropped, duplicated, reordered;
 };
 

@@ -1,0 +1,650 @@
+/*
+ * transport_errors.c: the engine's error paths, each with exact statuses,
+ * NAK syndromes, packet sequences and QP states: remote access and invalid
+ * request NAKs (table-driven), receive buffer too small, RNR with
+ * rnr_retry 0 / 3 / 7, lost packets until retry_cnt is exhausted,
+ * duplicate requests (re-ACK, READ replay from the start and from the
+ * middle), PSN-sequence NAK recovery, UC loss, UD Q_Key, local errors,
+ * post-time validation, flushing, and malformed input.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/transport_harness.h"
+
+#define QPN_A 0x11u
+#define QPN_B 0x22u
+#define PSN_A 0x000500u
+#define PSN_B 0x000900u
+#define A_ADDR 0x10000ull
+#define B_ADDR 0x20000ull
+#define REGION 8192u
+#define TIMEOUT 10		/* 4.096 us << 10 = 4194304 ns */
+#define TIMEOUT_NS (4096ull << TIMEOUT)
+
+struct pair {
+	struct th_world *w;
+	struct xport_qp *a, *b;
+	uint8_t *amem, *bmem;
+};
+
+/* RC (or TYPE) pair at MTU 1024 with A's region (key 0x101) and B's
+ * region (key 0x201, access B_ACCESS); B's QP allows QP_ACCESS. */
+static void pair_new(struct pair *p, enum ibv_qp_type type,
+		     unsigned int b_access, unsigned int qp_access,
+		     uint8_t retry_cnt, uint8_t rnr_retry)
+{
+	struct xport_qp_attr at;
+
+	p->w = th_world_new(1024);
+	p->a = th_qp(p->w, 0, type, QPN_A, 16);
+	p->b = th_qp(p->w, 1, type, QPN_B, 16);
+	th_connect(p->w, p->a, p->b, IBV_MTU_1024, PSN_A, PSN_B, TIMEOUT,
+		   retry_cnt, rnr_retry, 1);
+	memset(&at, 0, sizeof(at));
+	at.qp_access_flags = qp_access;
+	ck_assert_int_eq(xport_qp_modify(p->b, &at, IBV_QP_ACCESS_FLAGS), 0);
+	p->amem = th_reg_mr(p->w, 0, 0x101, 1, A_ADDR, REGION,
+			    IBV_ACCESS_LOCAL_WRITE, 0);
+	p->bmem = th_reg_mr(p->w, 1, 0x201, 1, B_ADDR, REGION, b_access, 0);
+	for (unsigned i = 0; i < REGION; i++) {
+		p->amem[i] = (uint8_t)(i * 13 + 1);
+		p->bmem[i] = (uint8_t)(i * 5 + 2);
+	}
+	/* a region of another PD on B */
+	th_reg_mr(p->w, 1, 0x301, 2, 0x40000, REGION,
+		  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ, 0);
+}
+
+#define ALL_B (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+#define ALL_QP (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+
+static const struct th_pkt *find_from(struct th_world *w, int from, uint8_t opcode,
+				      unsigned nth)
+{
+	for (unsigned i = 0; i < w->nlog; i++)
+		if (w->log[i].from == from && w->log[i].opcode == opcode && nth-- == 0)
+			return &w->log[i];
+	return NULL;
+}
+
+static unsigned count_from(struct th_world *w, int from, uint8_t opcode)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < w->nlog; i++)
+		n += w->log[i].from == from && w->log[i].opcode == opcode;
+	return n;
+}
+
+/* ---- fatal NAKs: table ---- */
+
+struct nak_case {
+	const char *name;
+	enum ibv_wr_opcode op;
+	uint64_t raddr;
+	uint32_t len, rkey;
+	unsigned int b_access, qp_access;
+	uint32_t recv_len;		/* first receive buffer on B */
+	uint8_t syndrome;		/* NAK sent by B */
+	enum ibv_wc_status a_status;	/* requester's first completion */
+	enum ibv_wc_status b_status;	/* B's first receive completion */
+	int b_event;
+	uint32_t nak_psn_off;		/* NAK PSN - PSN_A */
+};
+
+static const struct nak_case nak_cases[] = {
+	{ "WRITE bad rkey", IBV_WR_RDMA_WRITE, B_ADDR, 100, 0x999, ALL_B, ALL_QP, 4096,
+	  0x62, IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "WRITE rkey+1", IBV_WR_RDMA_WRITE, B_ADDR, 100, 0x202, ALL_B, ALL_QP, 4096,
+	  0x62, IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "WRITE out of bounds", IBV_WR_RDMA_WRITE, B_ADDR + REGION - 10, 100, 0x201,
+	  ALL_B, ALL_QP, 4096, 0x62, IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR,
+	  IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "WRITE below region", IBV_WR_RDMA_WRITE, B_ADDR - 1, 100, 0x201,
+	  ALL_B, ALL_QP, 4096, 0x62, IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR,
+	  IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "WRITE no REMOTE_WRITE on MR", IBV_WR_RDMA_WRITE, B_ADDR, 100, 0x201,
+	  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, ALL_QP, 4096, 0x62,
+	  IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "WRITE other PD", IBV_WR_RDMA_WRITE, 0x40000, 100, 0x301, ALL_B, ALL_QP, 4096,
+	  0x62, IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "READ no REMOTE_READ on MR", IBV_WR_RDMA_READ, B_ADDR, 3000, 0x201,
+	  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, ALL_QP, 4096, 0x62,
+	  IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "READ out of bounds", IBV_WR_RDMA_READ, B_ADDR + 100, REGION, 0x201, ALL_B,
+	  ALL_QP, 4096, 0x62, IBV_WC_REM_ACCESS_ERR, IBV_WC_WR_FLUSH_ERR,
+	  IBV_EVENT_QP_ACCESS_ERR, 0 },
+	{ "READ on QP without REMOTE_READ", IBV_WR_RDMA_READ, B_ADDR, 100, 0x201, ALL_B,
+	  IBV_ACCESS_REMOTE_WRITE, 4096, 0x61, IBV_WC_REM_INV_REQ_ERR,
+	  IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_REQ_ERR, 0 },
+	{ "WRITE on QP without REMOTE_WRITE", IBV_WR_RDMA_WRITE, B_ADDR, 100, 0x201,
+	  ALL_B, IBV_ACCESS_REMOTE_READ, 4096, 0x61, IBV_WC_REM_INV_REQ_ERR,
+	  IBV_WC_WR_FLUSH_ERR, IBV_EVENT_QP_REQ_ERR, 0 },
+	{ "SEND larger than receive buffer", IBV_WR_SEND, 0, 2500, 0, ALL_B, ALL_QP, 2000,
+	  0x61, IBV_WC_REM_INV_REQ_ERR, IBV_WC_LOC_LEN_ERR, IBV_EVENT_QP_REQ_ERR,
+	  1 /* the second packet no longer fits */ },
+};
+
+START_TEST(test_fatal_nak)
+{
+	const struct nak_case *c = &nak_cases[_i];
+	struct pair p;
+	const struct th_pkt *nak;
+	struct th_cqe_log *la, *lb;
+
+	pair_new(&p, IBV_QPT_RC, c->b_access, c->qp_access, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 50, B_ADDR, c->recv_len, 0x201), 0);
+	ck_assert_int_eq(th_post_recv(p.b, 51, B_ADDR + 4096, 4096, 0x201), 0);
+	ck_assert_int_eq(th_post_send(p.a, 1, c->op, A_ADDR, c->len, 0x101,
+				      c->raddr, c->rkey, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 10, 0x101,
+				      0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 3, IBV_WR_SEND, A_ADDR, 10, 0x101,
+				      0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+
+	nak = find_from(p.w, 1, 0x11, 0);
+	ck_assert_msg(nak != NULL, "%s: no NAK", c->name);
+	ck_assert_msg(nak->syndrome == c->syndrome, "%s: syndrome 0x%02x want 0x%02x",
+		      c->name, nak->syndrome, c->syndrome);
+	ck_assert_uint_eq(nak->psn, PSN_A + c->nak_psn_off);
+	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 1);
+
+	la = &p.w->node[0].cqes;
+	ck_assert_uint_eq(la->n, 3);
+	ck_assert_msg(la->v[0].status == c->a_status, "%s: status %d want %d",
+		      c->name, la->v[0].status, c->a_status);
+	ck_assert_uint_eq(la->v[0].wr_id, 1);
+	ck_assert_int_eq(la->v[1].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(la->v[1].wr_id, 2);
+	ck_assert_int_eq(la->v[2].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(la->v[2].wr_id, 3);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_ERR);
+
+	lb = &p.w->node[1].cqes;
+	ck_assert_uint_eq(lb->n, 2);
+	ck_assert_int_eq(lb->v[0].status, c->b_status);
+	ck_assert_uint_eq(lb->v[0].wr_id, 50);
+	ck_assert_int_eq(lb->v[1].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(lb->v[1].wr_id, 51);
+	ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_ERR);
+	ck_assert_uint_eq(p.w->node[1].events, 1);
+	ck_assert_int_eq(p.w->node[1].last_event, c->b_event);
+	/* The requester reports through its completion only. */
+	ck_assert_uint_eq(p.w->node[0].events, 0);
+	/* Nothing was written by a refused WRITE. */
+	if (c->op == IBV_WR_RDMA_WRITE && c->rkey == 0x201 && c->raddr >= B_ADDR)
+		for (unsigned i = 0; i < 100 && c->raddr - B_ADDR + i < REGION; i++)
+			ck_assert_uint_eq(p.bmem[c->raddr - B_ADDR + i],
+					  (uint8_t)((c->raddr - B_ADDR + i) * 5 + 2));
+	th_world_free(p.w);
+}
+END_TEST
+
+/* ---- RNR ---- */
+
+START_TEST(test_rnr_retry_0)
+{
+	struct pair p;
+	const struct th_pkt *nak;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 0);
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 10, 0x101, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 10, 0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+	nak = find_from(p.w, 1, 0x11, 0);
+	ck_assert_ptr_nonnull(nak);
+	ck_assert_uint_eq(nak->syndrome, 0x21);	/* RNR NAK, timer code 1 */
+	ck_assert_uint_eq(nak->psn, PSN_A);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_int_eq(p.w->node[0].cqes.v[1].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_ERR);
+	/* RNR is not an error for the responder. */
+	ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_RTS);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 0);
+	th_world_free(p.w);
+}
+END_TEST
+
+START_TEST(test_rnr_retry_3)
+{
+	struct pair p;
+	uint64_t t0;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 3);
+	t0 = p.w->now;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 10, 0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+	/* 1 try + 3 retries, each answered by an RNR NAK. */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 4);
+	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 4);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->rnr_naks_rx, 4);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_RNR_RETRY_EXC_ERR);
+	/* Three waits of the RNR timer (code 1 = 10 us) in simulated time. */
+	ck_assert_uint_eq(p.w->now - t0, 3 * 10000ull);
+	th_world_free(p.w);
+}
+END_TEST
+
+START_TEST(test_rnr_retry_infinite)
+{
+	struct pair p;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 3000, 0x101, 0, 0, 0, 0), 0);
+	/* No receive posted: it keeps trying (bounded run). */
+	th_run(p.w, 400);
+	ck_assert_uint_ge(xport_qp_stats(p.a)->rnr_naks_rx, 50);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 0);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_RTS);
+	/* A receive arrives: the next retry succeeds. */
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	th_run(p.w, 10000);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[1].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].byte_len, 3000);
+	ck_assert_int_eq(memcmp(p.bmem, p.amem, 3000), 0);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* ---- lost packets ---- */
+
+START_TEST(test_retry_exhausted)
+{
+	struct pair p;
+	uint64_t t0;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 3, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	p.w->drop_ppm = 10000;		/* the link is dead */
+	t0 = p.w->now;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+	/* Each of the 4 attempts (1 + retry_cnt 3) resends both PSNs. */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 8);
+	ck_assert_ptr_nonnull(find_from(p.w, 0, 0x04, 6));
+	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 6)->psn, PSN_A);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 7)->psn, PSN_A + 1);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 4);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->retransmits, 3);
+	ck_assert_uint_eq(p.w->now - t0, 4 * TIMEOUT_NS);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_RETRY_EXC_ERR);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[0].wr_id, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[1].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_ERR);
+	th_world_free(p.w);
+}
+END_TEST
+
+START_TEST(test_lost_ack_duplicate_send)
+{
+	struct pair p;
+	const struct th_pkt *ack2;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	p.w->drop_from = 1;		/* lose B's first ACK */
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 2500, 0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+	/* A resent the 3 packets; B saw them as duplicates and ACKed again
+	 * with ePSN-1 = the message's last PSN (C9-105). */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x00), 2);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 3);
+	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 2);
+	ack2 = find_from(p.w, 1, 0x11, 1);
+	ck_assert_uint_eq(ack2->psn, PSN_A + 2);
+	ck_assert_uint_eq(ack2->syndrome, 0x1F);
+	ck_assert_uint_eq(ack2->msn, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 1);	/* executed once */
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(p.bmem, p.amem, 2500), 0);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* READ with one response lost: SKIP responses pass, one is dropped. The
+ * requester restarts the READ at the missing PSN; B replays from its
+ * saved resource. */
+START_TEST(test_read_replay)
+{
+	const unsigned skip = _i;	/* 0: FIRST lost, 2: third lost */
+	struct pair p;
+	const struct th_pkt *rq2;
+	uint32_t len = 3 * 1024 + 5;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	memset(p.amem, 0xEE, REGION);
+	p.w->drop_from = 1;
+	p.w->drop_skip = skip;
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_RDMA_READ, A_ADDR, len, 0x101,
+				      B_ADDR + 16, 0x201, 0, 0), 0);
+	th_run(p.w, 10000);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x0C), 2);
+	rq2 = find_from(p.w, 0, 0x0C, 1);
+	ck_assert_uint_eq(rq2->psn, PSN_A + skip);
+	ck_assert_uint_eq(rq2->dma_len, len - skip * 1024);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 1);
+	/* The replay starts with a FIRST at the restart PSN. */
+	ck_assert_uint_eq(find_from(p.w, 1, 0x0D, 1)->psn, PSN_A + skip);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[0].byte_len, len);
+	ck_assert_int_eq(memcmp(p.amem, p.bmem + 16, len), 0);
+	ck_assert_uint_eq(p.amem[len], 0xEE);
+	th_world_free(p.w);
+}
+END_TEST
+
+START_TEST(test_psn_sequence_nak)
+{
+	struct pair p;
+	const struct th_pkt *nak;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 8192, 0x201), 0);
+	p.w->drop_from = 0;		/* lose the SEND's second packet */
+	p.w->drop_skip = 1;
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 3 * 1024 + 5,
+				      0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+	nak = find_from(p.w, 1, 0x11, 0);
+	ck_assert_uint_eq(nak->syndrome, 0x60);
+	ck_assert_uint_eq(nak->psn, PSN_A + 1);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->seq_naks_tx, 1);	/* once per gap */
+	ck_assert_uint_eq(xport_qp_stats(p.a)->seq_naks_rx, 1);
+	/* Sent: FIRST, MIDDLE (lost), MIDDLE, LAST; after the NAK MIDDLE,
+	 * MIDDLE, LAST again from PSN_A+1. */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x00), 1);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x01), 4);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x02), 2);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x01, 2)->psn, PSN_A + 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].byte_len, 3 * 1024 + 5);
+	ck_assert_int_eq(memcmp(p.bmem, p.amem, 3 * 1024 + 5), 0);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 0);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* UC: a lost packet kills that message silently; its receive WQE serves
+ * the next message. */
+START_TEST(test_uc_loss)
+{
+	struct pair p;
+
+	pair_new(&p, IBV_QPT_UC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 8192, 0x201), 0);
+	p.w->drop_from = 0;
+	p.w->drop_skip = 1;
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 3 * 1024 + 5,
+				      0x101, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR + 100, 700,
+				      0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 10000);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(p.w->node[0].cqes.v[1].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].wr_id, 9);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].byte_len, 700);
+	ck_assert_int_eq(memcmp(p.bmem, p.amem + 100, 700), 0);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dropped, 2);	/* MIDDLE + LAST */
+	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 0);	/* UC never ACKs */
+	th_world_free(p.w);
+}
+END_TEST
+
+/* ---- UD Q_Key ---- */
+
+static int ud_send(struct pair *p, uint64_t id, uint32_t qkey)
+{
+	struct xport_send_wqe s;
+
+	memset(&s, 0, sizeof(s));
+	s.wr_id = id;
+	s.opcode = IBV_WR_SEND;
+	s.send_flags = IBV_SEND_SIGNALED;
+	s.dgid = p->w->node[1].gid;
+	s.remote_qpn = QPN_B;
+	s.remote_qkey = qkey;
+	s.num_sge = 1;
+	s.sg_list[0] = (struct ibv_sge){ A_ADDR, 64, 0x101 };
+	return xport_post_send(p->a, &s);
+}
+
+START_TEST(test_ud_qkey)
+{
+	struct pair p;
+
+	pair_new(&p, IBV_QPT_UD, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(ud_send(&p, 1, 0x22222222), 0);	/* wrong Q_Key */
+	th_run(p.w, 100);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 0);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dropped, 1);
+	ck_assert_int_eq(ud_send(&p, 2, 0x80000000), 0);	/* use the QP's */
+	th_run(p.w, 100);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].byte_len, 40 + 64);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].src_qp, QPN_A);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);	/* UD: sent = done */
+	th_world_free(p.w);
+}
+END_TEST
+
+/* ---- local errors and post-time validation ---- */
+
+START_TEST(test_local_protection)
+{
+	struct pair p;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 100, 0x777, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 100);
+	ck_assert_uint_eq(p.w->nlog, 0);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_LOC_PROT_ERR);
+	ck_assert_int_eq(p.w->node[0].cqes.v[1].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_ERR);
+	th_world_free(p.w);
+}
+END_TEST
+
+START_TEST(test_post_validation)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *rc = th_qp(w, 0, IBV_QPT_RC, 0x31, 2);
+	struct xport_qp *uc = th_qp(w, 0, IBV_QPT_UC, 0x32, 2);
+	struct xport_qp *ud = th_qp(w, 0, IBV_QPT_UD, 0x33, 2);
+	struct xport_qp *peer = th_qp(w, 1, IBV_QPT_RC, 0x41, 2);
+	struct xport_send_wqe s;
+
+	/* Wrong state: RESET (ibv_post_send(3): EINVAL). */
+	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_SEND, 0, 0, 0, 0, 0, 0, 0), EINVAL);
+	ck_assert_int_eq(th_post_recv(rc, 1, 0, 0, 0), EINVAL);
+	th_connect(w, rc, peer, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	th_connect(w, uc, peer, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	th_connect(w, ud, peer, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 0, 0, 0, 0, 0),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_SEND_WITH_INV, 0, 8, 0, 0, 0, 0, 0),
+			 EOPNOTSUPP);
+	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_RDMA_READ, 0, 8, 0, 0, 0, 0, 0), EINVAL);
+	ck_assert_int_eq(th_post_send(ud, 1, IBV_WR_RDMA_WRITE, 0, 8, 0, 0, 0, 0, 0), EINVAL);
+	ck_assert_int_eq(th_post_send(rc, 1, (enum ibv_wr_opcode)99, 0, 8, 0, 0, 0, 0, 0), EINVAL);
+	memset(&s, 0, sizeof(s));
+	s.opcode = IBV_WR_SEND;
+	s.num_sge = XPORT_MAX_SGE + 1;
+	ck_assert_int_eq(xport_post_send(rc, &s), EINVAL);
+	s.num_sge = 0;
+	s.send_flags = IBV_SEND_INLINE;
+	s.inline_len = XPORT_MAX_INLINE + 1;
+	ck_assert_int_eq(xport_post_send(rc, &s), EINVAL);
+	/* Queue full: depth 2, the peer never answers (no QP 0x22 there). */
+	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_SEND, 0, 0, 0, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_SEND, 0, 0, 0, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(rc, 2, IBV_WR_SEND, 0, 0, 0, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(rc, 3, IBV_WR_SEND, 0, 0, 0, 0, 0, 0, 0), ENOMEM);
+	ck_assert_int_eq(th_post_recv(rc, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_recv(rc, 2, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_recv(rc, 3, 0, 0, 0), ENOMEM);
+	th_world_free(w);
+}
+END_TEST
+
+START_TEST(test_modify_err_flushes)
+{
+	struct pair p;
+	struct xport_qp_attr at;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 1, B_ADDR, 10, 0x201), 0);
+	ck_assert_int_eq(th_post_recv(p.b, 2, B_ADDR, 10, 0x201), 0);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(xport_qp_modify(p.b, &at, IBV_QP_STATE), 0);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 2);
+	ck_assert_int_eq(p.w->node[1].cqes.v[0].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].wr_id, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[1].wr_id, 2);
+	ck_assert_int_eq(p.w->node[1].cqes.v[1].is_recv, 1);
+	/* Posting in ERR completes at once with WR_FLUSH_ERR. */
+	ck_assert_int_eq(th_post_recv(p.b, 3, B_ADDR, 10, 0x201), 0);
+	ck_assert_int_eq(th_post_send(p.b, 4, IBV_WR_SEND, B_ADDR, 10, 0x201, 0, 0, 0, 0), 0);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 4);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[2].wr_id, 3);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[3].wr_id, 4);
+	ck_assert_int_eq(p.w->node[1].cqes.v[3].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(p.w->nlog, 0);
+	/* RESET clears it; back to RTS works again. */
+	at.qp_state = IBV_QPS_RESET;
+	ck_assert_int_eq(xport_qp_modify(p.b, &at, IBV_QP_STATE), 0);
+	ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_RESET);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* ---- malformed input ---- */
+
+START_TEST(test_malformed_input)
+{
+	struct pair p;
+	uint8_t buf[256];
+	struct roce_hdrs h;
+	struct roce_l3 l3;
+	size_t n;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	memset(&l3, 0, sizeof(l3));
+	l3.kind = ROCE_L3_IPV4;
+	memcpy(l3.src, p.w->node[0].gid.raw, 16);
+	memcpy(l3.dst, p.w->node[1].gid.raw, 16);
+	l3.sport = 0xC000;
+	l3.dport = ROCE_UDP_PORT;
+	memset(&h, 0, sizeof(h));
+	h.opcode = ROCE_OP_RC_SEND_ONLY;
+	h.pkey = 0xFFFF;
+	h.dqpn = QPN_B;
+	h.psn = PSN_A;
+	ck_assert_int_eq(roce_build_udp(buf, sizeof(buf), &l3, &h, "abc", 3, &n), ROCE_OK);
+
+	/* truncated, corrupted ICRC, unknown QPN, garbage */
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, buf, 5, &p.w->node[0].gid,
+				     &p.w->node[1].gid, 0xC000, ROCE_UDP_PORT), EBADMSG);
+	buf[n - 1] ^= 1;
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, buf, n, &p.w->node[0].gid,
+				     &p.w->node[1].gid, 0xC000, ROCE_UDP_PORT), EBADMSG);
+	buf[n - 1] ^= 1;
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, buf, n, &p.w->node[0].gid,
+				     &p.w->node[1].gid, 0xC001, ROCE_UDP_PORT), EBADMSG);
+	memset(buf + 12, 0xFF, 40);
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, buf, 60, &p.w->node[0].gid,
+				     &p.w->node[1].gid, 0xC000, ROCE_UDP_PORT), EBADMSG);
+	h.dqpn = 0x555;
+	ck_assert_int_eq(roce_build_udp(buf, sizeof(buf), &l3, &h, "abc", 3, &n), ROCE_OK);
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, buf, n, &p.w->node[0].gid,
+				     &p.w->node[1].gid, 0xC000, ROCE_UDP_PORT), ENOENT);
+	/* a UC opcode to an RC QP */
+	h.dqpn = QPN_B;
+	h.opcode = ROCE_OP_UC_SEND_ONLY;
+	ck_assert_int_eq(roce_build_udp(buf, sizeof(buf), &l3, &h, "abc", 3, &n), ROCE_OK);
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, buf, n, &p.w->node[0].gid,
+				     &p.w->node[1].gid, 0xC000, ROCE_UDP_PORT), EAGAIN);
+	ck_assert_uint_eq(xport_dev_stats(p.w->node[1].dev)->rx_bad, 4);
+	ck_assert_uint_eq(xport_dev_stats(p.w->node[1].dev)->rx_no_qp, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 0);
+	ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_RTS);
+	/* A forged ACK for a PSN never sent is ignored by the completer. */
+	memset(&h, 0, sizeof(h));
+	h.opcode = ROCE_OP_RC_ACK;
+	h.dqpn = QPN_A;
+	h.psn = PSN_A + 50;
+	h.aeth.syndrome = 0x1F;
+	memcpy(l3.src, p.w->node[1].gid.raw, 16);
+	memcpy(l3.dst, p.w->node[0].gid.raw, 16);
+	ck_assert_int_eq(roce_build_udp(buf, sizeof(buf), &l3, &h, NULL, 0, &n), ROCE_OK);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	p.w->drop_ppm = 10000;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 10, 0x101, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(xport_input(p.w->node[0].dev, buf, n, &p.w->node[1].gid,
+				     &p.w->node[0].gid, 0xC000, ROCE_UDP_PORT), 0);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 0);
+	th_world_free(p.w);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("transport_errors");
+	TCase *tc = tcase_create("errors");
+
+	tcase_add_loop_test(tc, test_fatal_nak, 0,
+			    sizeof(nak_cases) / sizeof(nak_cases[0]));
+	tcase_add_test(tc, test_rnr_retry_0);
+	tcase_add_test(tc, test_rnr_retry_3);
+	tcase_add_test(tc, test_rnr_retry_infinite);
+	tcase_add_test(tc, test_retry_exhausted);
+	tcase_add_test(tc, test_lost_ack_duplicate_send);
+	tcase_add_loop_test(tc, test_read_replay, 0, 3);
+	tcase_add_test(tc, test_psn_sequence_nak);
+	tcase_add_test(tc, test_uc_loss);
+	tcase_add_test(tc, test_ud_qkey);
+	tcase_add_test(tc, test_local_protection);
+	tcase_add_test(tc, test_post_validation);
+	tcase_add_test(tc, test_modify_err_flushes);
+	tcase_add_test(tc, test_malformed_input);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
