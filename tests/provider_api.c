@@ -493,6 +493,25 @@ START_TEST(test_port_events)
 }
 END_TEST
 
+/*
+ * A kernel command other than CREATE_COMP_CHANNEL written by libibverbs on
+ * our cmd_fd (/dev/null) must fail with EOPNOTSUPP, not "succeed" silently.
+ * ibv_cmd_dealloc_pd is one of libibverbs' own (private, IBVERBS_PRIVATE_34)
+ * command writers; the provider itself never calls it.
+ */
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+START_TEST(test_cmd_write_refused)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+
+	ck_assert_ptr_nonnull(pd);
+	ck_assert_int_eq(ibv_cmd_dealloc_pd(pd), EOPNOTSUPP);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 /* Ops the provider leaves out answer EOPNOTSUPP through libibverbs. */
 START_TEST(test_unimplemented_ops)
 {
@@ -584,6 +603,7 @@ int main(void)
 	tcase_add_test(tc, test_qp_unsupported);
 	tcase_add_test(tc, test_ah);
 	tcase_add_test(tc, test_unimplemented_ops);
+	tcase_add_test(tc, test_cmd_write_refused);
 	tcase_add_test(tc, test_no_fd_leak);
 	tcase_add_test(tc, test_port_events);
 	suite_add_tcase(s, tc);
