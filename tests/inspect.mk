@@ -25,3 +25,21 @@ TESTS += tests/inspect_pcap_writer
 tests_inspect_pcap_writer_SOURCES = tests/inspect_pcap_writer.c
 tests_inspect_pcap_writer_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS) $(CHECK_CFLAGS)
 tests_inspect_pcap_writer_LDADD = netstack/libpcapw.la $(PCAP_LIBS) $(CHECK_LIBS)
+
+# libFuzzer harness of inspect's per-frame path (framing + decode + printers),
+# compiled with $(FUZZ_CC) like tests/fuzz_parse (see tests/netstack.mk).
+INSPECT_FUZZ_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/inspect_fuzz.c \
+	scripts/inspect_link.c scripts/inspect_decode.c scripts/inspect_print.c scripts/inspect_json.c)
+EXTRA_DIST += tests/inspect_fuzz.c tests/inspect_fuzz.sh
+CLEANFILES += tests/inspect_fuzz tests/inspect-fuzz-crash-*
+if HAVE_FUZZER
+check_SCRIPTS += tests/inspect_fuzz
+TESTS += tests/inspect_fuzz.sh
+tests/inspect_fuzz: $(INSPECT_FUZZ_SRCS) $(addprefix $(srcdir)/,$(filter %.h,$(noinst_HEADERS) $(scripts_uroce_inspect_SOURCES))) $(srcdir)/netstack/wire.h
+	@$(MKDIR_P) tests
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(ZLIB_CFLAGS) $(PCAP_CFLAGS) -o $@ $(INSPECT_FUZZ_SRCS) $(ZLIB_LIBS)
+
+fuzz-inspect: tests/inspect_fuzz
+	top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  FUZZ_SEED=0 $(SHELL) $(srcdir)/tests/inspect_fuzz.sh
+endif
