@@ -45,6 +45,7 @@ static const struct err_text err_table[ROCE_E__COUNT] = {
 	[ROCE_E_PAYLOAD_LEN] = { "PAYLOAD_LEN", "payload length differs from the opcode's fixed length" },
 	[ROCE_E_PAD_UNEXPECTED] = { "PAD_UNEXPECTED", "pad count on a packet that is not LAST/ONLY with payload" },
 	[ROCE_E_PAD_TOO_BIG] = { "PAD_TOO_BIG", "pad count larger than the bytes after the headers" },
+	[ROCE_E_PAD_ALIGN] = { "PAD_ALIGN", "payload plus pad is not a multiple of 4 bytes" },
 	[ROCE_E_ICRC] = { "ICRC", "ICRC mismatch" },
 };
 

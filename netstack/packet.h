@@ -72,6 +72,7 @@ enum roce_err {
 	ROCE_E_PAYLOAD_LEN, /* payload length not the fixed one (ATOMIC_WRITE: 8) */
 	ROCE_E_PAD_UNEXPECTED, /* PadCnt != 0 on an opcode that is not LAST/ONLY with payload */
 	ROCE_E_PAD_TOO_BIG, /* PadCnt larger than the bytes after the headers */
+	ROCE_E_PAD_ALIGN, /* payload + pad not a multiple of 4 bytes (IBA §9.2: 4-byte packets) */
 	/* integrity */
 	ROCE_E_ICRC, /* ICRC mismatch (the packet is otherwise fully decoded) */
 	ROCE_E__COUNT

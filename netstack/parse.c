@@ -122,6 +122,8 @@ static int check_payload(const struct roce_opcode_info *op, unsigned pad, size_t
 		return ROCE_E_PAD_UNEXPECTED;
 	if (pad > rest)
 		return ROCE_E_PAD_TOO_BIG;
+	if (rest & 3)
+		return ROCE_E_PAD_ALIGN;
 	if (!(op->flags & (ROCE_OPF_PAYLOAD | ROCE_OPF_CNP)) && rest)
 		return ROCE_E_PAYLOAD_UNEXPECTED;
 	if (rest > ROCE_MAX_PAYLOAD)

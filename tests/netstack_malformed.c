@@ -133,7 +133,8 @@ static const struct mcase cases[] = {
 	/* payload and pad */
 	{ "CNP with 20 reserved bytes", UDP4, ROCE_OP_CNP, 16, .extra = 4, .expect = ROCE_E_PAYLOAD_UNEXPECTED },
 	{ "ACK with payload", UDP4, ROCE_OP_RC_ACK, 0, .extra = 4, .expect = ROCE_E_PAYLOAD_UNEXPECTED },
-	{ "READ REQUEST with payload", UDP6, ROCE_OP_RC_READ_REQUEST, 0, .extra = 1, .expect = ROCE_E_PAYLOAD_UNEXPECTED },
+	{ "READ REQUEST with payload", UDP6, ROCE_OP_RC_READ_REQUEST, 0, .extra = 4, .expect = ROCE_E_PAYLOAD_UNEXPECTED },
+	{ "READ REQUEST with 1 odd byte", UDP4, ROCE_OP_RC_READ_REQUEST, 0, .extra = 1, .expect = ROCE_E_PAD_ALIGN },
 	{ "SEND ONLY 4100 bytes", UDP4, ROCE_OP_RC_SEND_ONLY, 4096, .extra = 4, .expect = ROCE_E_PAYLOAD_TOO_BIG },
 	{ "ATOMIC WRITE with 12 bytes", UDP4, ROCE_OP_RC_ATOMIC_WRITE, 8, .extra = 4, .expect = ROCE_E_PAYLOAD_LEN },
 	{ "ATOMIC WRITE with 4 bytes", UDP4, ROCE_OP_RC_ATOMIC_WRITE, 8, .len_abs = 12 + 16 + 4 + 4,
@@ -148,6 +149,10 @@ static const struct mcase cases[] = {
 	  .expect = ROCE_E_PAD_TOO_BIG },
 	{ "pad 2 on empty READ RESPONSE LAST", UDP6, ROCE_OP_RC_READ_RESP_LAST, 0, .ed = { { BTH(1), SET, 0x20 } },
 	  .expect = ROCE_E_PAD_TOO_BIG },
+	{ "SEND ONLY 5 bytes without pad", UDP4, ROCE_OP_RC_SEND_ONLY, 5, .ed = { { BTH(1), SET, 0x00 } },
+	  .extra = 0, .len_abs = 12 + 5 + 4, .expect = ROCE_E_PAD_ALIGN },
+	{ "SEND MIDDLE 255 bytes", UDP4, ROCE_OP_RC_SEND_MIDDLE, 256, .len_abs = 12 + 255 + 4,
+	  .expect = ROCE_E_PAD_ALIGN },
 	{ "udp bad ICRC", UDP4, ROCE_OP_UD_SEND_ONLY, 3, .ed = { { BTH(21), SET, 0x01 } }, .expect = ROCE_E_ICRC },
 	{ "udp masked FECN keeps ICRC", UDP4, ROCE_OP_UD_SEND_ONLY, 3, .ed = { { BTH(4), SET, 0x80 } },
 	  .expect = ROCE_OK },
@@ -269,7 +274,7 @@ START_TEST(test_malformed_table)
 		int got = run_case(&cases[i]);
 
 		if (got != cases[i].expect) {
-			printf("case %zu \"%s\": expected %s, got %s\n", i, cases[i].name,
+			fprintf(stderr, "case %zu \"%s\": expected %s, got %s\n", i, cases[i].name,
 			       roce_err_name(cases[i].expect), roce_err_name(got));
 			failures++;
 		}
