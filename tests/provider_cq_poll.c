@@ -1,0 +1,413 @@
+/*
+ * provider_cq_poll.c - the provider's CQ polling (provider/cq_poll.c) over a real ring.
+ *
+ * The test plays the NIC: it writes struct mlx5_cqe64 entries into a CQ ring
+ * laid out as abi.h says, with the owner-bit and release-store rules of
+ * roce-wire.md §4.3, and checks what ibv_poll_cq's op and the extended-CQ
+ * iterator make of them: exact wr_id (from the QP's wr_id arrays), status,
+ * opcode, flags, lengths, immediate, source QP, SL, SLID, timestamps, the
+ * consumer index published in dbrec[0], and the ENOENT rules.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider/uroce.h"
+
+#define NENT 8
+#define QPN 0x123456
+
+struct fixture {
+	struct uroce_context ctx;
+	struct uroce_cq cq;
+	struct uroce_qp qp;
+	struct uroce_clock_page clock;
+	uint32_t pi; /* the "NIC"'s producer index */
+};
+
+static struct fixture *fx_new(uint64_t wc_flags, bool single_threaded)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	ck_assert_ptr_nonnull(f);
+	pthread_mutex_init(&f->ctx.qp_lock, NULL);
+	f->ctx.clock = &f->clock;
+	f->ctx.qps = &f->qp;
+
+	f->qp.vqp.qp.qp_num = QPN;
+	f->qp.cap.max_send_wr = 8;
+	f->qp.cap.max_recv_wr = 4;
+	f->qp.sq_wrid = calloc(8, sizeof(uint64_t));
+	f->qp.sq_wqe_head = calloc(8, sizeof(uint32_t));
+	f->qp.rq_wrid = calloc(4, sizeof(uint64_t));
+	for (int i = 0; i < 8; i++) {
+		f->qp.sq_wrid[i] = 0x5000 + (uint64_t)i;
+		f->qp.sq_wqe_head[i] = (uint32_t)i;
+	}
+	for (int i = 0; i < 4; i++)
+		f->qp.rq_wrid[i] = 0x7000 + (uint64_t)i;
+
+	f->cq.vcq.cq.context = &f->ctx.vctx.context;
+	f->cq.nent = NENT;
+	f->cq.wc_flags = wc_flags;
+	f->cq.single_threaded = single_threaded;
+	f->cq.ring_size = (size_t)uroce_cq_ring_size(NENT);
+	f->cq.ring = aligned_alloc(4096, f->cq.ring_size);
+	ck_assert_ptr_nonnull(f->cq.ring);
+	memset(f->cq.ring, 0, f->cq.ring_size);
+	f->cq.hdr = f->cq.ring;
+	f->cq.cqes = (struct mlx5_cqe64 *)((char *)f->cq.ring + UROCE_CQ_RING_HDR_SIZE);
+	for (int i = 0; i < NENT; i++)
+		f->cq.cqes[i].op_own = MLX5_CQE_INVALID << 4;
+	pthread_spin_init(&f->cq.lock, PTHREAD_PROCESS_PRIVATE);
+	uroce_cq_fill_ex_ops(&f->cq);
+	return f;
+}
+
+static void fx_free(struct fixture *f)
+{
+	free(f->qp.sq_wrid);
+	free(f->qp.sq_wqe_head);
+	free(f->qp.rq_wrid);
+	free(f->cq.ring);
+	free(f);
+}
+
+/* What the NIC puts in one CQE. */
+struct cqe_spec {
+	uint8_t opcode;     /* MLX5_CQE_* */
+	uint8_t wqe_op;     /* MLX5_OPCODE_* for requester CQEs */
+	uint16_t wqe_counter;
+	uint32_t byte_cnt;
+	uint32_t imm_inval_pkey; /* stored as is (already network order for imm) */
+	uint32_t flags_rqpn;     /* host order; stored big-endian */
+	uint16_t slid;
+	uint8_t ml_path;
+	uint64_t timestamp;
+	uint8_t syndrome, vendor_err; /* error CQEs */
+};
+
+/* Writes CQE number f->pi: all fields, then op_own with the lap's owner bit (release). */
+static void nic_write(struct fixture *f, const struct cqe_spec *s)
+{
+	struct mlx5_cqe64 *cqe = &f->cq.cqes[f->pi & (NENT - 1)];
+	uint8_t owner = !!(f->pi & NENT);
+
+	memset(cqe, 0, offsetof(struct mlx5_cqe64, op_own));
+	cqe->byte_cnt = htobe32(s->byte_cnt);
+	cqe->imm_inval_pkey = s->imm_inval_pkey;
+	cqe->flags_rqpn = htobe32(s->flags_rqpn);
+	cqe->slid = htobe16(s->slid);
+	cqe->ml_path = s->ml_path;
+	cqe->timestamp = htobe64(s->timestamp);
+	cqe->sop_drop_qpn = htobe32((uint32_t)s->wqe_op << 24 | QPN);
+	cqe->wqe_counter = htobe16(s->wqe_counter);
+	if (s->opcode == MLX5_CQE_REQ_ERR || s->opcode == MLX5_CQE_RESP_ERR) {
+		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;
+		e->syndrome = s->syndrome;
+		e->vendor_err_synd = s->vendor_err;
+	}
+	__atomic_store_n(&cqe->op_own, (uint8_t)(s->opcode << 4 | owner), __ATOMIC_RELEASE);
+	f->pi++;
+}
+
+static uint32_t dbrec_ci(struct fixture *f)
+{
+	return be32toh(f->cq.hdr->dbrec[0]);
+}
+
+START_TEST(test_empty)
+{
+	struct fixture *f = fx_new(IBV_WC_STANDARD_FLAGS, false);
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_wc wc;
+
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 4, &wc), 0);
+	ck_assert_int_eq(f->cq.vcq.cq_ex.start_poll(&f->cq.vcq.cq_ex, &pa), ENOENT);
+	/* ENOENT from start_poll released the lock: the next poll does not deadlock */
+	ck_assert_int_eq(f->cq.vcq.cq_ex.start_poll(&f->cq.vcq.cq_ex, &pa), ENOENT);
+	pa.comp_mask = 1;
+	ck_assert_int_eq(f->cq.vcq.cq_ex.start_poll(&f->cq.vcq.cq_ex, &pa), EINVAL);
+	fx_free(f);
+}
+END_TEST
+
+/* One row: a CQE and the ibv_wc ibv_poll_cq must make of it. */
+struct poll_case {
+	const char *name;
+	struct cqe_spec in;
+	uint64_t wr_id;
+	enum ibv_wc_status status;
+	enum ibv_wc_opcode opcode; /* checked only for status SUCCESS */
+	unsigned int wc_flags;
+	uint32_t byte_len, imm_data, invalidated_rkey, src_qp, vendor_err;
+	uint8_t sl, dlid_path_bits;
+	uint16_t slid;
+};
+
+#define REQ(op) .opcode = MLX5_CQE_REQ, .wqe_op = (op)
+static const struct poll_case poll_cases[] = {
+	{ .name = "req SEND", .in = { REQ(MLX5_OPCODE_SEND), .wqe_counter = 2, .byte_cnt = 77 },
+	  .wr_id = 0x5002, .opcode = IBV_WC_SEND, .byte_len = 77 },
+	{ .name = "req SEND_IMM", .in = { REQ(MLX5_OPCODE_SEND_IMM), .wqe_counter = 3 },
+	  .wr_id = 0x5003, .opcode = IBV_WC_SEND, .wc_flags = IBV_WC_WITH_IMM },
+	{ .name = "req WRITE (wqe_counter wraps)", .in = { REQ(MLX5_OPCODE_RDMA_WRITE), .wqe_counter = 8 + 1 },
+	  .wr_id = 0x5001, .opcode = IBV_WC_RDMA_WRITE },
+	{ .name = "req WRITE_IMM", .in = { REQ(MLX5_OPCODE_RDMA_WRITE_IMM), .wqe_counter = 4 },
+	  .wr_id = 0x5004, .opcode = IBV_WC_RDMA_WRITE, .wc_flags = IBV_WC_WITH_IMM },
+	{ .name = "req READ", .in = { REQ(MLX5_OPCODE_RDMA_READ), .wqe_counter = 5, .byte_cnt = 4096 },
+	  .wr_id = 0x5005, .opcode = IBV_WC_RDMA_READ, .byte_len = 4096 },
+	{ .name = "req FETCH_ADD", .in = { REQ(MLX5_OPCODE_ATOMIC_FA), .wqe_counter = 6 },
+	  .wr_id = 0x5006, .opcode = IBV_WC_FETCH_ADD, .byte_len = 8 },
+	{ .name = "req COMP_SWAP", .in = { REQ(MLX5_OPCODE_ATOMIC_CS), .wqe_counter = 7 },
+	  .wr_id = 0x5007, .opcode = IBV_WC_COMP_SWAP, .byte_len = 8 },
+	{ .name = "resp SEND", .in = { .opcode = MLX5_CQE_RESP_SEND, .byte_cnt = 1000,
+				       .flags_rqpn = 0x2a00beef, .slid = 0x1234, .ml_path = 0x85 },
+	  .wr_id = 0x7000, .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_GRH, .byte_len = 1000,
+	  .src_qp = 0x00beef, .sl = 0xa, .dlid_path_bits = 0x05, .slid = 0x1234 },
+	{ .name = "resp SEND_IMM", .in = { .opcode = MLX5_CQE_RESP_SEND_IMM, .byte_cnt = 5,
+					   .imm_inval_pkey = 0x11223344, .flags_rqpn = 0x000042 },
+	  .wr_id = 0x7000, .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_WITH_IMM, .byte_len = 5,
+	  .imm_data = 0x11223344, .src_qp = 0x42 },
+	{ .name = "resp WRITE_IMM", .in = { .opcode = MLX5_CQE_RESP_WR_IMM, .byte_cnt = 9,
+					    .imm_inval_pkey = 0xdeadbeef },
+	  .wr_id = 0x7000, .opcode = IBV_WC_RECV_RDMA_WITH_IMM, .wc_flags = IBV_WC_WITH_IMM,
+	  .byte_len = 9, .imm_data = 0xdeadbeef },
+	{ .name = "resp SEND_INV", .in = { .opcode = MLX5_CQE_RESP_SEND_INV, .byte_cnt = 3,
+					   .imm_inval_pkey = 0x00010203 },
+	  .wr_id = 0x7000, .opcode = IBV_WC_RECV, .wc_flags = IBV_WC_WITH_INV, .byte_len = 3,
+	  .invalidated_rkey = 0x03020100 },
+	{ .name = "req error REM_ACCESS", .in = { .opcode = MLX5_CQE_REQ_ERR, .wqe_op = MLX5_OPCODE_RDMA_WRITE,
+						  .wqe_counter = 2, .syndrome = 0x13, .vendor_err = 0x88 },
+	  .wr_id = 0x5002, .status = IBV_WC_REM_ACCESS_ERR, .vendor_err = 0x88 },
+	{ .name = "req error RETRY_EXC", .in = { .opcode = MLX5_CQE_REQ_ERR, .wqe_counter = 0, .syndrome = 0x15 },
+	  .wr_id = 0x5000, .status = IBV_WC_RETRY_EXC_ERR },
+	{ .name = "req error RNR_RETRY_EXC", .in = { .opcode = MLX5_CQE_REQ_ERR, .wqe_counter = 1, .syndrome = 0x16 },
+	  .wr_id = 0x5001, .status = IBV_WC_RNR_RETRY_EXC_ERR },
+	{ .name = "req error REM_INV_REQ", .in = { .opcode = MLX5_CQE_REQ_ERR, .wqe_counter = 1, .syndrome = 0x12 },
+	  .wr_id = 0x5001, .status = IBV_WC_REM_INV_REQ_ERR },
+	{ .name = "resp error LOC_LEN", .in = { .opcode = MLX5_CQE_RESP_ERR, .syndrome = 0x01 },
+	  .wr_id = 0x7000, .status = IBV_WC_LOC_LEN_ERR },
+	{ .name = "resp error WR_FLUSH", .in = { .opcode = MLX5_CQE_RESP_ERR, .syndrome = 0x05 },
+	  .wr_id = 0x7000, .status = IBV_WC_WR_FLUSH_ERR },
+	{ .name = "unknown syndrome", .in = { .opcode = MLX5_CQE_RESP_ERR, .syndrome = 0x77 },
+	  .wr_id = 0x7000, .status = IBV_WC_GENERAL_ERR },
+};
+
+START_TEST(test_poll_case)
+{
+	const struct poll_case *c = &poll_cases[_i];
+	struct fixture *f = fx_new(0, false);
+	struct ibv_wc wc[2];
+
+	nic_write(f, &c->in);
+	memset(wc, 0xee, sizeof(wc));
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 2, wc), 1);
+	ck_assert_msg(wc[0].wr_id == c->wr_id, "%s: wr_id 0x%llx, expected 0x%llx", c->name,
+		      (unsigned long long)wc[0].wr_id, (unsigned long long)c->wr_id);
+	ck_assert_msg(wc[0].status == c->status, "%s: status %s, expected %s", c->name,
+		      ibv_wc_status_str(wc[0].status), ibv_wc_status_str(c->status));
+	ck_assert_uint_eq(wc[0].qp_num, QPN);
+	if (c->status == IBV_WC_SUCCESS) {
+		ck_assert_msg(wc[0].opcode == c->opcode, "%s: opcode %d, expected %d", c->name,
+			      wc[0].opcode, c->opcode);
+		ck_assert_msg(wc[0].wc_flags == c->wc_flags, "%s: wc_flags 0x%x, expected 0x%x",
+			      c->name, wc[0].wc_flags, c->wc_flags);
+		ck_assert_uint_eq(wc[0].byte_len, c->byte_len);
+		if (c->wc_flags & IBV_WC_WITH_IMM)
+			ck_assert_uint_eq(wc[0].imm_data, c->imm_data);
+		if (c->wc_flags & IBV_WC_WITH_INV)
+			ck_assert_uint_eq(wc[0].invalidated_rkey, c->invalidated_rkey);
+		ck_assert_uint_eq(wc[0].src_qp, c->src_qp);
+		ck_assert_uint_eq(wc[0].sl, c->sl);
+		ck_assert_uint_eq(wc[0].slid, c->slid);
+		ck_assert_uint_eq(wc[0].dlid_path_bits, c->dlid_path_bits);
+	} else {
+		ck_assert_uint_eq(wc[0].vendor_err, c->vendor_err);
+	}
+	ck_assert_uint_eq(dbrec_ci(f), 1);
+	/* the second slot was untouched */
+	ck_assert_uint_eq(wc[1].wr_id, 0xeeeeeeeeeeeeeeeeull);
+	fx_free(f);
+}
+END_TEST
+
+/* A signalled requester CQE retires every earlier unsignalled WQE (mlx5 sq.tail rule). */
+START_TEST(test_retire_unsignalled)
+{
+	struct fixture *f = fx_new(0, false);
+	struct cqe_spec s = { .opcode = MLX5_CQE_REQ, .wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 5 };
+	struct ibv_wc wc;
+
+	f->qp.sq_wqe_head[5] = 41; /* WQE 5 was posted when sq_head was 41 */
+	nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 1, &wc), 1);
+	ck_assert_uint_eq(wc.wr_id, 0x5005);
+	ck_assert_uint_eq(f->qp.sq_tail, 42);
+	fx_free(f);
+}
+END_TEST
+
+/* Receive completions take the RQ's wr_ids in order, wrapping at max_recv_wr. */
+START_TEST(test_rq_order)
+{
+	struct fixture *f = fx_new(0, false);
+	struct cqe_spec s = { .opcode = MLX5_CQE_RESP_SEND, .byte_cnt = 1 };
+	struct ibv_wc wc[6];
+
+	for (int i = 0; i < 6; i++)
+		nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 6, wc), 6);
+	for (int i = 0; i < 6; i++)
+		ck_assert_uint_eq(wc[i].wr_id, 0x7000 + (uint64_t)(i % 4));
+	ck_assert_uint_eq(f->qp.rq_tail, 6);
+	ck_assert_uint_eq(dbrec_ci(f), 6);
+	fx_free(f);
+}
+END_TEST
+
+/* Owner bit: a CQE left from the previous lap is not new; the next lap's is. */
+START_TEST(test_owner_wrap)
+{
+	struct fixture *f = fx_new(0, false);
+	struct cqe_spec s = { .opcode = MLX5_CQE_RESP_SEND, .byte_cnt = 1 };
+	struct ibv_wc wc[NENT];
+
+	for (int i = 0; i < NENT; i++)
+		nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, NENT, wc), NENT);
+	/* slot 0 still holds lap 0's CQE (owner 0); consumer index NENT expects owner 1 */
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, NENT, wc), 0);
+	nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, NENT, wc), 1);
+	ck_assert_uint_eq(dbrec_ci(f), NENT + 1);
+	/* a partial batch: 3 written, ask for 2, then the rest */
+	for (int i = 0; i < 3; i++)
+		nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 2, wc), 2);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 2, wc), 1);
+	ck_assert_uint_eq(dbrec_ci(f), NENT + 4);
+	fx_free(f);
+}
+END_TEST
+
+/* The iterator over three CQEs, with every supported accessor. */
+START_TEST(test_iterator)
+{
+	uint64_t flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+	struct fixture *f = fx_new(flags, _i == 1);
+	struct ibv_cq_ex *cq = &f->cq.vcq.cq_ex;
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct cqe_spec a = { .opcode = MLX5_CQE_RESP_SEND_IMM, .byte_cnt = 64, .imm_inval_pkey = 0xa1b2c3d4,
+			      .flags_rqpn = 0x1700abcd, .slid = 7, .ml_path = 0x7f, .timestamp = 1000 };
+	struct cqe_spec b = { .opcode = MLX5_CQE_REQ, .wqe_op = MLX5_OPCODE_RDMA_READ, .wqe_counter = 3,
+			      .byte_cnt = 300, .timestamp = 2000 };
+	struct cqe_spec c = { .opcode = MLX5_CQE_REQ_ERR, .wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 4,
+			      .syndrome = 0x05, .vendor_err = 0xf9, .timestamp = 3000 };
+
+	/* clock page: 1 cycle = 1 ns from wall time 5e18 ns at cycle 0 */
+	f->clock.mask = ~0ull >> 1;
+	f->clock.base_real_ns = 5000000000000000000ull;
+	f->clock.ns_mult = 1;
+	f->clock.ns_shift = 0;
+	nic_write(f, &a);
+	nic_write(f, &b);
+	nic_write(f, &c);
+
+	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
+	ck_assert_uint_eq(cq->wr_id, 0x7000);
+	ck_assert_int_eq(cq->status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_wc_read_opcode(cq), IBV_WC_RECV);
+	ck_assert_uint_eq(ibv_wc_read_wc_flags(cq), IBV_WC_WITH_IMM | IBV_WC_GRH);
+	ck_assert_uint_eq(ibv_wc_read_byte_len(cq), 64);
+	ck_assert_uint_eq(ibv_wc_read_imm_data(cq), 0xa1b2c3d4);
+	ck_assert_uint_eq(ibv_wc_read_qp_num(cq), QPN);
+	ck_assert_uint_eq(ibv_wc_read_src_qp(cq), 0x00abcd);
+	ck_assert_uint_eq(ibv_wc_read_sl(cq), 7);
+	ck_assert_uint_eq(ibv_wc_read_slid(cq), 7);
+	ck_assert_uint_eq(ibv_wc_read_dlid_path_bits(cq), 0x7f);
+	ck_assert_uint_eq(ibv_wc_read_completion_ts(cq), 1000);
+	ck_assert_uint_eq(ibv_wc_read_completion_wallclock_ns(cq), 5000000000000001000ull);
+	ck_assert_uint_eq(ibv_wc_read_vendor_err(cq), 0);
+
+	ck_assert_int_eq(cq->next_poll(cq), 0);
+	ck_assert_uint_eq(cq->wr_id, 0x5003);
+	ck_assert_int_eq(ibv_wc_read_opcode(cq), IBV_WC_RDMA_READ);
+	ck_assert_uint_eq(ibv_wc_read_byte_len(cq), 300);
+	ck_assert_uint_eq(ibv_wc_read_completion_ts(cq), 2000);
+
+	ck_assert_int_eq(cq->next_poll(cq), 0);
+	ck_assert_uint_eq(cq->wr_id, 0x5004);
+	ck_assert_int_eq(cq->status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(ibv_wc_read_vendor_err(cq), 0xf9);
+	ck_assert_uint_eq(ibv_wc_read_qp_num(cq), QPN);
+
+	ck_assert_int_eq(cq->next_poll(cq), ENOENT);
+	cq->end_poll(cq);
+	ck_assert_uint_eq(dbrec_ci(f), 3);
+	ck_assert_int_eq(cq->start_poll(cq, &pa), ENOENT);
+
+	/* end_poll right after start_poll consumes that one completion */
+	nic_write(f, &a);
+	nic_write(f, &a);
+	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
+	cq->end_poll(cq);
+	ck_assert_uint_eq(dbrec_ci(f), 4);
+	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
+	cq->end_poll(cq);
+	ck_assert_uint_eq(dbrec_ci(f), 5);
+	fx_free(f);
+}
+END_TEST
+
+/* Accessors exist exactly for the requested wc_flags (chosen at creation, like mlx5). */
+START_TEST(test_accessor_choice)
+{
+	struct fixture *f = fx_new(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM, false);
+	struct ibv_cq_ex *cq = &f->cq.vcq.cq_ex;
+
+	ck_assert_ptr_nonnull(cq->read_opcode);
+	ck_assert_ptr_nonnull(cq->read_vendor_err);
+	ck_assert_ptr_nonnull(cq->read_wc_flags);
+	ck_assert_ptr_nonnull(cq->read_byte_len);
+	ck_assert_ptr_nonnull(cq->read_qp_num);
+	ck_assert_ptr_null(cq->read_imm_data);
+	ck_assert_ptr_null(cq->read_src_qp);
+	ck_assert_ptr_null(cq->read_slid);
+	ck_assert_ptr_null(cq->read_sl);
+	ck_assert_ptr_null(cq->read_dlid_path_bits);
+	ck_assert_ptr_null(cq->read_completion_ts);
+	ck_assert_ptr_null(cq->read_completion_wallclock_ns);
+	ck_assert_ptr_null(cq->read_cvlan);
+	ck_assert_ptr_null(cq->read_flow_tag);
+	ck_assert_ptr_null(cq->read_tm_info);
+	fx_free(f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("provider_cq_poll");
+	TCase *tc = tcase_create("poll");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_empty);
+	tcase_add_loop_test(tc, test_poll_case, 0, (int)(sizeof(poll_cases) / sizeof(poll_cases[0])));
+	tcase_add_test(tc, test_retire_unsignalled);
+	tcase_add_test(tc, test_rq_order);
+	tcase_add_test(tc, test_owner_wrap);
+	tcase_add_loop_test(tc, test_iterator, 0, 2); /* locked, SINGLE_THREADED */
+	tcase_add_test(tc, test_accessor_choice);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
