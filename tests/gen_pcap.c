@@ -381,9 +381,10 @@ static void all_opcodes(struct gen *g)
 			if (op->flags & ROCE_OPF_UNSUPPORTED)
 				continue;
 			k++;
-			/* QPNs from 0x10 up (0 and 1 are special), PSNs across the wrap. */
+			/* QPNs from 0x10 up (0 and 1 are special to tshark: MADs). */
 			peers(&a, &b, v6, 0x000010 + k * 0x1011, 0x000020 + k * 0x3303, op->transport == ROCE_TRANSPORT_UD);
-			h = hdrs(op->opcode, &b, (0xFFFFF0u + k * 0x1357u) & ROCE_PSN_MASK,
+			/* odd k: just below the 2^24 wrap; even k: just above it */
+			h = hdrs(op->opcode, &b, (k & 1) ? ROCE_PSN_MASK - k : k * 0x1357u,
 				 (op->flags & ROCE_OPF_LAST) && (op->flags & ROCE_OPF_REQUEST));
 			h.se = (op->flags & ROCE_OPF_LAST) && (op->flags & ROCE_OPF_SEND) && (k & 1);
 			h.pkey = (k % 3 == 0) ? 0x8001 : ROCE_DEFAULT_PKEY;
