@@ -1,6 +1,6 @@
 /*
  * uroce-gid: the identity `uroce up` writes into a device's sysfs tree,
- * derived from the address (and UDP port) the device's daemon binds.
+ * derived from the address the device's daemon binds.
  *
  *   uroce gid ADDR [PORT]
  *
@@ -8,12 +8,15 @@
  *   gid 0000:0000:0000:0000:0000:ffff:7f00:0001   GID 0: IPv4-mapped for IPv4
  *                                                 (RoCEv2, IBTA A17.4.5.1),
  *                                                 the address itself for IPv6
- *   node_guid 0275:12b7:7f00:0001                 02 (locally administered) 75
- *                                                 ('u'), PORT (16 bits), the
- *                                                 last 32 address bits (IPv6:
- *                                                 the 4 words XORed)
+ *   node_guid 0200:7fff:fe00:0001                 uroce_node_guid() of
+ *                                                 include/uroce/abi.h (the
+ *                                                 EUI-64 of MAC 02:00:a:b:c:d,
+ *                                                 a.b.c.d the address's last
+ *                                                 4 bytes), as the daemon
+ *                                                 reports it in query_device
  *   netdev lo                                     the interface owning ADDR
  *
+ * PORT is checked (1..65535) but does not change the identity.
  * Errors (exit 1, one line on stderr): ADDR is not an IPv4/IPv6 address, is
  * unspecified, multicast or IPv4-mapped IPv6, or no local interface has it;
  * PORT not 1..65535.  Exit 2: usage.
@@ -27,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "uroce/abi.h"
 
 /* The 16-byte GID of ADDR; returns AF_INET/AF_INET6, or -1 if not an address. */
 static int addr_to_gid(const char *addr, uint8_t gid[16], struct in_addr *v4, struct in6_addr *v6)
@@ -79,7 +84,8 @@ static const char *owner_netdev(int family, const struct in_addr *v4, const stru
 
 int main(int argc, char **argv)
 {
-	uint8_t gid[16], low[4];
+	uint8_t gid[16];
+	uint64_t guid;
 	struct in_addr v4;
 	struct in6_addr v6;
 	char ifname[IF_NAMESIZE];
@@ -120,13 +126,14 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	for (int i = 0; i < 4; i++)
-		low[i] = family == AF_INET ? gid[12 + i] : gid[i] ^ gid[4 + i] ^ gid[8 + i] ^ gid[12 + i];
+	/* gid[12..15] is the IPv4 address, or the IPv6 address's last 4 bytes. */
+	guid = uroce_node_guid(gid + 12);
 
 	printf("gid ");
 	for (int i = 0; i < 16; i += 2)
 		printf("%02x%02x%s", gid[i], gid[i + 1], i < 14 ? ":" : "\n");
-	printf("node_guid 0275:%04lx:%02x%02x:%02x%02x\n", port, low[0], low[1], low[2], low[3]);
+	printf("node_guid %04x:%04x:%04x:%04x\n", (unsigned)(guid >> 48) & 0xffff, (unsigned)(guid >> 32) & 0xffff,
+	       (unsigned)(guid >> 16) & 0xffff, (unsigned)guid & 0xffff);
 	printf("netdev %s\n", ifname);
 	return 0;
 }

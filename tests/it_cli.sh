@@ -31,7 +31,7 @@ done <<'CASES'
 --dev ../x|uroce up: '../x' is not a valid device name (letters, digits, '_' and '-', starting with a letter)
 --gid-tbl-len 0|uroce up: --gid-tbl-len '0' must be 1..128
 --loss 101|uroce up: --loss '101' is not a percentage (0..100)
---bogus|uroce up: unknown argument '--bogus'
+--bogus|uroce up: unknown argument '--bogus' (see uroce up --help)
 --dev|uroce up: option --dev needs a value
 CASES
 expect_eq "nothing left after refused ups" "" "$(ls "$UROCE_RUN_DIR/sysfs/class/infiniband" 2>/dev/null)"
@@ -49,6 +49,16 @@ while [ ! -s "$T/holder" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 busy=$(cat "$T/holder")
 expect_fail "up on a port held by another program" \
 	"uroce up: UDP port $busy on 127.0.0.1 is already in use (bound: 127.0.0.1:$busy)" uroce up --port "$busy"
+# The daemon's own bind failure, reached when ss sees nothing (here: an
+# ss that lists no sockets first in PATH), is passed on with its message.
+mkdir "$T/noss" && printf '#!/bin/sh\nexit 0\n' >"$T/noss/ss" && chmod +x "$T/noss/ss"
+PATH=$T/noss:$PATH uroce up --port "$busy" >"$T/out" 2>"$T/err"
+expect_eq "up on a busy port, daemon's check: exit" 1 $?
+case $(cat "$T/err") in
+"uroce up: uroced failed to start uroce0 on 127.0.0.1:$busy: "*"Address already in use"*) echo "ok: $(cat "$T/err")" ;;
+*) fail "up on a busy port, daemon's check: message" \
+	"uroce up: uroced failed to start uroce0 on 127.0.0.1:$busy: ...Address already in use..." "$(cat "$T/err")" ;;
+esac
 kill "$holder"
 wait "$holder" 2>/dev/null
 expect_eq "nothing left after the busy-port refusal" "" "$(ls "$UROCE_RUN_DIR/sysfs/class/infiniband" 2>/dev/null)"
