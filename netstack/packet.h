@@ -315,13 +315,17 @@ size_t roce_packet_len(uint8_t opcode, uint32_t payload_len);
  * @h:       header values; h->pad is ignored and computed as (-len) & 3;
  *           only the ETHs of h->opcode's table row are written.
  * @payload: LEN bytes (may be NULL when LEN is 0).  LEN must suit the opcode
- *           (0 without ROCE_OPF_PAYLOAD, the fixed length if any, <= 4096).
+ *           (0 without ROCE_OPF_PAYLOAD, the fixed length if any, <= 4096, a
+ *           multiple of 4 unless the opcode is LAST/ONLY).  CNP: LEN 16 (the
+ *           reserved bytes as given) or 0 (16 zero bytes).
  * @out_len: receives bytes written (= roce_packet_len), ICRC slot included
- *           but zero: fill it with roce_icrc_finish_udp / the IP builders.
- * Errors: ROCE_E_INVAL (NULL, dqpn/psn/msn over 24 bits, pad/tver out of
- * range), ROCE_E_OPCODE_UNKNOWN, ROCE_E_OPCODE_UNSUPPORTED,
- * ROCE_E_PAYLOAD_UNEXPECTED, ROCE_E_PAYLOAD_LEN, ROCE_E_PAYLOAD_TOO_BIG,
- * ROCE_E_NOSPC (cap too small).
+ *           but zero: fill it with roce_build_udp / roce_build_ip, or
+ *           roce_icrc_* + roce_icrc_put.
+ * Errors: ROCE_E_INVAL (NULL, dqpn/psn/msn/sqpn over 24 bits, tver/resv6/
+ * resv7/FETH fields out of range), ROCE_E_OPCODE_UNKNOWN,
+ * ROCE_E_OPCODE_UNSUPPORTED, ROCE_E_PAYLOAD_UNEXPECTED, ROCE_E_PAYLOAD_LEN,
+ * ROCE_E_PAYLOAD_TOO_BIG, ROCE_E_PAD_UNEXPECTED (FIRST/MIDDLE length not a
+ * multiple of 4), ROCE_E_NOSPC (cap too small).
  */
 int roce_build_bth(uint8_t *buf, size_t cap, const struct roce_hdrs *h, const void *payload,
 		   uint32_t len, size_t *out_len);

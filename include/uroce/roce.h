@@ -48,10 +48,10 @@
 /* A CNP carries 16 reserved zero bytes after the BTH (Annex A17.9.3). */
 #define ROCE_CNP_PAD_LEN 16u
 
-/* Largest path MTU (IBV_MTU_4096), in payload bytes per packet (IBA §9.7.x). */
+/* Largest path MTU (IBV_MTU_4096), in payload bytes per packet. */
 #define ROCE_MAX_MTU 4096u
-/* Largest payload+pad a packet may carry: one max MTU (pad is only on LAST/ONLY,
- * whose payload is at most the MTU, so payload+pad <= 4096 when MTU=4096). */
+/* Largest payload + pad the codec accepts in one packet (bytes): one max MTU.
+ * The QP's own path MTU is checked by the transport, not the codec. */
 #define ROCE_MAX_PAYLOAD ROCE_MAX_MTU
 
 /* Default (full-membership) partition key: rxe always sends it. */
