@@ -1,0 +1,29 @@
+# tests/daemon.mk: tests of uroced's control plane (docs/daemon.md).
+
+# Unit tests (Check) of the pieces, linked against the daemon's own objects.
+DAEMON_UNIT_TESTS = tests/daemon_qp_state tests/daemon_keys tests/daemon_cq_ring tests/daemon_clock
+check_PROGRAMS += $(DAEMON_UNIT_TESTS)
+TESTS += $(DAEMON_UNIT_TESTS)
+DAEMON_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
+DAEMON_TEST_LDADD = emu/liburoced.la $(CHECK_LIBS) $(LIBEV_LIBS)
+tests_daemon_qp_state_SOURCES = tests/daemon_qp_state.c
+tests_daemon_qp_state_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_qp_state_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_keys_SOURCES = tests/daemon_keys.c
+tests_daemon_keys_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_keys_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_cq_ring_SOURCES = tests/daemon_cq_ring.c
+tests_daemon_cq_ring_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_cq_ring_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_clock_SOURCES = tests/daemon_clock.c
+tests_daemon_clock_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_clock_LDADD = $(DAEMON_TEST_LDADD)
+
+# Clients of a real uroced started by each script on a private socket.
+check_PROGRAMS += tests/hostile_client tests/daemon_churn
+tests_hostile_client_SOURCES = tests/hostile_client.c tests/daemon_proto.c tests/daemon_proto.h
+tests_hostile_client_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_daemon_churn_SOURCES = tests/daemon_churn.c tests/daemon_proto.c tests/daemon_proto.h
+tests_daemon_churn_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+TESTS += tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh
+EXTRA_DIST += tests/daemon_lib.sh tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh

@@ -1,0 +1,34 @@
+#!/bin/sh
+# A client killed with SIGKILL while holding objects is cleaned up (the daemon
+# stays up, totals go back to 0), and 1000 connect/create/destroy/close cycles
+# leak nothing: totals 0 and the daemon's VmRSS flat within the bound stated
+# in tests/daemon_churn.c.
+. "$top_srcdir/tests/daemon_lib.sh"
+CHURN="$top_builddir/tests/daemon_churn"
+
+start_uroced
+mkfifo "$D/ready"
+"$CHURN" "$SOCK" hold > "$D/ready" &
+HOLDER=$!
+read -r line < "$D/ready" || fail "holder did not start"
+[ "$line" = ready ] || fail "holder said '$line'"
+t=$(totals)
+[ "$t" = "totals clients=1 pd=1 mr=2 cq=2 qp=2 ah=1" ] || fail "while holding: $t"
+"$UROCED" --admin "$SOCK" status | grep -q "^client id=[0-9]* pid=$HOLDER uid=$(id -u) comm=daemon_churn pd=1 mr=2 cq=2 qp=2 ah=1\$" ||
+	fail "status does not list the holder: $("$UROCED" --admin "$SOCK" status)"
+echo "holder pid $HOLDER: $t"
+kill -KILL "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+i=0
+while t=$(totals) && [ "$t" != "totals clients=0 pd=0 mr=0 cq=0 qp=0 ah=0" ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "objects of the killed client not freed: $t"
+	sleep 0.1
+done
+kill -0 "$PID" 2>/dev/null || fail "uroced died with its client"
+echo "after SIGKILL: $t"
+grep -q "client#[0-9]* pid $HOLDER (daemon_churn) gone; freed qp=2 ah=1 mr=2 cq=2 pd=1" "$D/log" ||
+	fail "log does not record the cleanup"
+
+"$CHURN" "$SOCK" cycles 1000 || fail "churn cycles"
+kill -0 "$PID" 2>/dev/null || fail "uroced died during the cycles"

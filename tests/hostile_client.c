@@ -1,0 +1,587 @@
+/*
+ * hostile_client.c - hostile-client test of uroced's control socket.
+ *
+ * Usage: hostile_client SOCK
+ * Sends malformed, truncated, oversized, wrong-opcode, wrong-state,
+ * wrong-handle, out-of-range and descriptor-less/-laden messages, one table
+ * row each, and checks the exact errno in each reply (include/uroce/abi.h),
+ * the echoed sequence number and the reply size. Then checks that the daemon
+ * still serves a well-behaved client (a full object lifecycle) and that the
+ * object totals return to zero. Exit 0 if every row passed, 1 otherwise.
+ */
+#include "config.h"
+#include "daemon_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* One message to send. */
+struct msg {
+	_Alignas(8) unsigned char buf[4096];
+	size_t len;
+	int fds[8];
+	int nfds;
+};
+
+/* Objects of the prepared session the rows refer to. */
+struct ctx {
+	struct dp_session ss;
+	uint32_t pd, cq, cq_free, qp, mr;
+	int sealed_ring;   /* a correct CQ ring memfd for 8 entries (nent 16) */
+};
+
+static struct ctx X;
+
+enum conn { FRESH, SESSION };
+
+struct hcase {
+	const char *name;
+	enum conn conn;
+	unsigned int op;
+	void (*build)(struct msg *m);
+	int expect;
+};
+
+#define HDR(m) ((struct uroce_hdr *)(m)->buf)
+#define BODY(m, type) ((type *)(m)->buf)
+
+static int devnull(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* ---- builders: the runner pre-fills a correct header for the row's op ---- */
+static void tiny(struct msg *m) { m->len = 4; }
+static void bad_magic(struct msg *m) { HDR(m)->magic ^= 1; }
+static void bad_version(struct msg *m) { HDR(m)->version = UROCE_ABI_VERSION + 1; }
+static void op_zero(struct msg *m) { HDR(m)->opcode = 0; }
+static void op_unknown(struct msg *m) { HDR(m)->opcode = 999; }
+static void op_gap(struct msg *m) { HDR(m)->opcode = 40; }
+static void len_field_lies(struct msg *m) { HDR(m)->length += 8; }
+static void truncated(struct msg *m) { m->len -= 4; HDR(m)->length = (uint32_t)m->len; }
+static void oversized(struct msg *m) { m->len = 3000; HDR(m)->length = 3000; }
+static void longer_both(struct msg *m) { m->len += 16; HDR(m)->length = (uint32_t)m->len; }
+static void status_set(struct msg *m) { HDR(m)->status = 5; }
+static void reserved_set(struct msg *m) { HDR(m)->reserved = 1; }
+static void nothing(struct msg *m) { (void)m; }
+
+static void hello_body(struct msg *m)
+{
+	struct uroce_hello_req *r = BODY(m, struct uroce_hello_req);
+	int sp[2];
+
+	r->abi_version = UROCE_ABI_VERSION;
+	r->pid = (uint32_t)getpid();
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0) {
+		close(sp[0]);
+		m->fds[m->nfds++] = sp[1];
+	}
+}
+static void hello_nofd(struct msg *m) { hello_body(m); close(m->fds[0]); m->nfds = 0; }
+static void hello_file(struct msg *m) { hello_body(m); close(m->fds[0]); m->fds[0] = devnull(); }
+static void hello_badabi(struct msg *m) { hello_body(m); BODY(m, struct uroce_hello_req)->abi_version = 77; }
+static void hello_badpid(struct msg *m) { hello_body(m); BODY(m, struct uroce_hello_req)->pid = 1; }
+static void hello_resv(struct msg *m) { hello_body(m); BODY(m, struct uroce_hello_req)->reserved = 1; }
+static void hello_twofds(struct msg *m) { hello_body(m); m->fds[m->nfds++] = devnull(); }
+static void hello_manyfds(struct msg *m)
+{
+	hello_body(m);
+	while (m->nfds < 8)
+		m->fds[m->nfds++] = devnull();
+}
+
+static void with_fd(struct msg *m) { m->fds[m->nfds++] = devnull(); }
+static void handle_of(struct msg *m, uint32_t h) { BODY(m, struct uroce_handle_req)->handle = h; }
+static void h_zero(struct msg *m) { handle_of(m, 0); }
+static void h_huge(struct msg *m) { handle_of(m, 0xFFFFFFFF); }
+static void h_999(struct msg *m) { handle_of(m, 999); }
+static void h_pd(struct msg *m) { handle_of(m, X.pd); }
+static void h_cq(struct msg *m) { handle_of(m, X.cq); }
+static void h_pd_resv(struct msg *m) { handle_of(m, X.pd); BODY(m, struct uroce_handle_req)->reserved = 3; }
+static void h_one(struct msg *m) { handle_of(m, 1); }
+
+static void port_num(struct msg *m, uint32_t p) { BODY(m, struct uroce_query_port_req)->port_num = p; }
+static void port0(struct msg *m) { port_num(m, 0); }
+static void port2(struct msg *m) { port_num(m, 2); }
+static void port1(struct msg *m) { port_num(m, 1); }
+
+static void mr(struct msg *m, uint32_t pd, uint64_t addr, uint64_t len, uint32_t acc)
+{
+	struct uroce_reg_mr_req *r = BODY(m, struct uroce_reg_mr_req);
+
+	r->pd_handle = pd;
+	r->addr = addr;
+	r->length = len;
+	r->access = acc;
+}
+static void mr_badpd(struct msg *m) { mr(m, 77, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE); }
+static void mr_len0(struct msg *m) { mr(m, X.pd, 0x10000, 0, IBV_ACCESS_LOCAL_WRITE); }
+static void mr_wrap(struct msg *m) { mr(m, X.pd, ~0ull - 10, 4096, IBV_ACCESS_LOCAL_WRITE); }
+static void mr_toolong(struct msg *m) { mr(m, X.pd, 0x10000, (1ull << 40) + 1, IBV_ACCESS_LOCAL_WRITE); }
+static void mr_rw_nolw(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_REMOTE_WRITE); }
+static void mr_ra_nolw(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_REMOTE_ATOMIC); }
+static void mr_odp(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND); }
+static void mr_mwbind(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_MW_BIND); }
+static void mr_unknown(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 1u << 14); }
+static void mr_fd(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 0); with_fd(m); }
+static void mr_ok(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING); }
+
+static void cq(struct msg *m, uint32_t cqe, uint32_t nent, uint32_t flags, int ring)
+{
+	struct uroce_create_cq_req *r = BODY(m, struct uroce_create_cq_req);
+
+	r->user_handle = 0x77;
+	r->cqe = cqe;
+	r->nent = nent;
+	r->flags = flags;
+	if (ring >= 0)
+		m->fds[m->nfds++] = ring;
+}
+static void cq_nofd(struct msg *m) { cq(m, 8, 16, 0, -1); }
+static void cq_unsealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 0)); }
+static void cq_devnull(struct msg *m) { cq(m, 8, 16, 0, devnull()); }
+static void cq_small(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(64, 1)); }
+static void cq_badnent(struct msg *m) { cq(m, 8, 8, 0, dup(X.sealed_ring)); }
+static void cq_zero(struct msg *m) { cq(m, 0, 1, 0, dup(X.sealed_ring)); }
+static void cq_toomany(struct msg *m) { cq(m, 65536, 131072, 0, dup(X.sealed_ring)); }
+static void cq_flags(struct msg *m) { cq(m, 8, 16, 0x80, dup(X.sealed_ring)); }
+static void cq_chan_pipe(struct msg *m)
+{
+	int p[2];
+
+	cq(m, 8, 16, 0, dup(X.sealed_ring));
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		close(p[0]);
+		m->fds[m->nfds++] = p[1];
+	}
+}
+static void cq_threefds(struct msg *m)
+{
+	int sp[2];
+
+	cq(m, 8, 16, 0, dup(X.sealed_ring));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0) {
+		close(sp[0]);
+		m->fds[m->nfds++] = sp[1];
+	}
+	m->fds[m->nfds++] = devnull();
+}
+
+static void qp(struct msg *m, uint32_t type, uint32_t pd, uint32_t cqh, uint32_t srq)
+{
+	struct uroce_create_qp_req *r = BODY(m, struct uroce_create_qp_req);
+
+	r->user_handle = 0x55;
+	r->qp_type = type;
+	r->pd_handle = pd;
+	r->send_cq_handle = cqh;
+	r->recv_cq_handle = cqh;
+	r->srq_handle = srq;
+	r->cap.max_send_wr = 4;
+	r->cap.max_recv_wr = 4;
+	r->cap.max_send_sge = 1;
+	r->cap.max_recv_sge = 1;
+}
+static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 0); }
+static void qp_xrc(struct msg *m) { qp(m, IBV_QPT_XRC_SEND, X.pd, X.cq, 0); }
+static void qp_badpd(struct msg *m) { qp(m, IBV_QPT_RC, 99, X.cq, 0); }
+static void qp_badcq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, 99, 0); }
+static void qp_srq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 1); }
+static void qp_sig2(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); BODY(m, struct uroce_create_qp_req)->sq_sig_all = 2; }
+static void qp_wr(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); BODY(m, struct uroce_create_qp_req)->cap.max_send_wr = 4097; }
+static void qp_rwr(struct msg *m) { qp(m, IBV_QPT_UD, X.pd, X.cq, 0); BODY(m, struct uroce_create_qp_req)->cap.max_recv_wr = 1u << 31; }
+static void qp_sge(struct msg *m) { qp(m, IBV_QPT_UC, X.pd, X.cq, 0); BODY(m, struct uroce_create_qp_req)->cap.max_send_sge = 17; }
+static void qp_inl(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); BODY(m, struct uroce_create_qp_req)->cap.max_inline_data = 257; }
+static void qp_unsealed(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); m->fds[m->nfds++] = dp_ring_memfd(1 << 20, 0); }
+static void qp_smallring(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); m->fds[m->nfds++] = dp_ring_memfd(1024, 1); }
+
+static void mod(struct msg *m, uint32_t h, uint32_t mask, void (*set)(struct ibv_qp_attr *))
+{
+	struct uroce_modify_qp_req *r = BODY(m, struct uroce_modify_qp_req);
+
+	r->handle = h;
+	r->attr_mask = mask;
+	r->attr.port_num = 1;
+	r->attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	if (set)
+		set(&r->attr);
+}
+static void to_init(struct ibv_qp_attr *a) { a->qp_state = IBV_QPS_INIT; }
+static void to_rtr(struct ibv_qp_attr *a) { a->qp_state = IBV_QPS_RTR; }
+static void to_bogus(struct ibv_qp_attr *a) { a->qp_state = 9; }
+static void port_bad(struct ibv_qp_attr *a) { a->qp_state = IBV_QPS_INIT; a->port_num = 2; }
+static void pkey_bad(struct ibv_qp_attr *a) { a->qp_state = IBV_QPS_INIT; a->pkey_index = 1; }
+static void acc_bad(struct ibv_qp_attr *a) { a->qp_state = IBV_QPS_INIT; a->qp_access_flags = IBV_ACCESS_MW_BIND; }
+#define INIT_MASK (IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+static void mod_badh(struct msg *m) { mod(m, 4242, INIT_MASK, to_init); }
+static void mod_cq_handle(struct msg *m) { mod(m, X.cq + 100, INIT_MASK, to_init); }
+static void mod_skip(struct msg *m) { mod(m, X.qp, IBV_QP_STATE, to_rtr); }
+static void mod_missing(struct msg *m) { mod(m, X.qp, IBV_QP_STATE | IBV_QP_PORT, to_init); }
+static void mod_extra(struct msg *m) { mod(m, X.qp, INIT_MASK | IBV_QP_SQ_PSN, to_init); }
+static void mod_unknown(struct msg *m) { mod(m, X.qp, INIT_MASK | (1u << 30), to_init); }
+static void mod_state(struct msg *m) { mod(m, X.qp, INIT_MASK, to_bogus); }
+static void mod_port(struct msg *m) { mod(m, X.qp, INIT_MASK, port_bad); }
+static void mod_pkey(struct msg *m) { mod(m, X.qp, INIT_MASK, pkey_bad); }
+static void mod_acc(struct msg *m) { mod(m, X.qp, INIT_MASK, acc_bad); }
+static void mod_curstate(struct msg *m) { mod(m, X.qp, INIT_MASK | IBV_QP_CUR_STATE, to_init); }
+
+static void qq(struct msg *m, uint32_t h, uint32_t mask)
+{
+	BODY(m, struct uroce_query_qp_req)->handle = h;
+	BODY(m, struct uroce_query_qp_req)->attr_mask = mask;
+}
+static void qq_badh(struct msg *m) { qq(m, 0, IBV_QP_STATE); }
+static void qq_badmask(struct msg *m) { qq(m, X.qp, 1u << 31); }
+
+static void ah(struct msg *m, uint32_t pd, int global, int port, int sgid)
+{
+	struct uroce_create_ah_req *r = BODY(m, struct uroce_create_ah_req);
+
+	r->pd_handle = pd;
+	r->attr.is_global = (uint8_t)global;
+	r->attr.port_num = (uint8_t)port;
+	r->attr.grh.sgid_index = (uint8_t)sgid;
+	r->attr.grh.hop_limit = 1;
+}
+static void ah_noglobal(struct msg *m) { ah(m, X.pd, 0, 1, 0); }
+static void ah_badpd(struct msg *m) { ah(m, 0, 1, 1, 0); }
+static void ah_port(struct msg *m) { ah(m, X.pd, 1, 2, 0); }
+static void ah_sgid(struct msg *m) { ah(m, X.pd, 1, 1, 16); }
+
+static void link2(struct msg *m) { BODY(m, struct uroce_admin_link_req)->up = 2; }
+static void capture_ro(struct msg *m) { m->fds[m->nfds++] = devnull(); }
+
+static const struct hcase cases[] = {
+	/* framing, before HELLO */
+	{ "4-byte datagram", FRESH, UROCE_OP_HELLO, tiny, EBADMSG },
+	{ "bad magic", FRESH, UROCE_OP_HELLO, bad_magic, EPROTO },
+	{ "bad version", FRESH, UROCE_OP_HELLO, bad_version, EPROTONOSUPPORT },
+	{ "opcode 0", FRESH, UROCE_OP_HELLO, op_zero, EOPNOTSUPP },
+	{ "opcode 999", FRESH, UROCE_OP_HELLO, op_unknown, EOPNOTSUPP },
+	{ "opcode 40 (gap)", FRESH, UROCE_OP_HELLO, op_gap, EOPNOTSUPP },
+	{ "length field larger than datagram", FRESH, UROCE_OP_HELLO, len_field_lies, EMSGSIZE },
+	{ "truncated HELLO", FRESH, UROCE_OP_HELLO, truncated, EMSGSIZE },
+	{ "oversized datagram (3000 bytes)", FRESH, UROCE_OP_HELLO, oversized, EMSGSIZE },
+	{ "HELLO 16 bytes too long", FRESH, UROCE_OP_HELLO, longer_both, EMSGSIZE },
+	{ "status set in a request", FRESH, UROCE_OP_HELLO, status_set, EINVAL },
+	{ "header reserved set", FRESH, UROCE_OP_HELLO, reserved_set, EINVAL },
+	{ "ALLOC_PD before HELLO", FRESH, UROCE_OP_ALLOC_PD, nothing, EPROTO },
+	{ "CREATE_QP before HELLO", FRESH, UROCE_OP_CREATE_QP, qp_badpd, EPROTO },
+	{ "HELLO without async fd", FRESH, UROCE_OP_HELLO, hello_nofd, EBADF },
+	{ "HELLO with /dev/null as async fd", FRESH, UROCE_OP_HELLO, hello_file, EBADF },
+	{ "HELLO abi_version 77", FRESH, UROCE_OP_HELLO, hello_badabi, EPROTONOSUPPORT },
+	{ "HELLO with another pid", FRESH, UROCE_OP_HELLO, hello_badpid, EPERM },
+	{ "HELLO reserved set", FRESH, UROCE_OP_HELLO, hello_resv, EINVAL },
+	{ "HELLO with 2 fds", FRESH, UROCE_OP_HELLO, hello_twofds, EINVAL },
+	{ "HELLO with 8 fds", FRESH, UROCE_OP_HELLO, hello_manyfds, EINVAL },
+	{ "good HELLO", FRESH, UROCE_OP_HELLO, hello_body, 0 },
+	/* after HELLO */
+	{ "second HELLO", SESSION, UROCE_OP_HELLO, hello_body, EALREADY },
+	{ "QUERY_PORT port 0", SESSION, UROCE_OP_QUERY_PORT, port0, EINVAL },
+	{ "QUERY_PORT port 2", SESSION, UROCE_OP_QUERY_PORT, port2, EINVAL },
+	{ "QUERY_PORT with an fd", SESSION, UROCE_OP_QUERY_PORT, capture_ro, EINVAL },
+	{ "QUERY_PORT port 1", SESSION, UROCE_OP_QUERY_PORT, port1, 0 },
+	{ "ALLOC_PD handle 1", SESSION, UROCE_OP_ALLOC_PD, h_one, EINVAL },
+	{ "DEALLOC_PD handle 0", SESSION, UROCE_OP_DEALLOC_PD, h_zero, EINVAL },
+	{ "DEALLOC_PD handle 0xffffffff", SESSION, UROCE_OP_DEALLOC_PD, h_huge, EINVAL },
+	{ "DEALLOC_PD handle 999", SESSION, UROCE_OP_DEALLOC_PD, h_999, EINVAL },
+	{ "DEALLOC_PD reserved set", SESSION, UROCE_OP_DEALLOC_PD, h_pd_resv, EINVAL },
+	{ "DEALLOC_PD in use (MR, QP)", SESSION, UROCE_OP_DEALLOC_PD, h_pd, EBUSY },
+	{ "DESTROY_CQ in use (QP)", SESSION, UROCE_OP_DESTROY_CQ, h_cq, EBUSY },
+	{ "DEREG_MR handle 999", SESSION, UROCE_OP_DEREG_MR, h_999, EINVAL },
+	{ "DESTROY_AH handle 0", SESSION, UROCE_OP_DESTROY_AH, h_zero, EINVAL },
+	{ "DESTROY_QP handle 999", SESSION, UROCE_OP_DESTROY_QP, h_999, EINVAL },
+	{ "REG_MR bad PD", SESSION, UROCE_OP_REG_MR, mr_badpd, EINVAL },
+	{ "REG_MR length 0", SESSION, UROCE_OP_REG_MR, mr_len0, EINVAL },
+	{ "REG_MR address wraps", SESSION, UROCE_OP_REG_MR, mr_wrap, EINVAL },
+	{ "REG_MR longer than max_mr_size", SESSION, UROCE_OP_REG_MR, mr_toolong, EINVAL },
+	{ "REG_MR REMOTE_WRITE without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_rw_nolw, EINVAL },
+	{ "REG_MR REMOTE_ATOMIC without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_ra_nolw, EINVAL },
+	{ "REG_MR ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_odp, EOPNOTSUPP },
+	{ "REG_MR MW_BIND", SESSION, UROCE_OP_REG_MR, mr_mwbind, EOPNOTSUPP },
+	{ "REG_MR unknown access bit", SESSION, UROCE_OP_REG_MR, mr_unknown, EINVAL },
+	{ "REG_MR with an fd", SESSION, UROCE_OP_REG_MR, mr_fd, EINVAL },
+	{ "REG_MR relaxed ordering (optional bit)", SESSION, UROCE_OP_REG_MR, mr_ok, 0 },
+	{ "CREATE_CQ without ring fd", SESSION, UROCE_OP_CREATE_CQ, cq_nofd, EBADF },
+	{ "CREATE_CQ unsealed ring", SESSION, UROCE_OP_CREATE_CQ, cq_unsealed, EBADF },
+	{ "CREATE_CQ /dev/null as ring", SESSION, UROCE_OP_CREATE_CQ, cq_devnull, EBADF },
+	{ "CREATE_CQ ring too small", SESSION, UROCE_OP_CREATE_CQ, cq_small, EINVAL },
+	{ "CREATE_CQ nent not pow2 >= cqe+1", SESSION, UROCE_OP_CREATE_CQ, cq_badnent, EINVAL },
+	{ "CREATE_CQ cqe 0", SESSION, UROCE_OP_CREATE_CQ, cq_zero, EINVAL },
+	{ "CREATE_CQ cqe > max_cqe", SESSION, UROCE_OP_CREATE_CQ, cq_toomany, EINVAL },
+	{ "CREATE_CQ unknown flag", SESSION, UROCE_OP_CREATE_CQ, cq_flags, EINVAL },
+	{ "CREATE_CQ channel is a pipe", SESSION, UROCE_OP_CREATE_CQ, cq_chan_pipe, EBADF },
+	{ "CREATE_CQ with 3 fds", SESSION, UROCE_OP_CREATE_CQ, cq_threefds, EINVAL },
+	{ "CREATE_QP RAW_PACKET", SESSION, UROCE_OP_CREATE_QP, qp_raw, EOPNOTSUPP },
+	{ "CREATE_QP XRC_SEND", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EOPNOTSUPP },
+	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
+	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },
+	{ "CREATE_QP with SRQ", SESSION, UROCE_OP_CREATE_QP, qp_srq, EOPNOTSUPP },
+	{ "CREATE_QP sq_sig_all 2", SESSION, UROCE_OP_CREATE_QP, qp_sig2, EINVAL },
+	{ "CREATE_QP max_send_wr 4097", SESSION, UROCE_OP_CREATE_QP, qp_wr, EINVAL },
+	{ "CREATE_QP max_recv_wr 2^31", SESSION, UROCE_OP_CREATE_QP, qp_rwr, EINVAL },
+	{ "CREATE_QP max_send_sge 17", SESSION, UROCE_OP_CREATE_QP, qp_sge, EINVAL },
+	{ "CREATE_QP max_inline_data 257", SESSION, UROCE_OP_CREATE_QP, qp_inl, EINVAL },
+	{ "CREATE_QP unsealed ring", SESSION, UROCE_OP_CREATE_QP, qp_unsealed, EBADF },
+	{ "CREATE_QP ring too small", SESSION, UROCE_OP_CREATE_QP, qp_smallring, EINVAL },
+	{ "MODIFY_QP bad handle", SESSION, UROCE_OP_MODIFY_QP, mod_badh, EINVAL },
+	{ "MODIFY_QP a CQ's handle", SESSION, UROCE_OP_MODIFY_QP, mod_cq_handle, EINVAL },
+	{ "MODIFY_QP RESET->RTR", SESSION, UROCE_OP_MODIFY_QP, mod_skip, EINVAL },
+	{ "MODIFY_QP RESET->INIT missing attrs", SESSION, UROCE_OP_MODIFY_QP, mod_missing, EINVAL },
+	{ "MODIFY_QP RESET->INIT extra SQ_PSN", SESSION, UROCE_OP_MODIFY_QP, mod_extra, EINVAL },
+	{ "MODIFY_QP unknown mask bit", SESSION, UROCE_OP_MODIFY_QP, mod_unknown, EINVAL },
+	{ "MODIFY_QP qp_state 9", SESSION, UROCE_OP_MODIFY_QP, mod_state, EINVAL },
+	{ "MODIFY_QP port 2", SESSION, UROCE_OP_MODIFY_QP, mod_port, EINVAL },
+	{ "MODIFY_QP pkey_index 1", SESSION, UROCE_OP_MODIFY_QP, mod_pkey, EINVAL },
+	{ "MODIFY_QP access MW_BIND", SESSION, UROCE_OP_MODIFY_QP, mod_acc, EINVAL },
+	{ "MODIFY_QP CUR_STATE from RESET", SESSION, UROCE_OP_MODIFY_QP, mod_curstate, EINVAL },
+	{ "QUERY_QP handle 0", SESSION, UROCE_OP_QUERY_QP, qq_badh, EINVAL },
+	{ "QUERY_QP unknown mask bit", SESSION, UROCE_OP_QUERY_QP, qq_badmask, EINVAL },
+	{ "CREATE_AH without GRH", SESSION, UROCE_OP_CREATE_AH, ah_noglobal, EINVAL },
+	{ "CREATE_AH bad PD", SESSION, UROCE_OP_CREATE_AH, ah_badpd, EINVAL },
+	{ "CREATE_AH port 2", SESSION, UROCE_OP_CREATE_AH, ah_port, EINVAL },
+	{ "CREATE_AH sgid_index 16", SESSION, UROCE_OP_CREATE_AH, ah_sgid, EINVAL },
+	{ "ADMIN_LINK up=2", SESSION, UROCE_OP_ADMIN_LINK, link2, EINVAL },
+	{ "ADMIN_CAPTURE_START without fd", FRESH, UROCE_OP_ADMIN_CAPTURE_START, nothing, EBADF },
+	{ "ADMIN_CAPTURE_START read-only fd", FRESH, UROCE_OP_ADMIN_CAPTURE_START, capture_ro, EBADF },
+	{ "ADMIN_CAPTURE_STOP with none running", FRESH, UROCE_OP_ADMIN_CAPTURE_STOP, nothing, ENOENT },
+	{ "ADMIN_STATUS with an fd", FRESH, UROCE_OP_ADMIN_STATUS, with_fd, EINVAL },
+};
+
+static const char *sock_path;
+static int failures;
+
+static void fail(const char *name, const char *fmt, long want, long got)
+{
+	fprintf(stderr, "FAIL %s: %s: expected %ld, got %ld\n", name, fmt, want, got);
+	failures++;
+}
+
+/* Send one row's message on S and check the reply. */
+static void run_case(const struct hcase *c, int s, uint32_t seq)
+{
+	struct msg m;
+	_Alignas(8) unsigned char resp[UROCE_MSG_MAX];
+	const struct uroce_hdr *rh = (const void *)resp;
+	int fds[4], nfds = 0, i;
+	ssize_t n;
+	size_t want_len;
+
+	memset(&m, 0, sizeof(m));
+	dp_hdr(m.buf, c->op, seq);
+	m.len = uroce_req_size(c->op);
+	c->build(&m);
+	if (dp_send_raw(s, m.buf, m.len, m.fds, m.nfds) < 0) {
+		fail(c->name, "send errno", 0, errno);
+		return;
+	}
+	for (i = 0; i < m.nfds; i++)
+		close(m.fds[i]);
+	n = dp_recv(s, resp, sizeof(resp), fds, &nfds);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (n < (ssize_t)sizeof(struct uroce_hdr)) {
+		fail(c->name, "reply bytes", (long)sizeof(struct uroce_hdr), (long)n);
+		return;
+	}
+	if (rh->status != c->expect) {
+		fprintf(stderr, "FAIL %s: status: expected %d (%s), got %d (%s)\n", c->name, c->expect,
+			strerror(c->expect), rh->status, strerror(rh->status));
+		failures++;
+		return;
+	}
+	if (rh->magic != UROCE_MSG_MAGIC || rh->version != UROCE_ABI_VERSION)
+		fail(c->name, "reply magic/version", UROCE_MSG_MAGIC, (long)rh->magic);
+	if (c->expect != EBADMSG && rh->seq != seq)
+		fail(c->name, "echoed seq", seq, rh->seq);
+	want_len = c->expect == EBADMSG ? sizeof(struct uroce_hdr)
+					: uroce_resp_size(rh->opcode);
+	if ((size_t)n != want_len || rh->length != n)
+		fail(c->name, "reply length", (long)want_len, (long)n);
+	if (c->expect && nfds)
+		fail(c->name, "descriptors in an error reply", 0, nfds);
+	printf("ok   %-45s -> %s\n", c->name, c->expect ? strerror(c->expect) : "0");
+}
+
+/* Set up the session the SESSION rows use: PD, MR, CQ (+ a free CQ), RC QP. */
+static int setup(void)
+{
+	struct uroce_reg_mr_resp mrr;
+	struct uroce_create_qp_resp qpr;
+	int rc;
+
+	rc = dp_open(&X.ss, sock_path);
+	if (rc) {
+		fprintf(stderr, "setup: HELLO: %s\n", strerror(rc));
+		return -1;
+	}
+	if (dp_alloc_pd(&X.ss, &X.pd) || dp_reg_mr(&X.ss, X.pd, 0x20000, 8192, IBV_ACCESS_LOCAL_WRITE, &mrr) ||
+	    dp_create_cq(&X.ss, 8, -1, &X.cq) || dp_create_cq(&X.ss, 8, -1, &X.cq_free) ||
+	    dp_create_qp(&X.ss, IBV_QPT_RC, X.pd, X.cq, &qpr)) {
+		fprintf(stderr, "setup: creating the session's objects failed\n");
+		return -1;
+	}
+	X.mr = mrr.handle;
+	X.qp = qpr.handle;
+	X.sealed_ring = dp_ring_memfd(uroce_cq_ring_size(16), 1);
+	return 0;
+}
+
+/* An unprivileged uid may use verbs but not administer the daemon. */
+static void check_admin_eperm(void)
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		printf("not run: ADMIN_SHUTDOWN from another uid -> EPERM (needs root to switch uid)\n");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct uroce_hdr req, resp;
+		int s;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		s = dp_connect(sock_path);
+		if (s < 0)
+			_exit(4);
+		dp_hdr(&req, UROCE_OP_ADMIN_SHUTDOWN, 1);
+		_exit(dp_call(s, &req, NULL, 0, &resp, sizeof(resp), NULL, NULL) == EPERM ? 0 : 5);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "FAIL ADMIN_SHUTDOWN as uid 65534: expected EPERM (child status %d)\n",
+			WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		failures++;
+		return;
+	}
+	printf("ok   %-45s -> %s\n", "ADMIN_SHUTDOWN as uid 65534", strerror(EPERM));
+}
+
+/* Another client cannot name this session's objects. */
+static void check_isolation(void)
+{
+	struct dp_session other;
+	int rc;
+
+	if (dp_open(&other, sock_path)) {
+		fail("second client HELLO", "status", 0, -1);
+		return;
+	}
+	rc = dp_handle_op(&other, UROCE_OP_DEALLOC_PD, X.pd);
+	if (rc != EINVAL)
+		fail("DEALLOC_PD of another client's PD", "status", EINVAL, rc);
+	rc = dp_handle_op(&other, UROCE_OP_DESTROY_QP, X.qp);
+	if (rc != EINVAL)
+		fail("DESTROY_QP of another client's QP", "status", EINVAL, rc);
+	rc = dp_handle_op(&other, UROCE_OP_DEREG_MR, X.mr);
+	if (rc != EINVAL)
+		fail("DEREG_MR of another client's MR", "status", EINVAL, rc);
+	dp_close(&other);
+	printf("ok   %-45s -> %s\n", "another client's handles", strerror(EINVAL));
+}
+
+/* A well-behaved client after all that: full lifecycle, exact results. */
+static void check_good_client(void)
+{
+	struct dp_session g;
+	struct uroce_reg_mr_resp m1, m2;
+	struct uroce_create_qp_resp q;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	uint32_t pd, cq;
+	int rc;
+
+	rc = dp_open(&g, sock_path);
+	if (rc) {
+		fail("good client HELLO", "status", 0, rc);
+		return;
+	}
+	if (g.clock_fd < 0 || g.db_fd < 0)
+		fail("good client HELLO", "descriptors", 2, (g.clock_fd >= 0) + (g.db_fd >= 0));
+	if (strcmp(g.hello.dev_name, "uroce0") || g.hello.dev.vendor_id != UROCE_VENDOR_ID ||
+	    g.hello.dev.max_qp_rd_atom < 1 || g.hello.port.state != IBV_PORT_ACTIVE)
+		fail("good client HELLO", "device attributes", 1, 0);
+	rc = dp_alloc_pd(&g, &pd);
+	rc = rc ? rc : dp_reg_mr(&g, pd, 0x40000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &m1);
+	rc = rc ? rc : dp_reg_mr(&g, pd, 0x50000, 4096, IBV_ACCESS_LOCAL_WRITE, &m2);
+	rc = rc ? rc : dp_create_cq(&g, 100, -1, &cq);
+	rc = rc ? rc : dp_create_qp(&g, IBV_QPT_RC, pd, cq, &q);
+	if (rc) {
+		fail("good client create", "status", 0, rc);
+		dp_close(&g);
+		return;
+	}
+	if (m1.lkey != m1.rkey || m1.lkey == m2.lkey || (m1.lkey >> 8) == 0 || q.qpn < 2 ||
+	    q.qpn > 0xFFFFFF || q.cap.max_send_wr != 16)
+		fail("good client objects", "keys/qpn/caps", 1, 0);
+	rc = dp_modify_qp(&g, q.handle, &a, INIT_MASK);
+	if (rc)
+		fail("good client RESET->INIT", "status", 0, rc);
+	if ((rc = dp_handle_op(&g, UROCE_OP_DESTROY_QP, q.handle)) ||
+	    (rc = dp_handle_op(&g, UROCE_OP_DESTROY_CQ, cq)) ||
+	    (rc = dp_handle_op(&g, UROCE_OP_DEREG_MR, m1.handle)) ||
+	    (rc = dp_handle_op(&g, UROCE_OP_DEREG_MR, m2.handle)) ||
+	    (rc = dp_handle_op(&g, UROCE_OP_DEALLOC_PD, pd)))
+		fail("good client destroy", "status", 0, rc);
+	dp_close(&g);
+	printf("ok   %-45s -> 0\n", "good client lifecycle after the hostile rows");
+}
+
+int main(int argc, char **argv)
+{
+	struct dp_totals t;
+	size_t i;
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: hostile_client SOCK\n");
+		return 2;
+	}
+	sock_path = argv[1];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (setup())
+		return 1;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hcase *c = &cases[i];
+		int s = c->conn == FRESH ? dp_connect(sock_path) : X.ss.s;
+
+		if (s < 0) {
+			fail(c->name, "connect errno (daemon gone?)", 0, errno);
+			break;
+		}
+		run_case(c, s, 100 + (uint32_t)i);
+		if (c->conn == FRESH)
+			close(s);
+	}
+	check_admin_eperm();
+	check_isolation();
+	check_good_client();
+	dp_close(&X.ss);
+	close(X.sealed_ring);
+	/* Closing the hostile session freed its objects: totals back to 0
+	 * (the daemon handles our close before the next request). */
+	/* Our close and the status request race inside the daemon's loop:
+	 * ask until the close has been handled (at most 5 s). */
+	for (i = 0; i < 50; i++) {
+		rc = dp_status_totals(sock_path, &t);
+		if (rc || !(t.clients || t.pd || t.mr || t.cq || t.qp || t.ah))
+			break;
+		usleep(100000);
+	}
+	if (rc)
+		fail("status after close", "status", 0, rc);
+	else if (t.clients || t.pd || t.mr || t.cq || t.qp || t.ah)
+		fail("totals after close", "sum of objects", 0,
+		     (long)(t.clients + t.pd + t.mr + t.cq + t.qp + t.ah));
+	printf("%zu hostile rows, %d failure(s)\n", sizeof(cases) / sizeof(cases[0]), failures);
+	return failures ? 1 : 0;
+}
