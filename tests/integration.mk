@@ -4,7 +4,8 @@
 # uroce command, each test in its own run directory on its own UDP port
 # (tests/lib.sh).  They run through the automake parallel harness.
 IT_TESTS = tests/it_launch.sh tests/it_cli.sh tests/it_sysfs.sh tests/it_devices.sh \
-	tests/it_nobody.sh tests/it_link.sh tests/it_kill_client.sh tests/it_pyverbs.sh
+	tests/it_nobody.sh tests/it_link.sh tests/it_kill_client.sh tests/it_pyverbs.sh \
+	tests/it_capture.sh tests/it_down.sh
 TESTS += $(IT_TESTS)
 EXTRA_DIST += $(IT_TESTS)
 dist_check_DATA += tests/lib.sh
