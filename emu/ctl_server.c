@@ -250,8 +250,23 @@ static void listen_cb(struct ev_loop *loop, ev_io *w, int revents)
 		ulog(ULOG_DEBUG, "connection client#%u pid %d uid %d (%s)", c->id, (int)c->pid,
 		     (int)c->uid, c->comm);
 	}
-	if (errno != EAGAIN && errno != EINTR)
+	if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+		/* Out of descriptors: the pending connection keeps the socket
+		 * readable, so pause accepting briefly instead of spinning. */
+		ulog(ULOG_WARN, "accept: %s; not accepting for 100 ms", strerror(errno));
+		ev_io_stop(loop, &d->listen_io);
+		ev_timer_start(loop, &d->listen_pause);
+	} else if (errno != EAGAIN && errno != EINTR) {
 		ulog(ULOG_WARN, "accept: %s", strerror(errno));
+	}
+}
+
+static void listen_resume(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct uroce_dev *d = w->data;
+
+	if (d->listen_fd >= 0)
+		ev_io_start(loop, &d->listen_io);
 }
 
 int ctl_server_start(struct uroce_dev *d, const char *path)
@@ -288,6 +303,8 @@ int ctl_server_start(struct uroce_dev *d, const char *path)
 	ev_io_init(&d->listen_io, listen_cb, fd, EV_READ);
 	d->listen_io.data = d;
 	ev_io_start(d->loop, &d->listen_io);
+	ev_timer_init(&d->listen_pause, listen_resume, 0.1, 0.);
+	d->listen_pause.data = d;
 	return 0;
 }
 
@@ -295,6 +312,7 @@ void ctl_server_stop(struct uroce_dev *d, int fatal)
 {
 	if (d->listen_fd >= 0) {
 		ev_io_stop(d->loop, &d->listen_io);
+		ev_timer_stop(d->loop, &d->listen_pause);
 		close(d->listen_fd);
 		d->listen_fd = -1;
 		unlink(d->sock_path);

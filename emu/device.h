@@ -79,6 +79,7 @@ struct uroce_dev {
 
 	int listen_fd;
 	ev_io listen_io;
+	ev_timer listen_pause;          /* accept paused after EMFILE */
 	char sock_path[108];
 	pid_t pid;
 	uid_t uid;
