@@ -9,6 +9,8 @@
  *                                 still alive); then object totals must be 0
  *                                 and the daemon's VmRSS (after a warm-up of
  *                                 50 cycles) may grow by at most RSS_BOUND_KB
+ *   daemon_churn SOCK flood N     N connections at once, then all closed;
+ *                                 the daemon must serve again afterwards
  *   daemon_churn SOCK events UROCED
  *                                 async events of `link down|up` and
  *                                 `shutdown`, QUERY_PORT state, clock page
@@ -313,6 +315,29 @@ static int events(const char *uroced)
 	return 0;
 }
 
+/* Open N connections at once (more than the daemon's descriptor limit in
+ * tests/daemon_cleanup.sh), then close them all: the daemon must survive
+ * running out of descriptors and serve again afterwards. */
+static int flood(int n)
+{
+	int *fds = calloc((size_t)n, sizeof(int)), i, opened = 0;
+
+	if (!fds)
+		return 1;
+	for (i = 0; i < n; i++) {
+		fds[i] = dp_connect(sock);
+		opened += fds[i] >= 0;
+	}
+	usleep(300000); /* let the daemon hit its limit while they are open */
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	printf("flood: %d of %d connections opened and closed\n", opened, n);
+	expect_zero("after the flood");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -325,6 +350,8 @@ int main(int argc, char **argv)
 		return hold();
 	if (!strcmp(argv[2], "cycles") && argc == 4)
 		return cycles(atoi(argv[3]));
+	if (!strcmp(argv[2], "flood") && argc == 4)
+		return flood(atoi(argv[3]));
 	if (!strcmp(argv[2], "events") && argc == 4)
 		return events(argv[3]);
 	fprintf(stderr, "daemon_churn: bad arguments\n");

@@ -2,7 +2,8 @@
 # A client killed with SIGKILL while holding objects is cleaned up (the daemon
 # stays up, totals go back to 0), and 1000 connect/create/destroy/close cycles
 # leak nothing: totals 0 and the daemon's VmRSS flat within the bound stated
-# in tests/daemon_churn.c.
+# in tests/daemon_churn.c. A daemon out of descriptors (connection flood
+# beyond its limit) survives and serves again once they are closed.
 . "$top_srcdir/tests/daemon_lib.sh"
 CHURN="$top_builddir/tests/daemon_churn"
 
@@ -32,3 +33,14 @@ grep -q "client#[0-9]* pid $HOLDER (daemon_churn) gone; freed qp=2 ah=1 mr=2 cq=
 
 "$CHURN" "$SOCK" cycles 1000 || fail "churn cycles"
 kill -0 "$PID" 2>/dev/null || fail "uroced died during the cycles"
+
+# descriptor exhaustion: a second daemon limited to 24 descriptors
+stop_uroced
+(ulimit -n 24 && exec "$UROCED" --dev uroce0 --addr 127.0.0.1 --port 0 --sock "$SOCK" \
+	--log "$D/log2" --pidfile "$D/pid" --daemonize) || fail "limited uroced did not start"
+PID=$(cat "$D/pid")
+"$CHURN" "$SOCK" flood 64 || fail "flood"
+kill -0 "$PID" 2>/dev/null || fail "uroced died of the connection flood"
+grep -q "not accepting for 100 ms" "$D/log2" || fail "the flood did not exhaust the daemon's descriptors"
+[ "$(totals)" = "totals clients=0 pd=0 mr=0 cq=0 qp=0 ah=0" ] || fail "status after the flood"
+echo "connection flood beyond the descriptor limit survived"
