@@ -60,7 +60,8 @@ void *map_client_ring(int fd, uint64_t size, int *err)
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		*err = errno == EACCES ? EBADF : errno;
+		/* EACCES/EPERM: the client sealed it against writing. */
+		*err = (errno == EACCES || errno == EPERM) ? EBADF : errno;
 		return NULL;
 	}
 	return p;

@@ -198,7 +198,7 @@ int dp_ring_memfd(uint64_t size, int seal)
 	if (fd < 0)
 		return -1;
 	if (ftruncate(fd, (off_t)size) < 0 ||
-	    (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)) {
+	    (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | (seal > 1 ? F_SEAL_WRITE : 0)) < 0)) {
 		close(fd);
 		return -1;
 	}

@@ -46,7 +46,8 @@ int dp_alloc_pd(struct dp_session *ss, uint32_t *h);
 int dp_handle_op(struct dp_session *ss, unsigned int op, uint32_t h);
 int dp_reg_mr(struct dp_session *ss, uint32_t pd, uint64_t addr, uint64_t len, uint32_t access,
 	      struct uroce_reg_mr_resp *out);
-/* A sealed ring memfd of SIZE bytes (seal=0: unsealed). Returns fd or -1. */
+/* A ring memfd of SIZE bytes: seal 0 unsealed, 1 F_SEAL_SHRINK|GROW, 2 also
+ * F_SEAL_WRITE. Returns fd or -1. */
 int dp_ring_memfd(uint64_t size, int seal);
 int dp_create_cq(struct dp_session *ss, uint32_t cqe, int chan_fd, uint32_t *h);
 int dp_create_qp(struct dp_session *ss, enum ibv_qp_type t, uint32_t pd, uint32_t cq,

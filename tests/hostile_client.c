@@ -146,6 +146,7 @@ static void cq(struct msg *m, uint32_t cqe, uint32_t nent, uint32_t flags, int r
 }
 static void cq_nofd(struct msg *m) { cq(m, 8, 16, 0, -1); }
 static void cq_unsealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 0)); }
+static void cq_writesealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 2)); }
 static void cq_devnull(struct msg *m) { cq(m, 8, 16, 0, devnull()); }
 static void cq_small(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(64, 1)); }
 static void cq_badnent(struct msg *m) { cq(m, 8, 8, 0, dup(X.sealed_ring)); }
@@ -312,6 +313,7 @@ static const struct hcase cases[] = {
 	{ "CREATE_CQ without ring fd", SESSION, UROCE_OP_CREATE_CQ, cq_nofd, EBADF },
 	{ "CREATE_CQ unsealed ring", SESSION, UROCE_OP_CREATE_CQ, cq_unsealed, EBADF },
 	{ "CREATE_CQ /dev/null as ring", SESSION, UROCE_OP_CREATE_CQ, cq_devnull, EBADF },
+	{ "CREATE_CQ ring sealed against writing", SESSION, UROCE_OP_CREATE_CQ, cq_writesealed, EBADF },
 	{ "CREATE_CQ ring too small", SESSION, UROCE_OP_CREATE_CQ, cq_small, EINVAL },
 	{ "CREATE_CQ nent not pow2 >= cqe+1", SESSION, UROCE_OP_CREATE_CQ, cq_badnent, EINVAL },
 	{ "CREATE_CQ cqe 0", SESSION, UROCE_OP_CREATE_CQ, cq_zero, EINVAL },
