@@ -15,7 +15,8 @@ regen-sample: tests/gen_pcap$(EXEEXT)
 
 # Python 3 (stdlib only) tests run by the automake harness; they find the
 # programs through $top_builddir and real tshark through $TSHARK.
-INSPECT_TESTS = tests/inspect_sample.py tests/inspect_tshark.py tests/inspect_errors.py
+INSPECT_TESTS = tests/inspect_sample.py tests/inspect_tshark.py tests/inspect_errors.py \
+	tests/inspect_live.py
 TESTS += $(INSPECT_TESTS)
 EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py
 
@@ -43,3 +44,9 @@ fuzz-inspect: tests/inspect_fuzz
 	top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 	  FUZZ_SEED=0 $(SHELL) $(srcdir)/tests/inspect_fuzz.sh
 endif
+
+# Real traffic: packets sent through the kernel's UDP stack on loopback,
+# captured by real tshark (Ethernet on lo, Linux cooked v2 on any).
+check_PROGRAMS += tests/inspect_live_send
+tests_inspect_live_send_SOURCES = tests/inspect_live_send.c
+tests_inspect_live_send_LDADD = netstack/libnetstack.la
