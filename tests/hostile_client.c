@@ -6,6 +6,7 @@
  * wrong-handle, out-of-range and descriptor-less/-laden messages, one table
  * row each, and checks the exact errno in each reply (include/uroce/abi.h),
  * the echoed sequence number and the reply size. Then checks that the daemon
+ * survives 20000 random messages (valid header, random body and descriptors),
  * still serves a well-behaved client (a full object lifecycle) and that the
  * object totals return to zero. Exit 0 if every row passed, 1 otherwise.
  */
@@ -538,6 +539,121 @@ static void check_good_client(void)
 	printf("ok   %-45s -> 0\n", "good client lifecycle after the hostile rows");
 }
 
+/* xorshift64*: deterministic random bodies (fixed seed, reproducible). */
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (uint32_t)((rng * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+/*
+ * Random messages with a valid header for a random verbs or admin opcode
+ * (never SHUTDOWN) and a random body whose first word is a small handle, so
+ * the handlers run against live objects; random descriptors attached. Every
+ * one must get a reply of the opcode's size with status 0 or an errno, and
+ * the daemon must survive. Objects created by lucky messages are freed when
+ * the session closes.
+ */
+static void fuzz(int iterations)
+{
+	static const unsigned int opsel[] = {
+		UROCE_OP_HELLO, UROCE_OP_QUERY_PORT, UROCE_OP_ALLOC_PD, UROCE_OP_DEALLOC_PD,
+		UROCE_OP_REG_MR, UROCE_OP_DEREG_MR, UROCE_OP_CREATE_CQ, UROCE_OP_DESTROY_CQ,
+		UROCE_OP_CREATE_QP, UROCE_OP_MODIFY_QP, UROCE_OP_QUERY_QP, UROCE_OP_DESTROY_QP,
+		UROCE_OP_CREATE_AH, UROCE_OP_DESTROY_AH, UROCE_OP_ADMIN_STATUS, UROCE_OP_ADMIN_LINK,
+		UROCE_OP_ADMIN_CAPTURE_STOP, 0, 77,
+	};
+	struct dp_session f;
+	int it, bad = 0, ok = 0;
+
+	if (dp_open(&f, sock_path)) {
+		fail("fuzz session HELLO", "status", 0, -1);
+		return;
+	}
+	for (it = 0; it < iterations; it++) {
+		struct msg m;
+		_Alignas(8) unsigned char resp[UROCE_MSG_MAX];
+		const struct uroce_hdr *rh = (const void *)resp;
+		unsigned int op = opsel[rnd() % (sizeof(opsel) / sizeof(opsel[0]))];
+		size_t i, len = uroce_req_size(op) ? uroce_req_size(op) : sizeof(struct uroce_hdr);
+		int fds[4], nfds = 0, k, nf = (int)(rnd() % 4);
+		ssize_t n;
+
+		memset(&m, 0, sizeof(m));
+		for (i = 0; i < len; i++)
+			m.buf[i] = (unsigned char)rnd();
+		dp_hdr(m.buf, op, (uint32_t)it);
+		HDR(&m)->length = (uint32_t)len;
+		if (len >= sizeof(struct uroce_hdr) + 8) {
+			uint32_t *w = (uint32_t *)(m.buf + sizeof(struct uroce_hdr));
+
+			w[0] = rnd() % 4;         /* handle / pd / port_num / ... */
+			if (rnd() % 2)
+				w[1] = rnd() % 4; /* a second small field */
+		}
+		if (op == UROCE_OP_CREATE_CQ && rnd() % 2) {
+			struct uroce_create_cq_req *r = BODY(&m, struct uroce_create_cq_req);
+
+			r->cqe = rnd() % 64;
+			r->nent = uroce_roundup_pow2(r->cqe + 1);
+			r->flags = rnd() % 2;
+		}
+		for (k = 0; k < nf; k++) {
+			switch (rnd() % 3) {
+			case 0: m.fds[m.nfds++] = dp_ring_memfd((rnd() % 8 + 1) * 4096ull, (int)(rnd() % 3)); break;
+			case 1: {
+				int sp[2];
+
+				if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0) {
+					close(sp[0]);
+					m.fds[m.nfds++] = sp[1];
+				}
+				break;
+			}
+			default: m.fds[m.nfds++] = devnull(); break;
+			}
+		}
+		m.len = len;
+		if (dp_send_raw(f.s, m.buf, m.len, m.fds, m.nfds) < 0) {
+			fail("fuzz send", "errno", 0, errno);
+			break;
+		}
+		for (k = 0; k < m.nfds; k++)
+			close(m.fds[k]);
+		n = dp_recv(f.s, resp, sizeof(resp), fds, &nfds);
+		for (k = 0; k < nfds; k++)
+			close(fds[k]);
+		if (n < (ssize_t)sizeof(struct uroce_hdr) || rh->length != n ||
+		    (size_t)n != uroce_resp_size(rh->opcode) || rh->status < 0 || rh->status > 200) {
+			if (bad++ < 5)
+				fprintf(stderr, "FAIL fuzz #%d op %u: reply %zd bytes status %d\n", it, op, n,
+					n >= (ssize_t)sizeof(*rh) ? rh->status : -1);
+			if (n <= 0)
+				break;
+		} else if (rh->status == 0) {
+			ok++;
+		}
+	}
+	{
+		/* random ADMIN_LINK messages may have left the port down */
+		struct uroce_admin_link_req up = { 0 };
+		struct uroce_hdr r;
+
+		dp_hdr(&up, UROCE_OP_ADMIN_LINK, 1);
+		up.up = 1;
+		if (dp_call(f.s, &up, NULL, 0, &r, sizeof(r), NULL, NULL) != 0)
+			fail("link up after fuzz", "status", 0, r.status);
+	}
+	dp_close(&f);
+	if (bad)
+		failures++;
+	printf("ok   %-45s -> %d accepted, %d refused, %d malformed replies\n", "random messages",
+	       ok, it - ok - bad, bad);
+}
+
 int main(int argc, char **argv)
 {
 	struct dp_totals t;
@@ -566,6 +682,7 @@ int main(int argc, char **argv)
 	}
 	check_admin_eperm();
 	check_isolation();
+	fuzz(20000);
 	check_good_client();
 	dp_close(&X.ss);
 	close(X.sealed_ring);
