@@ -35,9 +35,10 @@ int uroce_query_device_ex(struct ibv_context *context,
 	memset(&a, 0, sizeof(a));
 	a.orig_attr = ctx->hello.dev;
 	a.orig_attr.phys_port_cnt = 1;
-	/* raw HCA cycles (CQE timestamps, RAW_CLOCK) run at freq_khz over `bits` bits */
-	a.completion_timestamp_mask = ctx->hello.timestamp_mask;
-	a.hca_core_clock = ctx->hello.hca_core_clock_khz;
+	/* Raw HCA cycles (CQE timestamps, RAW_CLOCK) run at freq_khz over `bits`
+	 * bits: the clock page is the authority, the HELLO copy a fallback. */
+	a.completion_timestamp_mask = ctx->clock->mask ? ctx->clock->mask : ctx->hello.timestamp_mask;
+	a.hca_core_clock = ctx->clock->freq_khz ? ctx->clock->freq_khz : ctx->hello.hca_core_clock_khz;
 	a.device_cap_flags_ex = ctx->hello.dev.device_cap_flags;
 	a.phys_port_cnt_ex = 1;
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));

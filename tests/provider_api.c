@@ -2,10 +2,13 @@
  * provider_api.c - the provider through libibverbs' public API only.
  *
  * Run by tests/provider_api.sh inside `uroce run` against a private uroced
- * (`uroce up --mtu 1024 --gid-tbl-len 16`). Environment from the wrapper:
+ * (`uroce up --mtu 1024 --gid-tbl-len 16 --clock-khz 156250 --clock-bits 48`).
+ * Environment from the wrapper:
  *   UROCE_TEST_DEV      device name (uroce0)
  *   UROCE_TEST_LINK     command prefix that flaps the port: "$UROCE link set DEV"
  *   UROCE_TEST_GIDS     expected gid_tbl_len (number of sysfs GID files)
+ *   UROCE_TEST_CLOCK_KHZ, UROCE_TEST_CLOCK_MASK  expected hca_core_clock (kHz) and
+ *                       completion_timestamp_mask (from --clock-khz / --clock-bits)
  * Every test opens its own context (Check forks per test).
  */
 #include "config.h"
@@ -69,8 +72,10 @@ START_TEST(test_query_device)
 	ck_assert_int_ge(ex.orig_attr.max_sge, 1);
 	ck_assert_int_ge(ex.orig_attr.max_cqe, 1);
 	ck_assert_uint_gt(ex.orig_attr.max_mr_size, 4096);
-	ck_assert_uint_ne(ex.completion_timestamp_mask, 0);
-	ck_assert_uint_ne(ex.hca_core_clock, 0);
+	/* uroce up --clock-khz / --clock-bits, through the daemon's clock page */
+	ck_assert_uint_eq(ex.hca_core_clock, strtoull(env_or("UROCE_TEST_CLOCK_KHZ", "0"), NULL, 0));
+	ck_assert_uint_eq(ex.completion_timestamp_mask,
+			  strtoull(env_or("UROCE_TEST_CLOCK_MASK", "0"), NULL, 0));
 	ck_assert_uint_eq(ex.phys_port_cnt_ex, 1);
 	ck_assert_uint_eq(ex.odp_caps.general_caps, 0);
 	ck_assert_int_eq(ctx->num_comp_vectors, (int)ncpu);

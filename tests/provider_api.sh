@@ -1,12 +1,15 @@
 #!/bin/sh
 # provider_api.sh - runs the provider's public-API C test (tests/provider_api)
-# against a private uroced: `uroce up --mtu 1024 --gid-tbl-len 16` on a free
+# against a private uroced: `uroce up --mtu 1024 --gid-tbl-len 16
+# --clock-khz 156250 --clock-bits 48` on a free
 # port in a private run directory (tests/lib.sh), then the test program
 # through `uroce run` (as an unmodified verbs application would run).
 . "$top_srcdir/tests/lib.sh"
-up --dev uroce0 --mtu 1024 --gid-tbl-len 16
+up --dev uroce0 --mtu 1024 --gid-tbl-len 16 --clock-khz 156250 --clock-bits 48
 UROCE_TEST_DEV=uroce0
 UROCE_TEST_GIDS=16
+UROCE_TEST_CLOCK_KHZ=156250
+UROCE_TEST_CLOCK_MASK=0xffffffffffff
 UROCE_TEST_LINK="$UROCE link set uroce0"
-export UROCE_TEST_DEV UROCE_TEST_GIDS UROCE_TEST_LINK
+export UROCE_TEST_DEV UROCE_TEST_GIDS UROCE_TEST_LINK UROCE_TEST_CLOCK_KHZ UROCE_TEST_CLOCK_MASK
 urun "$top_builddir/tests/provider_api"
