@@ -70,6 +70,7 @@ START_TEST(keys_free_and_reuse)
 			ck_assert_uint_ne(n, c);
 		k = n;
 	}
+	keytab_fini(&t);
 	ck_assert_int_eq(keytab_init(&t, 0), EINVAL);
 	ck_assert_int_eq(keytab_init(&t, 1u << 24), EINVAL);
 }
