@@ -1,8 +1,11 @@
 /*
  * fuzz_parse.c - libFuzzer harness for every netstack parse entry point.
  *
- * Input: byte 0 selects the entry point (mod 5): roce_parse_ip, _grh,
- * _udp over IPv4 facts, _udp over IPv6 facts, _bth; the rest is the packet.
+ * Input: byte 0 selects the entry point ((byte & 0x7f) mod 5): roce_parse_ip,
+ * _grh, _udp over IPv4 facts, _udp over IPv6 facts, _bth; the rest is the
+ * packet.  With bit 7 of byte 0 set, the harness first writes the correct
+ * ICRC into the packet, so mutations get past the ICRC check and reach the
+ * accepted-packet checks below through every entry point.
  * Built with clang -fsanitize=fuzzer,address,undefined from the netstack
  * sources directly (tests/netstack.mk), so ASan sees every read.
  *
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netstack/icrc.h"
 #include "netstack/packet.h"
 
 static void check(int cond)
@@ -57,6 +61,35 @@ static void check_accepted(const struct roce_pkt *p, const uint8_t *buf, size_t 
 	}
 }
 
+static size_t min_len(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Write the ICRC the parser will expect for entry point SEL into B (size bytes). */
+static void fix_icrc(unsigned sel, uint8_t *b, size_t size, const struct roce_l3 *l3)
+{
+	size_t n = 0;
+	uint32_t crc;
+	int err = ROCE_E_INVAL;
+
+	if (sel == 0 && size >= 40 && b[0] >> 4 == 6) {
+		n = min_len(size, 40u + (size_t)(b[4] << 8 | b[5]));
+		err = roce_icrc_ipv6(b, n, &crc);
+	} else if (sel == 0 && size >= 20 && b[0] >> 4 == 4) {
+		n = min_len(size, (size_t)(b[2] << 8 | b[3]));
+		err = roce_icrc_ipv4(b, n, &crc);
+	} else if (sel == 1 && size >= 40) {
+		n = min_len(size, 40u + (size_t)(b[4] << 8 | b[5]));
+		err = roce_icrc_grh(b, n, &crc);
+	} else if (sel == 2 || sel == 3) {
+		n = size;
+		err = roce_icrc_udp(b, n, l3, &crc);
+	}
+	if (err == ROCE_OK)
+		roce_icrc_put(b + n - ROCE_ICRC_LEN, crc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct roce_l3 l3 = { .sport = 0xc000, .dport = ROCE_UDP_PORT };
 	const uint8_t *buf;
 	uint8_t *copy;
+	unsigned sel;
 	int err;
 
 	if (size < 1)
@@ -76,7 +110,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data + 1, size);
 	buf = copy;
-	switch (data[0] % 5) {
+	sel = (data[0] & 0x7fu) % 5;
+	if (sel == 2) {
+		l3.kind = ROCE_L3_IPV4;
+		roce_addr_from_ipv4(l3.src, 0x0a000001);
+		roce_addr_from_ipv4(l3.dst, 0x0a000002);
+	} else if (sel == 3) {
+		l3.kind = ROCE_L3_IPV6;
+		memcpy(l3.src, v6_src, 16);
+		memcpy(l3.dst, v6_dst, 16);
+	}
+	if (data[0] & 0x80)
+		fix_icrc(sel, copy, size, &l3);
+	switch (sel) {
 	case 0:
 		err = roce_parse_ip(buf, size, ROCE_UDP_PORT, &pkt);
 		break;
@@ -84,15 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err = roce_parse_grh(buf, size, &pkt);
 		break;
 	case 2:
-		l3.kind = ROCE_L3_IPV4;
-		roce_addr_from_ipv4(l3.src, 0x0a000001);
-		roce_addr_from_ipv4(l3.dst, 0x0a000002);
-		err = roce_parse_udp(buf, size, &l3, &pkt);
-		break;
 	case 3:
-		l3.kind = ROCE_L3_IPV6;
-		memcpy(l3.src, v6_src, 16);
-		memcpy(l3.dst, v6_dst, 16);
 		err = roce_parse_udp(buf, size, &l3, &pkt);
 		break;
 	default:
