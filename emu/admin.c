@@ -10,6 +10,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/objects.h"
+#include "emu/qp_state.h"
 #include "netstack/pcap_writer.h"
 
 #include <errno.h>
@@ -35,11 +36,26 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			(unsigned long long)pcapw_frames(d->capture));
 	else
 		fprintf(fp, "capture off\n");
-	for (c = d->clients; c; c = c->next)
-		if (c->hello)
-			fprintf(fp, "client id=%u pid=%d uid=%d comm=%s pd=%u mr=%u cq=%u qp=%u ah=%u\n",
-				c->id, (int)c->pid, (int)c->uid, c->comm, c->pds.count, c->mrs.count,
-				c->cqs.count, c->qps.count, c->ahs.count);
+	for (c = d->clients; c; c = c->next) {
+		uint32_t h;
+
+		if (!c->hello)
+			continue;
+		fprintf(fp, "client id=%u pid=%d uid=%d comm=%s pd=%u mr=%u cq=%u qp=%u ah=%u\n", c->id,
+			(int)c->pid, (int)c->uid, c->comm, c->pds.count, c->mrs.count, c->cqs.count,
+			c->qps.count, c->ahs.count);
+		/* one indented line per QP: where each connection stands */
+		for (h = 1; h <= c->qps.cap; h++) {
+			const struct qp *qp = objtab_get(&c->qps, h);
+
+			if (qp)
+				fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "
+					    "path_mtu=%u\n",
+					qp->qpn, qp->type == IBV_QPT_RC ? "RC" : qp->type == IBV_QPT_UC ? "UC" : "UD",
+					qp_state_name(qp->attr.qp_state), qp->attr.dest_qp_num, qp->attr.sq_psn,
+					qp->attr.rq_psn, qp->attr.path_mtu ? 128u << qp->attr.path_mtu : 0);
+		}
+	}
 	fprintf(fp, "totals clients=%u pd=%u mr=%u cq=%u qp=%u ah=%u\n", d->n_clients, d->counts.pd,
 		d->counts.mr, d->counts.cq, d->counts.qp, d->counts.ah);
 	return ferror(fp) ? EIO : 0;
