@@ -107,6 +107,28 @@ static ssize_t recv_resp(int sock, void *buf, size_t len, int *rfds, int max_rfd
 	return n;
 }
 
+static const char *op_name(unsigned int op)
+{
+	static const char *const names[] = {
+		[UROCE_OP_HELLO] = "HELLO", [UROCE_OP_QUERY_PORT] = "QUERY_PORT",
+		[UROCE_OP_ALLOC_PD] = "ALLOC_PD", [UROCE_OP_DEALLOC_PD] = "DEALLOC_PD",
+		[UROCE_OP_REG_MR] = "REG_MR", [UROCE_OP_DEREG_MR] = "DEREG_MR",
+		[UROCE_OP_CREATE_CQ] = "CREATE_CQ", [UROCE_OP_DESTROY_CQ] = "DESTROY_CQ",
+		[UROCE_OP_CREATE_QP] = "CREATE_QP", [UROCE_OP_MODIFY_QP] = "MODIFY_QP",
+		[UROCE_OP_QUERY_QP] = "QUERY_QP", [UROCE_OP_DESTROY_QP] = "DESTROY_QP",
+		[UROCE_OP_CREATE_AH] = "CREATE_AH", [UROCE_OP_DESTROY_AH] = "DESTROY_AH",
+	};
+	return op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op] : "request";
+}
+
+/* The connection broke: say so once; every later request fails with EIO at once. */
+static void lost(struct uroce_context *ctx, unsigned int opcode, const char *why)
+{
+	ctx->lost = true;
+	fprintf(stderr, UROCE_LOG_PREFIX "%s: lost the daemon during %s (%s); requests now fail with EIO\n",
+		ctx->hello.dev_name[0] ? ctx->hello.dev_name : "device", op_name(opcode), why);
+}
+
 int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		   void *req, size_t req_len, const int *fds, int nfds,
 		   void *resp, size_t resp_len, int *rfds, int *nrfds)
@@ -129,21 +151,23 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 	h->opcode = (uint16_t)opcode;
 	h->seq = ++ctx->seq;
 	h->length = (uint32_t)req_len;
+	if (ctx->lost) {
+		ret = EIO;
+		goto out;
+	}
 	if (send_req(ctx->sock, req, req_len, fds, nfds)) {
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: request %u to the daemon failed: %s\n",
-			ctx->hello.dev_name, opcode, strerror(errno));
+		lost(ctx, opcode, strerror(errno));
 		ret = EIO;
 		goto out;
 	}
 	ssize_t n = recv_resp(ctx->sock, resp, resp_len, rfds, max_rfds, nrfds);
 	if (n < 0 || n == 0) {
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: no reply from the daemon to request %u: %s\n",
-			ctx->hello.dev_name, opcode, n == 0 ? "connection closed" : strerror(errno));
+		lost(ctx, opcode, n == 0 ? "connection closed" : strerror(errno));
 		ret = EIO;
 	} else if ((size_t)n != resp_len || r->magic != UROCE_MSG_MAGIC ||
 		   r->opcode != opcode || r->seq != h->seq || r->length != (uint32_t)n) {
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: malformed reply to request %u (%zd bytes)\n",
-			ctx->hello.dev_name, opcode, n);
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: malformed reply to %s (%zd bytes)\n",
+			ctx->hello.dev_name, op_name(opcode), n);
 		ret = EIO;
 	} else if (r->status < 0) {
 		ret = EIO;

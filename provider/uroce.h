@@ -39,7 +39,8 @@ struct uroce_device {
  *   clock      the daemon's read-only clock page (struct uroce_clock_page)
  *   doorbell   the daemon's eventfd: written after a CQ arm word (or, in issue 4, WQEs)
  *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
- *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL
+ *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: ENODEV)
+ *   lost       the control connection broke (requests: EIO)
  */
 struct uroce_context {
 	struct verbs_context vctx;
@@ -52,6 +53,7 @@ struct uroce_context {
 	uint32_t gid_tbl_len;
 	int num_comp_vectors;
 	bool dead;
+	bool lost;
 	pthread_mutex_t qp_lock; /* guards qps, the QPN lookup list for polling */
 	struct uroce_qp *qps;
 };

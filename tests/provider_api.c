@@ -588,6 +588,94 @@ START_TEST(test_no_fd_leak)
 }
 END_TEST
 
+/* Objects held across the daemon's end; the destroys must still succeed. */
+struct held {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_comp_channel *ch;
+};
+
+static void hold(struct held *h)
+{
+	static char buf[64];
+
+	h->ctx = open_dev();
+	h->ch = ibv_create_comp_channel(h->ctx);
+	h->pd = ibv_alloc_pd(h->ctx);
+	ck_assert_ptr_nonnull(h->ch);
+	ck_assert_ptr_nonnull(h->pd);
+	h->cq = ibv_create_cq(h->ctx, 8, NULL, h->ch, 0);
+	ck_assert_ptr_nonnull(h->cq);
+	h->qp = make_qp(h->pd, h->cq, IBV_QPT_RC);
+	ck_assert_ptr_nonnull(h->qp);
+	h->mr = ibv_reg_mr(h->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(h->mr);
+}
+
+/* After the daemon is gone: requests fail with want_errno, destroys free locally. */
+static void after_daemon(struct held *h, int want_errno)
+{
+	struct ibv_port_attr pa;
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_alloc_pd(h->ctx));
+	ck_assert_int_eq(errno, want_errno);
+	ck_assert_int_eq(ibv_query_port(h->ctx, 1, &pa), want_errno);
+	ck_assert_int_eq(ibv_dereg_mr(h->mr), 0);
+	ck_assert_int_eq(ibv_destroy_qp(h->qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(h->cq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(h->ch), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(h->pd), 0);
+	ck_assert_int_eq(ibv_close_device(h->ctx), 0);
+}
+
+/* Runs a shell command from the environment variable var; it must succeed. */
+static void run_env_cmd(const char *var)
+{
+	const char *cmd = getenv(var);
+
+	ck_assert_msg(cmd && *cmd, "%s is not set", var);
+	ck_assert_msg(system(cmd) == 0, "'%s' failed", cmd);
+}
+
+/*
+ * `uroce down` (the daemon's clean shutdown): IBV_EVENT_DEVICE_FATAL arrives
+ * through ibv_get_async_event; later requests fail with ENODEV.
+ */
+START_TEST(test_daemon_shutdown)
+{
+	struct ibv_async_event ev;
+	struct held h;
+	struct pollfd pfd;
+
+	hold(&h);
+	run_env_cmd("UROCE_TEST_SHUTDOWN");
+	pfd = (struct pollfd){ .fd = h.ctx->async_fd, .events = POLLIN };
+	ck_assert_msg(poll(&pfd, 1, 20000) == 1, "no async event after shutdown");
+	ck_assert_int_eq(ibv_get_async_event(h.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_DEVICE_FATAL);
+	ibv_ack_async_event(&ev);
+	after_daemon(&h, ENODEV);
+}
+END_TEST
+
+/* The daemon killed (SIGKILL): requests fail with EIO, nothing hangs or crashes. */
+START_TEST(test_daemon_killed)
+{
+	struct ibv_async_event ev;
+	struct held h;
+
+	hold(&h);
+	run_env_cmd("UROCE_TEST_KILL");
+	/* async_fd's peer died with the daemon: end of file, not an event */
+	ck_assert_int_eq(ibv_get_async_event(h.ctx, &ev), -1);
+	after_daemon(&h, EIO);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_api");
@@ -611,6 +699,15 @@ int main(void)
 	tcase_add_test(tc, test_cmd_write_refused);
 	tcase_add_test(tc, test_no_fd_leak);
 	tcase_add_test(tc, test_port_events);
+	suite_add_tcase(s, tc);
+	/* These end the daemon: the wrapper runs each alone (CK_RUN_CASE) on a fresh one. */
+	tc = tcase_create("shutdown");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_daemon_shutdown);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("killed");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_daemon_killed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);

@@ -12,4 +12,14 @@ UROCE_TEST_CLOCK_KHZ=156250
 UROCE_TEST_CLOCK_MASK=0xffffffffffff
 UROCE_TEST_LINK="$UROCE link set uroce0"
 export UROCE_TEST_DEV UROCE_TEST_GIDS UROCE_TEST_LINK UROCE_TEST_CLOCK_KHZ UROCE_TEST_CLOCK_MASK
-urun "$top_builddir/tests/provider_api"
+CK_RUN_CASE=api urun "$top_builddir/tests/provider_api" || fail "provider_api (case api)"
+
+# The daemon's end, seen by a client holding objects: a clean shutdown
+# (IBV_EVENT_DEVICE_FATAL), then, on a new daemon, SIGKILL.
+UROCE_TEST_SHUTDOWN="$UROCE down --dev uroce0"
+export UROCE_TEST_SHUTDOWN
+CK_RUN_CASE=shutdown urun "$top_builddir/tests/provider_api" || fail "provider_api (case shutdown)"
+up --dev uroce0
+UROCE_TEST_KILL="kill -KILL \$(cat '$UROCE_RUN_DIR/uroce0.pid')"
+export UROCE_TEST_KILL
+CK_RUN_CASE=killed urun "$top_builddir/tests/provider_api" || fail "provider_api (case killed)"
