@@ -25,8 +25,8 @@ tests_provider_api_SOURCES = tests/provider_api.c
 tests_provider_api_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_provider_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_api_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS)
-TESTS += tests/provider_api.sh tests/provider_refuse_version.sh
-EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh
+TESTS += tests/provider_api.sh tests/provider_refuse_version.sh tests/provider_match.sh
+EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh tests/provider_match.sh
 
 # CQ polling over a real ring written as the NIC writes it (no daemon needed).
 check_PROGRAMS += tests/provider_cq_poll
