@@ -210,13 +210,14 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 /* ---- extended CQ iterator (ibv_create_cq_ex(3)) ---- */
 
+/* Makes the CQE at the consumer index current; cur = NULL when there is none. */
 static inline int load_current(struct uroce_cq *cq)
 {
 	struct mlx5_cqe64 *cqe = sw_cqe(cq);
 
+	cq->cur = cqe;
 	if (!cqe)
 		return ENOENT;
-	cq->cur = cqe;
 	parse_cqe(cq, cqe, &cq->vcq.cq_ex.wr_id, &cq->vcq.cq_ex.status);
 	return 0;
 }
@@ -252,12 +253,12 @@ static int next_poll(struct ibv_cq_ex *ibcq)
 	return load_current(cq);
 }
 
-/* end_poll: consumes the current completion (if next_poll did not) and publishes ci. */
+/* end_poll: consumes the current completion, if any (none after next_poll's ENOENT), and publishes ci. */
 static void end_poll_locked(struct ibv_cq_ex *ibcq)
 {
 	struct uroce_cq *cq = to_ucq_ex(ibcq);
 
-	if (cq->cur && sw_cqe(cq) == cq->cur)
+	if (cq->cur)
 		cq->cons_index++;
 	cq->cur = NULL;
 	update_ci(cq);
@@ -268,7 +269,7 @@ static void end_poll_unlocked(struct ibv_cq_ex *ibcq)
 {
 	struct uroce_cq *cq = to_ucq_ex(ibcq);
 
-	if (cq->cur && sw_cqe(cq) == cq->cur)
+	if (cq->cur)
 		cq->cons_index++;
 	cq->cur = NULL;
 	update_ci(cq);

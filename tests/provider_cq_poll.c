@@ -348,19 +348,15 @@ START_TEST(test_iterator)
 	ck_assert_uint_eq(ibv_wc_read_qp_num(cq), QPN);
 
 	ck_assert_int_eq(cq->next_poll(cq), ENOENT);
+	nic_write(f, &a); /* lands between next_poll's ENOENT and end_poll */
 	cq->end_poll(cq);
 	ck_assert_uint_eq(dbrec_ci(f), 3);
-	ck_assert_int_eq(cq->start_poll(cq, &pa), ENOENT);
-
-	/* end_poll right after start_poll consumes that one completion */
-	nic_write(f, &a);
-	nic_write(f, &a);
+	/* not lost, not consumed twice: the next start_poll returns it */
 	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
-	cq->end_poll(cq);
+	ck_assert_uint_eq(cq->wr_id, 0x7001);
+	cq->end_poll(cq); /* end_poll right after start_poll consumes that one */
 	ck_assert_uint_eq(dbrec_ci(f), 4);
-	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
-	cq->end_poll(cq);
-	ck_assert_uint_eq(dbrec_ci(f), 5);
+	ck_assert_int_eq(cq->start_poll(cq, &pa), ENOENT);
 	fx_free(f);
 }
 END_TEST
