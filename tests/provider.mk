@@ -24,7 +24,7 @@ check_PROGRAMS += tests/provider_api
 tests_provider_api_SOURCES = tests/provider_api.c
 tests_provider_api_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_provider_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_provider_api_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS)
+tests_provider_api_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
 TESTS += tests/provider_api.sh tests/provider_refuse_version.sh tests/provider_match.sh
 EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh tests/provider_match.sh
 

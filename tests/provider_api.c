@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,6 +590,73 @@ START_TEST(test_no_fd_leak)
 }
 END_TEST
 
+/* Two contexts in one process (as pyverbs' traffic tests use): each has its own channels. */
+START_TEST(test_two_contexts)
+{
+	struct ibv_context *a = open_dev(), *b = open_dev();
+	struct ibv_comp_channel *ca = ibv_create_comp_channel(a);
+	struct ibv_comp_channel *cb = ibv_create_comp_channel(b);
+	struct ibv_cq *qa, *qb;
+
+	ck_assert_ptr_nonnull(ca);
+	ck_assert_ptr_nonnull(cb);
+	ck_assert_int_ne(ca->fd, cb->fd);
+	ck_assert_int_ne(a->cmd_fd, b->cmd_fd);
+	qa = ibv_create_cq(a, 4, NULL, ca, 0);
+	qb = ibv_create_cq(b, 4, NULL, cb, 0);
+	ck_assert_ptr_nonnull(qa);
+	ck_assert_ptr_nonnull(qb);
+	ck_assert_int_eq(ibv_destroy_cq(qa), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ca), 0);
+	ck_assert_int_eq(ibv_close_device(a), 0);
+	/* closing a does not disturb b */
+	ck_assert_int_eq(ibv_req_notify_cq(qb, 0), 0);
+	ck_assert_int_eq(ibv_destroy_cq(qb), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(cb), 0);
+	ck_assert_int_eq(ibv_close_device(b), 0);
+}
+END_TEST
+
+/* Several threads share one context: requests are serialised, every reply matches. */
+#define NTHREADS 4
+#define NITER 200
+static void *pd_churn(void *arg)
+{
+	struct ibv_context *ctx = arg;
+	static char buf[NTHREADS][64];
+	static int next;
+	int me = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+
+	for (int i = 0; i < NITER; i++) {
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+		struct ibv_mr *mr;
+
+		if (!pd)
+			return (void *)1;
+		mr = ibv_reg_mr(pd, buf[me], sizeof(buf[me]), IBV_ACCESS_LOCAL_WRITE);
+		if (!mr || mr->pd != pd || ibv_dereg_mr(mr) || ibv_dealloc_pd(pd))
+			return (void *)2;
+	}
+	return NULL;
+}
+
+START_TEST(test_threads)
+{
+	struct ibv_context *ctx = open_dev();
+	pthread_t t[NTHREADS];
+
+	for (int i = 0; i < NTHREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, pd_churn, ctx), 0);
+	for (int i = 0; i < NTHREADS; i++) {
+		void *ret;
+
+		ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+		ck_assert_msg(ret == NULL, "thread %d failed at step %ld", i, (long)(intptr_t)ret);
+	}
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 /* Objects held across the daemon's end; the destroys must still succeed. */
 struct held {
 	struct ibv_context *ctx;
@@ -697,6 +766,8 @@ int main(void)
 	tcase_add_test(tc, test_ah);
 	tcase_add_test(tc, test_unimplemented_ops);
 	tcase_add_test(tc, test_cmd_write_refused);
+	tcase_add_test(tc, test_two_contexts);
+	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_no_fd_leak);
 	tcase_add_test(tc, test_port_events);
 	suite_add_tcase(s, tc);
