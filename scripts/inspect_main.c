@@ -1,5 +1,5 @@
 /*
- * inspect_main.c - `uroce inspect FILE [--json] [--port N]`: read a pcap or
+ * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--port N]`: read a pcap or
  * pcapng capture, decode every RoCEv1/RoCEv2 packet, verify its ICRC, print
  * one line (or JSON object) per RoCE packet and a summary.
  *
@@ -26,10 +26,11 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " [--json] [--port N] FILE.pcap\n"
+		"usage: " PROG " [--json] [--summary] [--port N] FILE.pcap\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
+		"  --summary   print only the summary (same exit status)\n"
 		"  --port N    UDP destination port of RoCEv2 (1..65535)\n"
 		"  exit status: 0 all good, 1 malformed packet or bad ICRC, 2 usage/file error\n",
 		ROCE_UDP_PORT);
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "summary", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -63,10 +65,10 @@ int main(int argc, char **argv)
 	const u_char *data;
 	uint16_t port = ROCE_UDP_PORT;
 	const char *path;
-	int json = 0, c, dlt, rc, status;
+	int json = 0, summary_only = 0, c, dlt, rc, status;
 	pcap_t *pc;
 
-	while ((c = getopt_long(argc, argv, "jp:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:sh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
@@ -76,6 +78,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, PROG ": bad --port '%s' (want 1..65535)\n", optarg);
 				return 2;
 			}
+			break;
+		case 's':
+			summary_only = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -115,7 +120,7 @@ int main(int argc, char **argv)
 		rec.ts_sec = ph->ts.tv_sec;
 		rec.ts_nsec = ph->ts.tv_usec;	/* nanoseconds: opened with NANO precision */
 		insp_stats_add(&stats, &rec);
-		if (rec.status == INSP_SKIPPED)
+		if (rec.status == INSP_SKIPPED || summary_only)
 			continue;
 		if (json)
 			insp_print_json(stdout, &rec);

@@ -307,7 +307,16 @@ rc, out, _ = run([INSPECT, empty])
 check_eq(out.splitlines(), ["summary: 0 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0",
                             "opcodes: none", "errors: none"], "empty capture: summary")
 rc, out, _ = run([INSPECT, "--help"])
-check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--port N] FILE.pcap"), "--help")
+check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--summary] [--port N] FILE.pcap"),
+         "--help")
+# --summary: only the summary, same exit status
+rc, out, _ = run([INSPECT, "--summary", SAMPLE])
+check_eq((rc, out.splitlines()), (0, BASE_SUMMARY), "--summary on the sample")
+rc, out, _ = run([INSPECT, "--summary", path("bad_icrc.pcap")])
+check_eq((rc, out.splitlines()[0]), (1, "summary: 41 packets, RoCEv2 39, RoCEv1 2, non-RoCE skipped 0, "
+                                         "malformed 0, bad ICRC 1"), "--summary on a bad ICRC")
+rc, out, _ = run([INSPECT, "--summary", "--json", SAMPLE])
+check_eq((rc, list(json.loads(out)), out.count("\n")), (0, ["summary"], 1), "--summary --json: one object")
 
 shutil.rmtree(TMP)
 finish("inspect_errors")
