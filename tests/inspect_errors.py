@@ -315,6 +315,9 @@ check_eq((rc, out.splitlines()), (0, BASE_SUMMARY), "--summary on the sample")
 rc, out, _ = run([INSPECT, "--summary", path("bad_icrc.pcap")])
 check_eq((rc, out.splitlines()[0]), (1, "summary: 41 packets, RoCEv2 39, RoCEv1 2, non-RoCE skipped 0, "
                                          "malformed 0, bad ICRC 1"), "--summary on a bad ICRC")
+with open(SAMPLE, "rb") as stdin:
+    rc, out, _ = run([INSPECT, "--summary", "-"], stdin=stdin)
+check_eq((rc, out.splitlines()), (0, BASE_SUMMARY), "'-' reads the capture from stdin")
 rc, out, _ = run([INSPECT, "--summary", "--json", SAMPLE])
 check_eq((rc, list(json.loads(out)), out.count("\n")), (0, ["summary"], 1), "--summary --json: one object")
 
