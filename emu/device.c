@@ -129,7 +129,7 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 	ev_timer_start(loop, &d->clock_timer);
 
 	if ((rc = keytab_init(&d->keys, DEV_MAX_MR)) || (rc = id_alloc_init(&d->qpns, DEV_QPN_FIRST, DEV_MAX_QP)) ||
-	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)))
+	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)) || (rc = id_alloc_init(&d->pdns, 1, DEV_MAX_PD)))
 		return rc;
 	d->qp_by_qpn = calloc(DEV_MAX_QP, sizeof(*d->qp_by_qpn));
 	if (!d->qp_by_qpn)
@@ -161,6 +161,7 @@ void dev_fini(struct uroce_dev *d)
 	keytab_fini(&d->keys);
 	id_alloc_fini(&d->qpns);
 	id_alloc_fini(&d->cqns);
+	id_alloc_fini(&d->pdns);
 	free(d->qp_by_qpn);
 	d->qp_by_qpn = NULL;
 }

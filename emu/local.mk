@@ -16,7 +16,10 @@ emu_liburoced_la_SOURCES = \
 	emu/hello.c \
 	emu/obj_pd.c emu/obj_mr.c emu/obj_cq.c emu/obj_qp.c emu/obj_ah.c \
 	emu/ctl_server.c emu/ctl_server.h \
-	emu/admin.c emu/admin.h emu/admin_client.c
+	emu/admin.c emu/admin.h emu/admin_client.c \
+	emu/cqe_writer.c emu/cqe_writer.h \
+	emu/mem_access.c emu/mem_access.h \
+	emu/wqe_reader.c emu/wqe_reader.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h

@@ -25,8 +25,14 @@ int op_alloc_pd(struct client *c, struct ctl_call *call)
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return ENOMEM;
+	rc = id_alloc_get(&c->dev->pdns, &pd->pdn);
+	if (rc) {
+		free(pd);
+		return rc;
+	}
 	rc = objtab_add(&c->pds, pd, &pd->handle);
 	if (rc) {
+		id_alloc_put(&c->dev->pdns, pd->pdn);
 		free(pd);
 		return rc;
 	}
@@ -38,6 +44,7 @@ int op_alloc_pd(struct client *c, struct ctl_call *call)
 void pd_free(struct client *c, struct pd *pd)
 {
 	objtab_del(&c->pds, pd->handle);
+	id_alloc_put(&c->dev->pdns, pd->pdn);
 	c->dev->counts.pd--;
 	free(pd);
 }

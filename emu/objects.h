@@ -24,6 +24,7 @@ struct client;
 
 struct pd {
 	uint32_t handle;
+	uint32_t pdn;            /* device-wide PD number (the data path compares these) */
 	uint32_t users;          /* MRs, QPs and AHs using it (DEALLOC_PD: EBUSY) */
 };
 

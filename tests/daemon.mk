@@ -1,7 +1,8 @@
 # tests/daemon.mk: tests of uroced's control plane (docs/daemon.md).
 
 # Unit tests (Check) of the pieces, linked against the daemon's own objects.
-DAEMON_UNIT_TESTS = tests/daemon_qp_state tests/daemon_keys tests/daemon_cq_ring tests/daemon_clock
+DAEMON_UNIT_TESTS = tests/daemon_qp_state tests/daemon_keys tests/daemon_cq_ring tests/daemon_clock \
+	tests/daemon_cqe_writer tests/daemon_mem_access tests/daemon_wqe_reader
 check_PROGRAMS += $(DAEMON_UNIT_TESTS)
 TESTS += $(DAEMON_UNIT_TESTS)
 DAEMON_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
@@ -18,6 +19,15 @@ tests_daemon_cq_ring_LDADD = $(DAEMON_TEST_LDADD)
 tests_daemon_clock_SOURCES = tests/daemon_clock.c
 tests_daemon_clock_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_clock_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_cqe_writer_SOURCES = tests/daemon_cqe_writer.c
+tests_daemon_cqe_writer_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_cqe_writer_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_mem_access_SOURCES = tests/daemon_mem_access.c
+tests_daemon_mem_access_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_mem_access_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_wqe_reader_SOURCES = tests/daemon_wqe_reader.c
+tests_daemon_wqe_reader_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_wqe_reader_LDADD = $(DAEMON_TEST_LDADD)
 
 # Clients of a real uroced started by each script on a private socket.
 check_PROGRAMS += tests/hostile_client tests/daemon_churn

@@ -1,0 +1,36 @@
+/*
+ * mem_access.h - the data path's window into registered memory (DESIGN §3
+ * "Memory"): look up an lkey/rkey, check PD, bounds and access flags, then
+ * read or write the owning process's memory with process_vm_readv/writev.
+ * Ahead of issue 4: this is the body of the transport engine's ops->mem.
+ */
+#ifndef UROCE_EMU_MEM_ACCESS_H
+#define UROCE_EMU_MEM_ACCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "emu/xport.h"
+
+struct uroce_dev;
+
+/*
+ * mem_access - access [addr, addr+len) through KEY for a QP of PD number PDN.
+ *   is_rkey  a remote request (rkey) or a local SGE (lkey); both name the
+ *            same MR table (lkey == rkey), the flag is kept for logs
+ *   access   IBV_ACCESS_* flags the access needs: REMOTE_WRITE / REMOTE_READ
+ *            for remote requests, LOCAL_WRITE to fill a receive buffer or a
+ *            READ response, 0 to read a local SGE
+ *   op       XPORT_MEM_CHECK (validate only), _READ (memory -> buf), _WRITE
+ *            (buf -> memory); len 0 checks the key only
+ * Returns XPORT_MEM_OK; _BAD_KEY (no live MR with this key, incl. a wrong
+ * variant), _BAD_PD (MR of another PD), _BOUNDS (range not inside the MR;
+ * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a
+ * needed flag), _FAULT (the process's memory could not be read/written in
+ * full: unmapped, process gone, or no ptrace permission — the provider
+ * grants it with PR_SET_PTRACER).
+ */
+enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
+				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
+				 enum xport_mem_op op);
+
+#endif

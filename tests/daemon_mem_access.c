@@ -1,0 +1,121 @@
+/*
+ * daemon_mem_access.c - unit tests of emu/mem_access.c: key lookup (live,
+ * key+1, stale), PD check, bounds (exact fit, one byte past, before the MR,
+ * 64-bit wrap-around from hostile addr/len), access flags, and real copies
+ * through process_vm_readv/writev (this process is the MR's owner), incl.
+ * FAULT on an unmapped page inside a registered range.
+ */
+#include "config.h"
+#include "emu/client.h"
+#include "emu/device.h"
+#include "emu/mem_access.h"
+#include "emu/objects.h"
+
+#include <check.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static struct uroce_dev dev;
+static struct client owner;
+static struct pd pd1 = { .pdn = 1 }, pd2 = { .pdn = 2 };
+static struct mr mr_rw, mr_ro, mr_hole;
+static unsigned char mem[8192];
+static void *hole;
+
+static void setup(void)
+{
+	memset(&dev, 0, sizeof(dev));
+	ck_assert_int_eq(keytab_init(&dev.keys, 16), 0);
+	owner.pid = getpid();
+	mr_rw = (struct mr){ .pd = &pd1, .addr = (uintptr_t)mem, .length = 4096,
+			     .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+			     .owner = &owner };
+	mr_ro = (struct mr){ .pd = &pd2, .addr = (uintptr_t)mem + 4096, .length = 4096, .access = 0, .owner = &owner };
+	ck_assert_int_eq(keytab_alloc(&dev.keys, &mr_rw, &mr_rw.key), 0);
+	ck_assert_int_eq(keytab_alloc(&dev.keys, &mr_ro, &mr_ro.key), 0);
+	hole = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(hole, MAP_FAILED);
+	munmap((char *)hole + 4096, 4096); /* middle page unmapped */
+	mr_hole = (struct mr){ .pd = &pd1, .addr = (uintptr_t)hole, .length = 3 * 4096,
+			       .access = IBV_ACCESS_LOCAL_WRITE, .owner = &owner };
+	ck_assert_int_eq(keytab_alloc(&dev.keys, &mr_hole, &mr_hole.key), 0);
+	memset(mem, 0, sizeof(mem));
+}
+
+static void teardown(void)
+{
+	munmap(hole, 4096);
+	munmap((char *)hole + 8192, 4096);
+	keytab_fini(&dev.keys);
+}
+
+#define CHK(pdn, key, addr, len, acc) \
+	mem_access(&dev, pdn, true, key, (uint64_t)(addr), NULL, len, acc, XPORT_MEM_CHECK)
+
+START_TEST(checks)
+{
+	uint64_t a = mr_rw.addr;
+
+	ck_assert_int_eq(CHK(1, mr_rw.key, a, 4096, IBV_ACCESS_REMOTE_WRITE), XPORT_MEM_OK);
+	ck_assert_int_eq(CHK(1, mr_rw.key + 1, a, 1, 0), XPORT_MEM_BAD_KEY);
+	ck_assert_int_eq(CHK(1, 0, a, 1, 0), XPORT_MEM_BAD_KEY);
+	ck_assert_int_eq(CHK(2, mr_rw.key, a, 1, 0), XPORT_MEM_BAD_PD);
+	ck_assert_int_eq(CHK(1, mr_rw.key, a + 1, 4096, 0), XPORT_MEM_BOUNDS);     /* one past */
+	ck_assert_int_eq(CHK(1, mr_rw.key, a + 4095, 1, 0), XPORT_MEM_OK);         /* last byte */
+	ck_assert_int_eq(CHK(1, mr_rw.key, a - 1, 2, 0), XPORT_MEM_BOUNDS);        /* before */
+	ck_assert_int_eq(CHK(1, mr_rw.key, a + 4096, 1, 0), XPORT_MEM_BOUNDS);
+	ck_assert_int_eq(CHK(1, mr_rw.key, ~0ull - 10, 100, 0), XPORT_MEM_BOUNDS);  /* wraps */
+	ck_assert_int_eq(CHK(1, mr_rw.key, a + 10, 0xFFFFFFFF, 0), XPORT_MEM_BOUNDS);
+	ck_assert_int_eq(CHK(1, mr_rw.key, 0, 0, 0), XPORT_MEM_OK);                /* len 0: key only */
+	ck_assert_int_eq(CHK(2, mr_ro.key, mr_ro.addr, 8, 0), XPORT_MEM_OK);       /* local read */
+	ck_assert_int_eq(CHK(2, mr_ro.key, mr_ro.addr, 8, IBV_ACCESS_REMOTE_READ), XPORT_MEM_ACCESS);
+	ck_assert_int_eq(CHK(2, mr_ro.key, mr_ro.addr, 8, IBV_ACCESS_LOCAL_WRITE), XPORT_MEM_ACCESS);
+	ck_assert_int_eq(CHK(1, mr_rw.key, a, 8, IBV_ACCESS_REMOTE_ATOMIC), XPORT_MEM_ACCESS);
+	/* a freed key is dead */
+	ck_assert_int_eq(keytab_free(&dev.keys, mr_ro.key), 0);
+	ck_assert_int_eq(CHK(2, mr_ro.key, mr_ro.addr, 8, 0), XPORT_MEM_BAD_KEY);
+}
+END_TEST
+
+START_TEST(copies)
+{
+	unsigned char buf[300];
+	int i;
+
+	for (i = 0; i < 300; i++)
+		buf[i] = (unsigned char)(i * 7);
+	ck_assert_int_eq(mem_access(&dev, 1, true, mr_rw.key, mr_rw.addr + 3796, buf, 300,
+				    IBV_ACCESS_REMOTE_WRITE, XPORT_MEM_WRITE), XPORT_MEM_OK);
+	ck_assert_int_eq(memcmp(mem + 3796, buf, 300), 0);
+	ck_assert_uint_eq(mem[3795], 0);
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_eq(mem_access(&dev, 1, false, mr_rw.key, mr_rw.addr + 3796, buf, 300, 0, XPORT_MEM_READ),
+			 XPORT_MEM_OK);
+	for (i = 0; i < 300; i++)
+		ck_assert_uint_eq(buf[i], (unsigned char)(i * 7));
+	/* the range is registered but its middle page is not mapped */
+	ck_assert_int_eq(mem_access(&dev, 1, false, mr_hole.key, mr_hole.addr + 4000, buf, 200, 0, XPORT_MEM_READ),
+			 XPORT_MEM_FAULT);
+	ck_assert_int_eq(mem_access(&dev, 1, false, mr_hole.key, mr_hole.addr + 8192, buf, 200,
+				    IBV_ACCESS_LOCAL_WRITE, XPORT_MEM_WRITE), XPORT_MEM_OK);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("mem_access");
+	TCase *tc = tcase_create("mem");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, checks);
+	tcase_add_test(tc, copies);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
