@@ -89,7 +89,7 @@ static enum comp_state check_psn(struct comp_pkt *c)
 		/* Beyond this WQE: a SEND/WRITE is implicitly acknowledged;
 		 * a READ's response must have been lost (roce-wire §1.6). */
 		if (is_read)
-			return COMPST_ERROR_RETRY;
+			return qp->comp.rewound ? COMPST_DROP : COMPST_ERROR_RETRY;
 		return COMPST_COMP_WQE;
 	}
 	if (roce_psn_before(p, qp->comp.psn))
