@@ -148,6 +148,7 @@ struct uroce_hello_req {
  *   udp_port       UDP port the device's socket is bound to (host order)
  *   addr_family    AF_INET or AF_INET6; addr = the address, IPv4 as ::ffff:a.b.c.d
  *   dev_name       NUL-terminated device name ("uroce0")
+ *   caps           UROCE_HELLO_CAP_* bits (see below)
  *   fds            [0] clock page memfd: UROCE_CLOCK_PAGE_SIZE bytes, map it
  *                  PROT_READ, MAP_SHARED (struct uroce_clock_page);
  *                  [1] the context's doorbell eventfd: the provider writes 1 to it
@@ -169,10 +170,18 @@ struct uroce_hello_resp {
 	uint32_t gid_tbl_len;
 	uint16_t udp_port;
 	uint16_t addr_family;
-	uint32_t reserved;
+	uint32_t caps; /* UROCE_HELLO_CAP_* (was reserved: 0 = none) */
 	uint8_t addr[16];
 	char dev_name[64];
 };
+
+/*
+ * HELLO reply caps: what this daemon executes. UROCE_HELLO_CAP_WQE_RINGS: on a
+ * doorbell the daemon reads the QP SQ/RQ rings (below) and executes the WQEs.
+ * Without it the provider answers ibv_post_send / ibv_post_recv with EOPNOTSUPP
+ * instead of queueing work nobody would run (added by h3a, provider side).
+ */
+#define UROCE_HELLO_CAP_WQE_RINGS 0x1u
 
 /* Identity (clients.md §0 item 6): OUI with the locally-administered bit set
  * (first octet 0x02), so it can never be assigned to a real vendor. */
