@@ -3,7 +3,9 @@
 # everything: `uroce up` (cannot create /dev/infiniband/uverbs_uroce9), then
 # `uroce run` provides the node inside a user+mount namespace (bubblewrap),
 # where unmodified ibv_devices and ibv_devinfo -v see the device exactly as
-# root does.  Outside `uroce run` the same environment sees nothing.
+# root does, both on a host with a /dev/infiniband (tmpfs over it) and on
+# one without (a minimal private /dev).  Outside `uroce run` the same
+# environment sees nothing.
 # Run as a non-root user, the test runs as that user instead.
 TEST_USER=nobody
 . "$top_srcdir/tests/lib.sh"
@@ -54,6 +56,17 @@ expect_line "ibv_devices lists $dev" "$T/devices" "$(printf '    %-16s' "$dev")\
 urun ibv_devinfo -v -d "$dev" >"$T/devinfo" 2>&1
 expect_eq "ibv_devinfo -v exit" 0 $?
 devinfo_ok "$dev" 127.0.0.1 "$UROCE_PORT" "$T/devinfo"
+
+# A host without /dev/infiniband at all (here: root's bwrap with a minimal
+# /dev around the test user): uroce run then builds a private /dev.
+if [ "$(id -u)" = 0 ]; then
+	bwrap --dev-bind / / --dev /dev -- setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- \
+		sh -c 'test ! -e /dev/infiniband && echo "no /dev/infiniband"; "$1" run -- ibv_devices' sh "$UROCE" \
+		>"$T/nodevib" 2>&1
+	expect_eq "ibv_devices without a host /dev/infiniband: exit" 0 $?
+	expect_line "host without /dev/infiniband" "$T/nodevib" "no /dev/infiniband"
+	expect_line "ibv_devices lists $dev there too" "$T/nodevib" "$(printf '    %-16s' "$dev")\t$guid"
+fi
 
 # The same environment without uroce run: no /dev node, no device.
 (eval "$(uroce env 2>/dev/null)" && as_user ibv_devices) >"$T/plain" 2>&1
