@@ -13,7 +13,10 @@ dev=uroce9
 node=/dev/infiniband/uverbs_$dev
 
 if [ "$(id -u)" = 0 ]; then
-	# Remove a node an earlier root run may have made for this name.
+	# The host has /dev/infiniband (as after any root `uroce up`), so the
+	# first checks take the tmpfs-over-/dev/infiniband path ...
+	mkdir -p /dev/infiniband
+	# ... and no node for this name (remove one an earlier root run made).
 	if [ -L "$node" ] && [ "$(readlink "$node")" = /dev/null ]; then rm -f "$node"; fi
 	if ! as_user test -x "$UROCE" -a -r "$top_srcdir/scripts/uroce-up" -a -r "$top_srcdir/scripts/uroce-lib.sh" \
 		-a -x "$top_builddir/scripts/uroce-launch" -a -x "$top_builddir/emu/uroced" \
