@@ -5,6 +5,7 @@
 #include "emu/udp_port.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
@@ -37,6 +38,18 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 
 	if (fd < 0)
 		return errno;
+	if (addr->sa_family == AF_INET) {
+		/* DF set and never fragment: Linux then sends IP ID 0 from an
+		 * unconnected socket, which is what the receiver's ICRC
+		 * reconstruction assumes (netstack/packet.h, struct roce_l3). */
+		int pmtu = IP_PMTUDISC_DO;
+
+		if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0) {
+			e = errno;
+			close(fd);
+			return e;
+		}
+	}
 	if (bind(fd, addr, len) < 0) {
 		e = errno;
 		close(fd);

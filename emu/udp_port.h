@@ -23,7 +23,9 @@ struct udp_port {
 
 /*
  * udp_port_open - bind a non-blocking UDP socket to ADDR (struct sockaddr_in or
- * sockaddr_in6 with the port set) and watch it on LOOP.
+ * sockaddr_in6 with the port set) and watch it on LOOP. IPv4: IP_PMTUDISC_DO
+ * (DF set, IP ID 0), the header the RoCEv2 ICRC of received packets is
+ * checked against.
  * Returns 0 or the errno of socket/bind (EADDRINUSE, EADDRNOTAVAIL, EACCES...).
  */
 int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockaddr *addr,
