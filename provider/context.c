@@ -187,6 +187,9 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	}
 
 	verbs_set_ops(&ctx->vctx, &uroce_ctx_ops);
+	/* Posting only where the daemon runs the rings; otherwise EOPNOTSUPP stays. */
+	if (ctx->hello.caps & UROCE_HELLO_CAP_WQE_RINGS)
+		verbs_set_ops(&ctx->vctx, &uroce_post_ops);
 	return &ctx->vctx;
 
 err:
@@ -243,4 +246,10 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.query_rt_values = uroce_query_rt_values,
 	.reg_mr = uroce_reg_mr,
 	.req_notify_cq = uroce_req_notify_cq,
+};
+
+/* Added when the HELLO reply has UROCE_HELLO_CAP_WQE_RINGS (post.c). */
+const struct verbs_context_ops uroce_post_ops = {
+	.post_recv = uroce_post_recv,
+	.post_send = uroce_post_send,
 };

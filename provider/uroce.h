@@ -168,6 +168,7 @@ int uroce_ctl_connect(const char *path);
 
 /* context.c */
 extern const struct verbs_context_ops uroce_ctx_ops;
+extern const struct verbs_context_ops uroce_post_ops;
 
 /* query.c */
 int uroce_query_device_ex(struct ibv_context *context,
@@ -206,6 +207,10 @@ int uroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		   struct ibv_qp_init_attr *init_attr);
 int uroce_destroy_qp(struct ibv_qp *qp);
 struct uroce_qp *uroce_find_qp(struct uroce_context *ctx, uint32_t qpn);
+
+/* post.c */
+int uroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int uroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
 /* ah.c */
 struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

@@ -36,3 +36,11 @@ tests_provider_cq_poll_SOURCES = tests/provider_cq_poll.c \
 tests_provider_cq_poll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_cq_poll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_cq_poll_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
+
+# Posting WQEs into a QP's rings (no daemon needed).
+check_PROGRAMS += tests/provider_post
+TESTS += tests/provider_post
+tests_provider_post_SOURCES = tests/provider_post.c provider/post.c
+tests_provider_post_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
+tests_provider_post_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_post_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread

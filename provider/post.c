@@ -1,0 +1,227 @@
+/*
+ * post.c - posting work requests: WQEs into the QP's shared rings.
+ *
+ * abi.h "SQ/RQ rings" (draft for issue 4): WQE number n goes to slot
+ * n & (cnt-1) as a uroce_send_wqe / uroce_recv_wqe header followed by its
+ * SGE list (or, for IBV_SEND_INLINE, the payload itself); a slot is free
+ * while n - ci < cnt, ci being what the daemon published. After the WQEs,
+ * a release store of the new producer index and one doorbell write per
+ * call. As in mlx5, the wr_id stays in the provider (sq_wrid / rq_wrid,
+ * indexed like the ring) and comes back through the CQE's wqe_counter
+ * (cq_poll.c). These ops are registered only when the daemon says it runs
+ * the rings (UROCE_HELLO_CAP_WQE_RINGS, context.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+
+#include "uroce.h"
+
+/* Message size limit of RoCE (IBTA: 2^31 bytes). */
+#define UROCE_MAX_MSG_BYTES (1ull << 31)
+
+static inline struct uroce_qp_ring_hdr *ring_hdr(struct uroce_qp *qp)
+{
+	return qp->ring;
+}
+
+/* 0 if opcode is valid for a QP of this type; EINVAL / EOPNOTSUPP otherwise. */
+static int check_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type == IBV_QPT_UD ? EINVAL : 0;
+	case IBV_WR_RDMA_READ:
+		return type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* atomic_cap is IBV_ATOMIC_NONE */
+		return type == IBV_QPT_RC ? EOPNOTSUPP : EINVAL;
+	default:
+		/* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, DRIVER1, ATOMIC_WRITE */
+		return EOPNOTSUPP;
+	}
+}
+
+/* Fills one send WQE in its slot; returns 0 or the errno for *bad_wr. */
+static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *slot)
+{
+	struct uroce_send_wqe *w = slot;
+	uint64_t total = 0;
+	int ret;
+
+	ret = check_opcode(qp->vqp.qp.qp_type, wr->opcode);
+	if (ret)
+		return ret;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
+		return EINVAL;
+	for (int i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > UROCE_MAX_MSG_BYTES)
+		return EINVAL;
+	if ((wr->send_flags & IBV_SEND_INLINE) && total > qp->cap.max_inline_data)
+		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+
+	memset(w, 0, sizeof(*w));
+	w->opcode = (uint8_t)wr->opcode;
+	w->wqe_index = (uint16_t)qp->sq_head;
+	w->byte_len = (uint32_t)total;
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		w->flags |= UROCE_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		w->flags |= UROCE_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		w->flags |= UROCE_WQE_FENCE;
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		w->imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_READ) {
+		w->remote_addr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		w->ah_handle = to_uah(wr->wr.ud.ah)->handle;
+		w->remote_qpn = wr->wr.ud.remote_qpn & 0xFFFFFF;
+		w->remote_qkey = wr->wr.ud.remote_qkey;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* The payload is copied now: the application may reuse its buffer at once. */
+		uint8_t *dst = (uint8_t *)(w + 1);
+
+		w->flags |= UROCE_WQE_INLINE;
+		for (int i = 0; i < wr->num_sge; i++) {
+			memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			dst += wr->sg_list[i].length;
+		}
+	} else {
+		struct uroce_sge *sge = (struct uroce_sge *)(w + 1);
+
+		w->num_sge = (uint8_t)wr->num_sge;
+		for (int i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ibv_post_send. Returns 0, or with *bad_wr at the first WR not posted:
+ * EINVAL (QP in RESET/INIT/RTR, too many SGEs, inline data over
+ * max_inline_data, an opcode the QP type cannot carry, UD without an AH,
+ * message over 2^31 bytes), EOPNOTSUPP (atomics, memory windows,
+ * invalidate, TSO), ENOMEM (send queue full). WRs before *bad_wr are posted.
+ */
+int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	struct uroce_qp *qp = to_uqp(ibqp);
+	struct uroce_qp_ring_hdr *h = ring_hdr(qp);
+	uint32_t cnt = qp->cap.max_send_wr, ci, posted = 0;
+	int ret = 0;
+
+	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
+	    ibqp->state == IBV_QPS_RTR) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->sq_lock);
+	ci = __atomic_load_n(&h->sq_ci, __ATOMIC_ACQUIRE);
+	for (; wr; wr = wr->next) {
+		uint32_t slot;
+
+		if (qp->sq_head - ci >= cnt) {
+			ci = __atomic_load_n(&h->sq_ci, __ATOMIC_ACQUIRE);
+			if (qp->sq_head - ci >= cnt) {
+				ret = ENOMEM;
+				break;
+			}
+		}
+		slot = qp->sq_head & (cnt - 1);
+		ret = build_send(qp, wr, (char *)qp->ring + qp->layout.sq_offset +
+						 (size_t)slot * qp->layout.sq_stride);
+		if (ret)
+			break;
+		qp->sq_wrid[slot] = wr->wr_id;
+		qp->sq_wqe_head[slot] = qp->sq_head;
+		qp->sq_head++;
+		posted++;
+	}
+	if (posted) {
+		__atomic_store_n(&h->sq_pi, qp->sq_head, __ATOMIC_RELEASE);
+		eventfd_write(to_uctx(ibqp->context)->doorbell, 1);
+	}
+	pthread_spin_unlock(&qp->sq_lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/*
+ * ibv_post_recv. Returns 0, or with *bad_wr at the first WR not posted:
+ * EINVAL (QP in RESET, too many SGEs), ENOMEM (receive queue full, or a QP
+ * created with max_recv_wr 0).
+ */
+int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	struct uroce_qp *qp = to_uqp(ibqp);
+	struct uroce_qp_ring_hdr *h = ring_hdr(qp);
+	uint32_t cnt = qp->cap.max_recv_wr, ci, posted = 0;
+	int ret = 0;
+
+	if (ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	ci = __atomic_load_n(&h->rq_ci, __ATOMIC_ACQUIRE);
+	for (; wr; wr = wr->next) {
+		struct uroce_recv_wqe *w;
+		struct uroce_sge *sge;
+		uint32_t slot;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
+			ret = EINVAL;
+			break;
+		}
+		if (qp->rq_head - ci >= cnt) {
+			ci = __atomic_load_n(&h->rq_ci, __ATOMIC_ACQUIRE);
+			if (qp->rq_head - ci >= cnt) {
+				ret = ENOMEM;
+				break;
+			}
+		}
+		slot = qp->rq_head & (cnt - 1);
+		w = (struct uroce_recv_wqe *)((char *)qp->ring + qp->layout.rq_offset +
+					      (size_t)slot * qp->layout.rq_stride);
+		memset(w, 0, sizeof(*w));
+		w->wqe_index = (uint16_t)qp->rq_head;
+		w->num_sge = (uint8_t)wr->num_sge;
+		sge = (struct uroce_sge *)(w + 1);
+		for (int i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		qp->rq_wrid[slot] = wr->wr_id;
+		qp->rq_head++;
+		posted++;
+	}
+	if (posted) {
+		__atomic_store_n(&h->rq_pi, qp->rq_head, __ATOMIC_RELEASE);
+		eventfd_write(to_uctx(ibqp->context)->doorbell, 1);
+	}
+	pthread_spin_unlock(&qp->rq_lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
