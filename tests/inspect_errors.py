@@ -229,6 +229,16 @@ same_decode(save("usec.pcap", FRAMES, nsec=False), "microsecond pcap")
 raw = [f[14:] for i, f in enumerate(FRAMES) if i not in V1]
 objs = same_decode(save("raw.pcap", raw, LINKTYPE_RAW), "raw IP", keep=set(range(len(FRAMES))) - V1)
 check_eq(objs[-1]["summary"]["rocev1"], 0, "raw IP: no RoCEv1")
+# LINKTYPE_IPV4 (228) and LINKTYPE_IPV6 (229): one IP version per file.
+is_v6 = [f[12:14] == b"\x86\xdd" for f in FRAMES]
+v4_idx = {i for i in range(len(FRAMES)) if i not in V1 and not is_v6[i]}
+v6_idx = {i for i in range(len(FRAMES)) if is_v6[i]}
+check_eq((len(v4_idx), len(v6_idx)), (35, 4), "sample: IPv4 and IPv6 frames")
+same_decode(save("ipv4.pcap", [FRAMES[i][14:] for i in sorted(v4_idx)], 228), "LINKTYPE_IPV4", keep=v4_idx)
+same_decode(save("ipv6.pcap", [FRAMES[i][14:] for i in sorted(v6_idx)], 229), "LINKTYPE_IPV6", keep=v6_idx)
+# BSD loopback (DLT_NULL): 4-byte address family in the writer's byte order.
+same_decode(save("null.pcap", [struct.pack("<I", 30 if is_v6[i] else 2) + FRAMES[i][14:]
+                               for i in sorted(v4_idx | v6_idx)], 0), "BSD loopback", keep=v4_idx | v6_idx)
 
 # VLAN text lines: the sample's lines with the tag after the version.
 rc, lines, _ = text_lines(path("vlan.pcap"))
