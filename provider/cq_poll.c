@@ -104,10 +104,11 @@ static void parse_cqe(struct uroce_cq *cq, struct mlx5_cqe64 *cqe, uint64_t *wr_
 		uint32_t idx = be16toh(cqe->wqe_counter) & (qp->cap.max_send_wr - 1);
 
 		*wr_id = qp->sq_wrid[idx];
-		qp->sq_tail = qp->sq_wqe_head[idx] + 1;
+		/* post.c may reuse the slots up to here (read under another lock) */
+		__atomic_store_n(&qp->sq_tail, qp->sq_wqe_head[idx] + 1, __ATOMIC_RELEASE);
 	} else if (qp->cap.max_recv_wr) {
 		*wr_id = qp->rq_wrid[qp->rq_tail & (qp->cap.max_recv_wr - 1)];
-		qp->rq_tail++;
+		__atomic_store_n(&qp->rq_tail, qp->rq_tail + 1, __ATOMIC_RELEASE);
 	}
 }
 

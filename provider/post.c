@@ -4,7 +4,8 @@
  * abi.h "SQ/RQ rings" (draft for issue 4): WQE number n goes to slot
  * n & (cnt-1) as a uroce_send_wqe / uroce_recv_wqe header followed by its
  * SGE list (or, for IBV_SEND_INLINE, the payload itself); a slot is free
- * while n - ci < cnt, ci being what the daemon published. After the WQEs,
+ * while the daemon is done with it (ci) and its completion was polled
+ * (in_use() below). After the WQEs,
  * a release store of the new producer index and one doorbell write per
  * call. As in mlx5, the wr_id stays in the provider (sq_wrid / rq_wrid,
  * indexed like the ring) and comes back through the CQE's wqe_counter
@@ -25,6 +26,21 @@
 static inline struct uroce_qp_ring_hdr *ring_hdr(struct uroce_qp *qp)
 {
 	return qp->ring;
+}
+
+/*
+ * Slots of a queue still in use: a slot is free again only when the daemon
+ * is done with its WQE (ci, from the ring header) AND the application polled
+ * the completion that carries its wr_id (tail, advanced by cq_poll.c, as
+ * mlx5's sq.tail); otherwise a new wr_id would overwrite one not yet
+ * delivered. Unsignalled send WQEs retire with the next signalled CQE.
+ */
+static inline uint32_t in_use(uint32_t head, const uint32_t *ci, const uint32_t *tail)
+{
+	uint32_t a = head - __atomic_load_n(ci, __ATOMIC_ACQUIRE);
+	uint32_t b = head - __atomic_load_n(tail, __ATOMIC_ACQUIRE);
+
+	return a > b ? a : b;
 }
 
 /* 0 if opcode is valid for a QP of this type; EINVAL / EOPNOTSUPP otherwise. */
@@ -126,7 +142,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 {
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_qp_ring_hdr *h = ring_hdr(qp);
-	uint32_t cnt = qp->cap.max_send_wr, ci, posted = 0;
+	uint32_t cnt = qp->cap.max_send_wr, posted = 0;
 	int ret = 0;
 
 	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
@@ -135,16 +151,12 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->sq_lock);
-	ci = __atomic_load_n(&h->sq_ci, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
 		uint32_t slot;
 
-		if (qp->sq_head - ci >= cnt) {
-			ci = __atomic_load_n(&h->sq_ci, __ATOMIC_ACQUIRE);
-			if (qp->sq_head - ci >= cnt) {
-				ret = ENOMEM;
-				break;
-			}
+		if (in_use(qp->sq_head, &h->sq_ci, &qp->sq_tail) >= cnt) {
+			ret = ENOMEM;
+			break;
 		}
 		slot = qp->sq_head & (cnt - 1);
 		ret = build_send(qp, wr, (char *)qp->ring + qp->layout.sq_offset +
@@ -175,7 +187,7 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 {
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_qp_ring_hdr *h = ring_hdr(qp);
-	uint32_t cnt = qp->cap.max_recv_wr, ci, posted = 0;
+	uint32_t cnt = qp->cap.max_recv_wr, posted = 0;
 	int ret = 0;
 
 	if (ibqp->state == IBV_QPS_RESET) {
@@ -183,7 +195,6 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->rq_lock);
-	ci = __atomic_load_n(&h->rq_ci, __ATOMIC_ACQUIRE);
 	for (; wr; wr = wr->next) {
 		struct uroce_recv_wqe *w;
 		struct uroce_sge *sge;
@@ -193,12 +204,9 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 			ret = EINVAL;
 			break;
 		}
-		if (qp->rq_head - ci >= cnt) {
-			ci = __atomic_load_n(&h->rq_ci, __ATOMIC_ACQUIRE);
-			if (qp->rq_head - ci >= cnt) {
-				ret = ENOMEM;
-				break;
-			}
+		if (in_use(qp->rq_head, &h->rq_ci, &qp->rq_tail) >= cnt) {
+			ret = ENOMEM;
+			break;
 		}
 		slot = qp->rq_head & (cnt - 1);
 		w = (struct uroce_recv_wqe *)((char *)qp->ring + qp->layout.rq_offset +

@@ -269,8 +269,12 @@ START_TEST(test_sq_full_and_wrap)
 	ck_assert_int_eq(uroce_post_send(&f->qp.vqp.qp, &w[0], &bad), ENOMEM);
 	ck_assert_ptr_eq(bad, &w[4]);
 	ck_assert_uint_eq(hdr(f)->sq_pi, 4);
-	/* the "daemon" frees two slots */
+	/* the "daemon" is done with two WQEs, but their completions were not polled yet */
 	__atomic_store_n(&hdr(f)->sq_ci, 2, __ATOMIC_RELEASE);
+	ck_assert_int_eq(uroce_post_send(&f->qp.vqp.qp, &w[4], &bad), ENOMEM);
+	ck_assert_ptr_eq(bad, &w[4]);
+	/* polled (cq_poll.c advances sq_tail): now the slots and their wr_ids are free */
+	f->qp.sq_tail = 2;
 	ck_assert_int_eq(uroce_post_send(&f->qp.vqp.qp, &w[4], &bad), 0);
 	ck_assert_uint_eq(hdr(f)->sq_pi, 6);
 	ck_assert_uint_eq(sq_slot(f, 4)->wqe_index, 4); /* slot 0, WQE number 4 */
@@ -314,6 +318,8 @@ START_TEST(test_recv)
 	ck_assert_uint_eq(f->qp.rq_wrid[0], 1);
 	ck_assert_uint_eq(f->qp.rq_wrid[1], 2);
 	__atomic_store_n(&hdr(f)->rq_ci, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(uroce_post_recv(&f->qp.vqp.qp, &r3, &bad), ENOMEM); /* not polled yet */
+	f->qp.rq_tail = 1;
 	ck_assert_int_eq(uroce_post_recv(&f->qp.vqp.qp, &r3, &bad), 0);
 	ck_assert_uint_eq(rq_slot(f, 2)->wqe_index, 2);
 	ck_assert_uint_eq(f->qp.rq_wrid[0], 3);
