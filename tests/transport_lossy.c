@@ -43,8 +43,20 @@ static uint8_t read_src(uint32_t j)
 	return (uint8_t)(j * 13 + (j >> 9) + 5);
 }
 
+/* Wire faults per run, in parts per 10000, and the generator seed. The
+ * first row is the issue's case; the others push loss and reordering. */
+static const struct lossy_cfg {
+	uint64_t seed;
+	unsigned drop, dup, reorder;
+} cfgs[] = {
+	{ 20261130, 500, 100, 200 },	/* 5% drop, 1% dup, 2% reorder */
+	{ 7, 1500, 100, 200 },		/* 15% drop */
+	{ 99, 500, 2000, 3000 },	/* heavy duplication and reordering */
+};
+
 START_TEST(test_lossy_10000)
 {
+	const struct lossy_cfg *cfg = &cfgs[_i];
 	struct th_world *w = th_world_new(4096);
 	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, 0x101, DEPTH);
 	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, 0x202, DEPTH);
@@ -56,7 +68,7 @@ START_TEST(test_lossy_10000)
 	const uint32_t sizes[] = { 0, 1, MTU - 1, MTU, MTU + 1, MAX_LEN };
 
 	w->log_on = false;
-	w->rng = 20261130;
+	w->rng = cfg->seed;
 	th_connect(w, a, b, IBV_MTU_1024, 0xFFFF00, 0x123456, 14, 7, 7, 1);
 	asl = th_reg_mr(w, 0, 0x11, 1, A_SLOTS, DEPTH * SLOT,
 			IBV_ACCESS_LOCAL_WRITE, CANARY);
@@ -80,9 +92,9 @@ START_TEST(test_lossy_10000)
 					 (uint32_t)((r >> 24) % (MAX_LEN + 1));
 		m[i].read_off = (uint32_t)((r >> 40) % (DEPTH * SLOT - MAX_LEN));
 	}
-	w->drop_ppm = 500;
-	w->dup_ppm = 100;
-	w->reorder_ppm = 200;
+	w->drop_ppm = cfg->drop;
+	w->dup_ppm = cfg->dup;
+	w->reorder_ppm = cfg->reorder;
 
 	while (done_a < N_MSG) {
 		unsigned long steps;
@@ -185,10 +197,10 @@ START_TEST(test_lossy_10000)
 	ck_assert_uint_gt(w->reordered, 100);
 	ck_assert_uint_gt(xport_qp_stats(a)->retransmits, 100);
 	ck_assert_uint_gt(xport_qp_stats(b)->dup_requests, 100);
-	printf("lossy: %u messages (%u SEND), %lu delivered, %lu dropped, %lu duplicated, "
+	printf("lossy[%d]: %u messages (%u SEND), %lu delivered, %lu dropped, %lu duplicated, "
 	       "%lu reordered; requester %lu retransmits (%lu timeouts, %lu seq NAKs); "
 	       "responder %lu duplicates; simulated %.3f s\n",
-	       N_MSG, sends_posted, (unsigned long)w->delivered,
+	       _i, N_MSG, sends_posted, (unsigned long)w->delivered,
 	       (unsigned long)w->dropped, (unsigned long)w->duplicated,
 	       (unsigned long)w->reordered,
 	       (unsigned long)xport_qp_stats(a)->retransmits,
@@ -207,7 +219,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("transport_lossy");
 	TCase *tc = tcase_create("lossy");
 
-	tcase_add_test(tc, test_lossy_10000);
+	tcase_add_loop_test(tc, test_lossy_10000, 0, sizeof(cfgs) / sizeof(cfgs[0]));
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
