@@ -116,6 +116,7 @@ static void release(struct uroce_context *ctx)
 		close(ctx->sock);
 	pthread_mutex_destroy(&ctx->ctl_lock);
 	pthread_mutex_destroy(&ctx->qp_lock);
+	uroce_qp_table_free(ctx);
 }
 
 struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,

@@ -148,10 +148,18 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	pthread_cond_init(&ibqp->cond, NULL);
 	attr->cap = qp->cap;
 
-	pthread_mutex_lock(&ctx->qp_lock);
-	qp->next_in_ctx = ctx->qps;
-	ctx->qps = qp;
-	pthread_mutex_unlock(&ctx->qp_lock);
+	if (uroce_qp_table_insert(ctx, qp)) {
+		/* undo at the daemon; the QP was never visible to the application */
+		struct uroce_handle_req dreq = { .handle = qp->handle };
+		struct uroce_destroy_qp_resp dresp;
+
+		uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &dreq, sizeof(dreq), NULL, 0,
+			       &dresp, sizeof(dresp), NULL, NULL);
+		pthread_mutex_destroy(&ibqp->mutex);
+		pthread_cond_destroy(&ibqp->cond);
+		ret = ENOMEM;
+		goto err;
+	}
 	return ibqp;
 err:
 	free_qp(qp);
@@ -180,17 +188,60 @@ struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return qp;
 }
 
-/* The QP of this context with number qpn, or NULL (for polling). */
+/* The QP of this context with number qpn, or NULL (for polling; no lock taken). */
 struct uroce_qp *uroce_find_qp(struct uroce_context *ctx, uint32_t qpn)
 {
-	struct uroce_qp *qp;
+	struct uroce_qp **lvl;
+
+	qpn &= 0xFFFFFF;
+	lvl = __atomic_load_n(&ctx->qp_table[qpn >> UROCE_QPT_SHIFT], __ATOMIC_ACQUIRE);
+	if (!lvl)
+		return NULL;
+	return __atomic_load_n(&lvl[qpn & (UROCE_QPT_SLOTS - 1)], __ATOMIC_ACQUIRE);
+}
+
+/* Makes qp findable by its qp_num. Returns 0 or ENOMEM. */
+int uroce_qp_table_insert(struct uroce_context *ctx, struct uroce_qp *qp)
+{
+	uint32_t qpn = qp->vqp.qp.qp_num & 0xFFFFFF;
+	struct uroce_qp **lvl;
+	int ret = 0;
 
 	pthread_mutex_lock(&ctx->qp_lock);
-	for (qp = ctx->qps; qp; qp = qp->next_in_ctx)
-		if (qp->vqp.qp.qp_num == qpn)
-			break;
+	lvl = ctx->qp_table[qpn >> UROCE_QPT_SHIFT];
+	if (!lvl) {
+		lvl = calloc(UROCE_QPT_SLOTS, sizeof(*lvl));
+		if (!lvl) {
+			ret = ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&ctx->qp_table[qpn >> UROCE_QPT_SHIFT], lvl, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&lvl[qpn & (UROCE_QPT_SLOTS - 1)], qp, __ATOMIC_RELEASE);
+out:
 	pthread_mutex_unlock(&ctx->qp_lock);
-	return qp;
+	return ret;
+}
+
+void uroce_qp_table_remove(struct uroce_context *ctx, struct uroce_qp *qp)
+{
+	uint32_t qpn = qp->vqp.qp.qp_num & 0xFFFFFF;
+	struct uroce_qp **lvl;
+
+	pthread_mutex_lock(&ctx->qp_lock);
+	lvl = ctx->qp_table[qpn >> UROCE_QPT_SHIFT];
+	if (lvl && lvl[qpn & (UROCE_QPT_SLOTS - 1)] == qp)
+		__atomic_store_n(&lvl[qpn & (UROCE_QPT_SLOTS - 1)], NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->qp_lock);
+}
+
+/* Frees the table's second levels (context teardown). */
+void uroce_qp_table_free(struct uroce_context *ctx)
+{
+	for (uint32_t i = 0; i < UROCE_QPT_TOP; i++) {
+		free(ctx->qp_table[i]);
+		ctx->qp_table[i] = NULL;
+	}
 }
 
 /*
@@ -253,7 +304,7 @@ int uroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
  */
 int uroce_destroy_qp(struct ibv_qp *ibqp)
 {
-	struct uroce_qp *qp = to_uqp(ibqp), **pp;
+	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_context *ctx = to_uctx(ibqp->context);
 	struct uroce_handle_req req = { .handle = qp->handle };
 	struct uroce_destroy_qp_resp resp;
@@ -271,14 +322,7 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 			pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
 		pthread_mutex_unlock(&ibqp->mutex);
 	}
-	pthread_mutex_lock(&ctx->qp_lock);
-	for (pp = &ctx->qps; *pp; pp = &(*pp)->next_in_ctx) {
-		if (*pp == qp) {
-			*pp = qp->next_in_ctx;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ctx->qp_lock);
+	uroce_qp_table_remove(ctx, qp);
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);
 	free_qp(qp);

@@ -23,6 +23,11 @@
 /* The sysfs file whose presence marks a uroce device (contract.md). */
 #define UROCE_SYSFS_SOCKET_FILE "uroce_socket"
 
+/* QPN lookup table geometry: 24-bit QPNs = 12-bit top index + 12-bit slot. */
+#define UROCE_QPT_SHIFT 12
+#define UROCE_QPT_TOP (1u << (24 - UROCE_QPT_SHIFT))
+#define UROCE_QPT_SLOTS (1u << UROCE_QPT_SHIFT)
+
 /* Printed before every provider message on stderr. */
 #define UROCE_LOG_PREFIX "uroce: "
 
@@ -54,8 +59,10 @@ struct uroce_context {
 	int num_comp_vectors;
 	bool dead;
 	bool lost;
-	pthread_mutex_t qp_lock; /* guards qps, the QPN lookup list for polling */
-	struct uroce_qp *qps;
+	pthread_mutex_t qp_lock; /* serialises changes of qp_table */
+	/* QPN -> QP for polling, two levels of 4096 like mlx5's qp_table: read
+	 * without a lock (atomic loads), changed under qp_lock. */
+	struct uroce_qp **qp_table[UROCE_QPT_TOP];
 };
 
 struct uroce_pd {
@@ -118,7 +125,6 @@ struct uroce_qp {
 	uint32_t *sq_wqe_head;     /* per slot: sq_head at the time of posting */
 	pthread_spinlock_t sq_lock, rq_lock;
 	int sq_sig_all;
-	struct uroce_qp *next_in_ctx; /* QPN lookup list of the context */
 };
 
 static inline struct uroce_context *to_uctx(struct ibv_context *ctx)
@@ -207,6 +213,9 @@ int uroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		   struct ibv_qp_init_attr *init_attr);
 int uroce_destroy_qp(struct ibv_qp *qp);
 struct uroce_qp *uroce_find_qp(struct uroce_context *ctx, uint32_t qpn);
+int uroce_qp_table_insert(struct uroce_context *ctx, struct uroce_qp *qp);
+void uroce_qp_table_remove(struct uroce_context *ctx, struct uroce_qp *qp);
+void uroce_qp_table_free(struct uroce_context *ctx);
 
 /* post.c */
 int uroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);

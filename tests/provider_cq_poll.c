@@ -36,9 +36,9 @@ static struct fixture *fx_new(uint64_t wc_flags, bool single_threaded)
 	ck_assert_ptr_nonnull(f);
 	pthread_mutex_init(&f->ctx.qp_lock, NULL);
 	f->ctx.clock = &f->clock;
-	f->ctx.qps = &f->qp;
 
 	f->qp.vqp.qp.qp_num = QPN;
+	ck_assert_int_eq(uroce_qp_table_insert(&f->ctx, &f->qp), 0);
 	f->qp.cap.max_send_wr = 8;
 	f->qp.cap.max_recv_wr = 4;
 	f->qp.sq_wrid = calloc(8, sizeof(uint64_t));
@@ -70,6 +70,9 @@ static struct fixture *fx_new(uint64_t wc_flags, bool single_threaded)
 
 static void fx_free(struct fixture *f)
 {
+	uroce_qp_table_remove(&f->ctx, &f->qp);
+	ck_assert_ptr_null(uroce_find_qp(&f->ctx, QPN));
+	uroce_qp_table_free(&f->ctx);
 	free(f->qp.sq_wrid);
 	free(f->qp.sq_wqe_head);
 	free(f->qp.rq_wrid);
@@ -386,6 +389,38 @@ START_TEST(test_accessor_choice)
 }
 END_TEST
 
+/* The QPN table: QPs in different top-level blocks, lookups, removal. */
+START_TEST(test_qp_table)
+{
+	struct fixture *f = fx_new(0, false);
+	struct uroce_qp a = { 0 }, b = { 0 };
+	struct cqe_spec s = { .opcode = MLX5_CQE_RESP_SEND, .byte_cnt = 1 };
+	struct ibv_wc wc;
+
+	a.vqp.qp.qp_num = 0x000002;
+	b.vqp.qp.qp_num = 0xfff003;
+	ck_assert_int_eq(uroce_qp_table_insert(&f->ctx, &a), 0);
+	ck_assert_int_eq(uroce_qp_table_insert(&f->ctx, &b), 0);
+	ck_assert_ptr_eq(uroce_find_qp(&f->ctx, 0x000002), &a);
+	ck_assert_ptr_eq(uroce_find_qp(&f->ctx, 0xfff003), &b);
+	ck_assert_ptr_eq(uroce_find_qp(&f->ctx, QPN), &f->qp);
+	ck_assert_ptr_null(uroce_find_qp(&f->ctx, 0x000003));
+	ck_assert_ptr_null(uroce_find_qp(&f->ctx, 0x7ff003));
+	uroce_qp_table_remove(&f->ctx, &b);
+	ck_assert_ptr_null(uroce_find_qp(&f->ctx, 0xfff003));
+	ck_assert_ptr_eq(uroce_find_qp(&f->ctx, 0x000002), &a);
+
+	/* a completion of a QP that is gone: delivered with wr_id 0, not a crash */
+	uroce_qp_table_remove(&f->ctx, &f->qp);
+	nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 1, &wc), 1);
+	ck_assert_uint_eq(wc.wr_id, 0);
+	ck_assert_uint_eq(wc.qp_num, QPN);
+	ck_assert_int_eq(uroce_qp_table_insert(&f->ctx, &f->qp), 0);
+	fx_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_cq_poll");
@@ -400,6 +435,7 @@ int main(void)
 	tcase_add_test(tc, test_owner_wrap);
 	tcase_add_loop_test(tc, test_iterator, 0, 2); /* locked, SINGLE_THREADED */
 	tcase_add_test(tc, test_accessor_choice);
+	tcase_add_test(tc, test_qp_table);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
