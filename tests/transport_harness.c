@@ -79,7 +79,7 @@ static void log_pkt(struct th_world *w, int from, const uint8_t *data,
 	int rc;
 
 	memset(&l3, 0, sizeof(l3));
-	l3.kind = ROCE_L3_IPV4;
+	l3.kind = roce_addr_is_v4mapped(w->node[from].gid.raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
 	memcpy(l3.src, w->node[from].gid.raw, 16);
 	memcpy(l3.dst, w->node[!from].gid.raw, 16);
 	l3.sport = sport;
@@ -214,7 +214,7 @@ static void cb_qp_error(void *ctx, struct xport_qp *qp,
 	n->last_event = ev;
 }
 
-static const struct xport_ops th_ops = {
+const struct xport_ops th_ops_for_tests = {
 	.now_ns = cb_now,
 	.mem = cb_mem,
 	.xmit = cb_xmit,
@@ -235,7 +235,7 @@ struct th_world *th_world_new(uint32_t port_mtu)
 		w->node[i].world = w;
 		memset(&w->node[i].gid, 0, sizeof(w->node[i].gid));
 		roce_addr_from_ipv4(w->node[i].gid.raw, 0x0A000001u + i);
-		w->node[i].dev = xport_dev_new(&th_ops, &w->node[i],
+		w->node[i].dev = xport_dev_new(&th_ops_for_tests, &w->node[i],
 					       &w->node[i].gid, ROCE_UDP_PORT,
 					       port_mtu);
 		assert(w->node[i].dev);

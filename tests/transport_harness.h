@@ -121,6 +121,10 @@ int th_post_send(struct xport_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
 int th_post_recv(struct xport_qp *qp, uint64_t wr_id, uint64_t laddr,
 		 uint32_t len, uint32_t lkey);
 
+/* The callbacks the harness gives each device (for tests that re-create
+ * a node's device, e.g. with another address). ctx = &w->node[i]. */
+extern const struct xport_ops th_ops_for_tests;
+
 /* Pseudo-random numbers (xorshift64*), seeded by w->rng. */
 uint64_t th_rand(struct th_world *w);
 

@@ -417,6 +417,84 @@ START_TEST(test_window)
 }
 END_TEST
 
+/* IBV_SEND_SOLICITED: SE only on the last packet of the SEND (roce-wire
+ * §1.5), and the receive completion says so. */
+START_TEST(test_solicited)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
+
+	th_connect(w, a, b, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	th_reg_mr(w, 0, 0x101, 1, SRC_ADDR, 4096, 0, 1);
+	th_reg_mr(w, 1, 0x201, 1, DST_ADDR, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
+	ck_assert_int_eq(th_post_recv(b, 1, DST_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(th_post_recv(b, 2, DST_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(th_post_send(a, 1, IBV_WR_SEND, SRC_ADDR, 2100, 0x101,
+				      0, 0, 0, IBV_SEND_SOLICITED), 0);
+	ck_assert_int_eq(th_post_send(a, 2, IBV_WR_SEND, SRC_ADDR, 10, 0x101,
+				      0, 0, 0, 0), 0);
+	th_run(w, 1000);
+	ck_assert_uint_eq(w->nlog, 6);	/* 3 + 1 request packets, 2 ACKs */
+	ck_assert_int_eq(w->log[0].se, 0);
+	ck_assert_int_eq(w->log[1].se, 0);
+	ck_assert_int_eq(w->log[2].se, 1);
+	ck_assert_int_eq(w->log[3].se, 0);
+	ck_assert_uint_eq(w->node[1].cqes.n, 2);
+	ck_assert_int_eq(w->node[1].cqes.v[0].solicited, 1);
+	ck_assert_int_eq(w->node[1].cqes.v[1].solicited, 0);
+	th_world_free(w);
+}
+END_TEST
+
+/* UD over IPv6: the GRH area holds the 40-byte IPv6 header. */
+START_TEST(test_ud_ipv6_grh)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *a, *b;
+	struct xport_send_wqe s;
+	uint8_t *dst;
+
+	/* Re-address both nodes as fd00::1 and fd00::2. */
+	for (int i = 0; i < 2; i++) {
+		xport_dev_free(w->node[i].dev);
+		memset(&w->node[i].gid, 0, sizeof(w->node[i].gid));
+		w->node[i].gid.raw[0] = 0xfd;
+		w->node[i].gid.raw[15] = (uint8_t)(i + 1);
+		w->node[i].dev = xport_dev_new(&th_ops_for_tests, &w->node[i],
+					       &w->node[i].gid, ROCE_UDP_PORT, 1024);
+	}
+	a = th_qp(w, 0, IBV_QPT_UD, QPN_A, 4);
+	b = th_qp(w, 1, IBV_QPT_UD, QPN_B, 4);
+	th_connect(w, a, b, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	th_reg_mr(w, 0, 0x101, 1, SRC_ADDR, 4096, 0, 0x5A);
+	dst = th_reg_mr(w, 1, 0x201, 1, DST_ADDR, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
+	ck_assert_int_eq(th_post_recv(b, 1, DST_ADDR, 4096, 0x201), 0);
+	memset(&s, 0, sizeof(s));
+	s.wr_id = 1;
+	s.opcode = IBV_WR_SEND;
+	s.send_flags = IBV_SEND_SIGNALED;
+	s.dgid = w->node[1].gid;
+	s.remote_qpn = QPN_B;
+	s.remote_qkey = 0x11111111;
+	s.num_sge = 1;
+	s.sg_list[0] = (struct ibv_sge){ SRC_ADDR, 100, 0x101 };
+	ck_assert_int_eq(xport_post_send(a, &s), 0);
+	th_run(w, 100);
+	ck_assert_uint_eq(w->node[1].cqes.n, 1);
+	ck_assert_int_eq(w->node[1].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(w->node[1].cqes.v[0].byte_len, 140);
+	ck_assert_uint_eq(dst[0] >> 4, 6);		/* IPv6 version */
+	ck_assert_uint_eq(dst[6], 17);			/* next header UDP */
+	ck_assert_int_eq(memcmp(dst + 8, w->node[0].gid.raw, 16), 0);
+	ck_assert_int_eq(memcmp(dst + 24, w->node[1].gid.raw, 16), 0);
+	ck_assert_uint_eq(dst[40], 0x5A);
+	ck_assert_uint_eq(dst[139], 0x5A);
+	ck_assert_uint_eq(dst[140], 0);
+	th_world_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_ops");
@@ -426,6 +504,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_sge_lists_and_inline);
 	tcase_add_test(tc, test_ackreq_every_64);
 	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_solicited);
+	tcase_add_test(tc, test_ud_ipv6_grh);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
