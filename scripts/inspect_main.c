@@ -1,5 +1,5 @@
 /*
- * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--port N]`: read a pcap or
+ * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--flows] [--port N]`: read a pcap or
  * pcapng capture, decode every RoCEv1/RoCEv2 packet, verify its ICRC, print
  * one line (or JSON object) per RoCE packet and a summary.
  *
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "inspect_decode.h"
+#include "inspect_flows.h"
 #include "inspect_print.h"
 #include "inspect_stats.h"
 
@@ -26,11 +27,12 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " [--json] [--summary] [--port N] FILE.pcap\n"
+		"usage: " PROG " [--json] [--summary] [--flows] [--port N] FILE.pcap\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
 		"  --summary   print only the summary (same exit status)\n"
+		"  --flows     before the summary, PSN continuity per flow (QP and direction)\n"
 		"  --port N    UDP destination port of RoCEv2 (1..65535)\n"
 		"  exit status: 0 all good, 1 malformed packet or bad ICRC, 2 usage/file error\n",
 		ROCE_UDP_PORT);
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "summary", no_argument, NULL, 's' },
+		{ "flows", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -65,10 +68,11 @@ int main(int argc, char **argv)
 	const u_char *data;
 	uint16_t port = ROCE_UDP_PORT;
 	const char *path;
-	int json = 0, summary_only = 0, c, dlt, rc, status;
+	int json = 0, summary_only = 0, flows = 0, c, dlt, rc, status;
+	static struct insp_flows flow_table;
 	pcap_t *pc;
 
-	while ((c = getopt_long(argc, argv, "jp:sh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:sfh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
@@ -81,6 +85,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			summary_only = 1;
+			break;
+		case 'f':
+			flows = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -120,6 +127,8 @@ int main(int argc, char **argv)
 		rec.ts_sec = ph->ts.tv_sec;
 		rec.ts_nsec = ph->ts.tv_usec;	/* nanoseconds: opened with NANO precision */
 		insp_stats_add(&stats, &rec);
+		if (flows)
+			insp_flows_add(&flow_table, &rec);
 		if (rec.status == INSP_SKIPPED || summary_only)
 			continue;
 		if (json)
@@ -134,6 +143,11 @@ int main(int argc, char **argv)
 			(unsigned long long)stats.packets, pcap_geterr(pc));
 		status = 2;
 	}
+	if (flows && json)
+		insp_flows_print_json(stdout, &flow_table);
+	else if (flows)
+		insp_flows_print_text(stdout, &flow_table);
+	insp_flows_free(&flow_table);
 	if (json)
 		insp_stats_print_json(stdout, &stats);
 	else

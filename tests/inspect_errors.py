@@ -284,6 +284,34 @@ rc, objs, _ = json_objs(p, "--port", "53")
 check_eq((rc, objs[0]["dport"], objs[0]["status"]), (1, 53, "bad_icrc"),
          "--port 53: decoded as RoCEv2; the ICRC covers the port, so it is BAD")
 
+# ------------------------------------------------------------- --flows
+def with_psn(f, psn):
+    """Frame F (untagged IPv4) with another PSN and a correct ICRC."""
+    f = bytearray(f)
+    bth = 14 + 20 + 8
+    f[bth + 9:bth + 12] = psn.to_bytes(3, "big")
+    f[-4:] = struct.pack(">I", icrc_oracle(bytes(f)))
+    return bytes(f)
+
+
+# Across the 2^24 wrap; 2 skips 1 (a gap), then 1 comes late (a repeat).
+psns = [0xFFFFFE, 0xFFFFFF, 0x000000, 0x000002, 0x000001]
+p = save("flows.pcap", [with_psn(FRAMES[0], x) for x in psns] + [FRAMES[1]])
+rc, lines, _ = text_lines(p, "--flows")
+check_eq(rc, 0, "--flows: exit status (every ICRC rewritten correctly)")
+check_eq(lines[len(psns) + 1:len(psns) + 3], [
+    "flow RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 dqpn 0x000022 requests: packets 5, "
+    "psn 16777214..2, gaps 1, repeats 1",
+    "flow RoCEv2 192.168.0.2:49730 > 192.168.0.1:4791 dqpn 0x000011 responses: packets 1, "
+    "psn 1000..1000, gaps 0, repeats 0"], "--flows: text lines across the PSN wrap")
+check_eq(lines[len(psns) + 3][:17], "summary: 6 packet", "--flows: the summary follows the flows")
+rc, objs, _ = json_objs(p, "--flows", "--summary")
+check_eq(objs[0], {"flow": {"version": 2, "src": "192.168.0.1", "dst": "192.168.0.2", "sport": 49730,
+                            "dport": 4791, "destqp": 0x22, "kind": "requests", "packets": 5,
+                            "first_psn": 0xFFFFFE, "max_psn": 2, "gaps": 1, "repeats": 1}},
+         "--flows --json: the request flow")
+check_eq((len(objs), list(objs[2])), (3, ["summary"]), "--flows --summary --json: 2 flows, then the summary")
+
 # ------------------------------------------------------------- exit 2
 notpcap = path("notes.txt")
 with open(notpcap, "w") as fp:
@@ -317,7 +345,7 @@ rc, out, _ = run([INSPECT, empty])
 check_eq(out.splitlines(), ["summary: 0 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0",
                             "opcodes: none", "errors: none"], "empty capture: summary")
 rc, out, _ = run([INSPECT, "--help"])
-check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--summary] [--port N] FILE.pcap"),
+check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--summary] [--flows] [--port N] FILE.pcap"),
          "--help")
 # --summary: only the summary, same exit status
 rc, out, _ = run([INSPECT, "--summary", SAMPLE])

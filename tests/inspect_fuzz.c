@@ -1,7 +1,7 @@
 /*
  * inspect_fuzz.c - libFuzzer harness of `uroce inspect`'s per-frame path:
  * link-layer framing (every supported link type), RoCE classification, the
- * netstack decode and both printers, on hostile bytes.  Built with
+ * netstack decode, both printers and the flow table, on hostile bytes.  Built with
  * $(FUZZ_CC) and ASan/UBSan; run by tests/inspect_fuzz.sh.
  *
  * Input: byte 0 selects the link type (table below), byte 1 bit 0 says the
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "scripts/inspect_decode.h"
+#include "scripts/inspect_flows.h"
 #include "scripts/inspect_print.h"
 
 static const int dlts[] = {
@@ -30,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *sink;
 	static struct insp_rec rec;
+	static struct insp_flows flows;
 	uint8_t *frame;
 	size_t n;
 	int dlt;
@@ -49,6 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rec.status != INSP_SKIPPED && sink) {
 		insp_print_text(sink, &rec);
 		insp_print_json(sink, &rec);
+		insp_flows_add(&flows, &rec);
+		if (flows.n >= 64) {
+			insp_flows_print_text(sink, &flows);
+			insp_flows_print_json(sink, &flows);
+			insp_flows_free(&flows);
+		}
 	}
 	free(frame);
 	return 0;

@@ -72,6 +72,24 @@ SUMMARY = [
     "UC_SEND_ONLY 2, UC_RDMA_WRITE_ONLY 1, UD_SEND_ONLY 1, UD_SEND_ONLY_IMM 1, CNP 2",
     "errors: none",
 ]
+FLOWS = [
+    "flow RoCEv2 %s dqpn 0x000022 requests: packets 15, psn 1000..1015, gaps 1, repeats 2" % AB,
+    "flow RoCEv2 %s dqpn 0x000011 responses: packets 13, psn 1000..1014, gaps 2, repeats 2" % BA,
+    "flow RoCEv2 192.168.0.1:57822 > 192.168.0.2:4791 dqpn 0x000066 requests: packets 2, psn 200..201, "
+    "gaps 0, repeats 0",
+    "flow RoCEv2 192.168.0.1:57020 > 192.168.0.2:4791 dqpn 0x000044 requests: packets 2, psn 300..301, "
+    "gaps 0, repeats 0",
+    "flow RoCEv2 [fd00::1]:60881 > [fd00::2]:4791 dqpn 0x000456 requests: packets 2, psn 77..78, "
+    "gaps 0, repeats 0",
+    "flow RoCEv2 [fd00::2]:60881 > [fd00::1]:4791 dqpn 0x000123 responses: packets 2, psn 77..78, "
+    "gaps 0, repeats 0",
+    "flow RoCEv1 ::ffff:15.0.0.2 > ::ffff:15.0.0.2 dqpn 0x00010a requests: packets 1, "
+    "psn 10979516..10979516, gaps 0, repeats 0",
+    "flow RoCEv1 ::ffff:15.0.0.2 > ::ffff:15.0.0.2 dqpn 0x000109 responses: packets 1, "
+    "psn 10979520..10979520, gaps 0, repeats 0",
+    "flow RoCEv2 192.168.0.7:49152 > 192.168.0.7:4791 dqpn 0x0000d3 requests: packets 1, "
+    "psn 13571856..13571856, gaps 0, repeats 0",
+]
 # frames copied from icrc.tsv: frame -> row id
 REAL = {38: "R1", 39: "R2", 40: "R3", 41: "S0"}
 
@@ -97,6 +115,14 @@ def main():
         check_eq(lines[n - 1] if n <= len(lines) else None, want, "frame %d" % n)
     check(all(line.endswith(" ICRC ok") for line in lines[:-3]), "every frame: ICRC ok")
     check_eq(lines[-3:], SUMMARY, "summary")
+
+    # PSN continuity per flow: the request flow lost 1014 (a gap, then its
+    # retransmission) and resent 1013 after the RNR NAK; the response flow
+    # has coalesced ACKs (1000 -> 1003 -> 1006) and two answers to 1013/1014.
+    rc, out, err = run([UROCE, "inspect", "--flows", "--summary", SAMPLE])
+    check_eq(rc, 0, "uroce inspect --flows exit status")
+    check_eq(out.splitlines()[:9], FLOWS, "--flows lines")
+    check_eq(out.splitlines()[9:], SUMMARY, "--flows --summary: then the summary")
 
     # 3. ICRC against the independent oracle and the vector table.
     rc, out, err = inspect(SAMPLE, "--json")
