@@ -168,10 +168,15 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 
 void xport_req_run(struct xport_qp *qp)
 {
-	while (qp->state == IBV_QPS_RTS && !qp->req.rnr_deadline &&
-	       qp->sq.req != qp->sq.head) {
+	while ((qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD) &&
+	       !qp->req.rnr_deadline && qp->sq.req != qp->sq.head) {
 		struct xport_swqe *w = xport_sq_at(qp, qp->sq.req);
 		bool is_read = w->wr.opcode == IBV_WR_RDMA_READ;
+
+		/* SQD (drain): finish and retransmit what was started,
+		 * start nothing new (IBTA 10.3.1.2 / ibv_modify_qp(3)). */
+		if (qp->state == IBV_QPS_SQD && !w->psn_assigned)
+			break;
 
 		if (qp->type == IBV_QPT_RC) {
 			uint32_t max_rd = qp->attr.max_rd_atomic ?

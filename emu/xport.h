@@ -29,7 +29,9 @@ extern "C" {
 #endif
 
 /* Engine limits. The daemon must advertise max_sge / max_inline_data no
- * larger than these (the engine copies each WQE when it is posted). */
+ * larger than these (the engine copies each WQE when it is posted), and
+ * max_qp_rd_atom / max_qp_init_rd_atom no larger than XPORT_RD_RESOURCES
+ * (the responder keeps that many executed READs for duplicate replay). */
 #define XPORT_MAX_SGE		16	/* scatter/gather entries per WQE */
 #define XPORT_MAX_INLINE	256	/* bytes of inline data per send WQE */
 #define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */

@@ -614,6 +614,39 @@ START_TEST(test_malformed_input)
 }
 END_TEST
 
+/* SQD: WQEs already started finish (and are retransmitted if need be);
+ * new ones wait until the QP is back in RTS. */
+START_TEST(test_sqd_drain)
+{
+	struct pair p;
+	struct xport_qp_attr at;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(th_post_recv(p.b, 10, B_ADDR, 4096, 0x201), 0);
+	p.w->drop_from = 1;		/* B's ACK is lost: A must retransmit */
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_SQD;
+	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	th_run(p.w, 1000);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 2);	/* WQE 1 twice */
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 1);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[0].wr_id, 1);
+	at.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE), 0);
+	th_run(p.w, 1000);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 3);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[1].wr_id, 2);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 2);
+	th_world_free(p.w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_errors");
@@ -633,6 +666,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_local_protection);
 	tcase_add_test(tc, test_post_validation);
 	tcase_add_test(tc, test_modify_err_flushes);
+	tcase_add_test(tc, test_sqd_drain);
 	tcase_add_test(tc, test_malformed_input);
 	suite_add_tcase(s, tc);
 	return s;
