@@ -226,7 +226,8 @@ void xport_dev_free(struct xport_dev *dev);
  * Create a QP in RESET. type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD (else
  * NULL, errno EOPNOTSUPP); qpn: the daemon's QPN (24 bits, unique on this
  * device, else EEXIST / EINVAL); pd: opaque PD handle passed to ops->mem;
- * sq_depth / rq_depth: queue capacities in WQEs (1..65536); sq_sig_all:
+ * sq_depth / rq_depth: queue capacities in WQEs (0..65536; 0 is taken as
+ * 1, for QPs created with max_send_wr or max_recv_wr 0); sq_sig_all:
  * every send WQE completes signaled; user: caller data (xport_qp_user).
  */
 struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,

@@ -97,8 +97,13 @@ struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!dev || qpn > ROCE_QPN_MASK || sq_depth < 1 || sq_depth > 65536 ||
-	    rq_depth < 1 || rq_depth > 65536) {
+	/* A queue of depth 0 (a receive-only or send-only QP) gets one
+	 * slot; the provider refuses posts beyond the capacity it asked for. */
+	if (!sq_depth)
+		sq_depth = 1;
+	if (!rq_depth)
+		rq_depth = 1;
+	if (!dev || qpn > ROCE_QPN_MASK || sq_depth > 65536 || rq_depth > 65536) {
 		errno = EINVAL;
 		return NULL;
 	}
