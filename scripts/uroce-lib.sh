@@ -102,11 +102,12 @@ dev_sock() {
 }
 
 # admin NAME ARGS...: uroced --admin on the device's socket; uroced's exit
-# status (0 ok, 1 refused, 2 cannot connect).
+# status (0 ok, 1 refused, 2 cannot connect), or 124 if the daemon does not
+# answer within UROCE_ADMIN_TIMEOUT seconds (default 10; e.g. it is stopped).
 admin() {
 	_ad_name=$1
 	shift
-	"$UROCED" --admin "$(dev_sock "$_ad_name")" "$@"
+	timeout "${UROCE_ADMIN_TIMEOUT:-10}" "$UROCED" --admin "$(dev_sock "$_ad_name")" "$@"
 }
 
 # need_up NAME: die unless the device's daemon runs.

@@ -99,6 +99,16 @@ expect_eq "status of an unknown device: exit" 1 $?
 expect_eq "status of an unknown device" "== uroce5: unknown (nothing in $UROCE_RUN_DIR)" "$(cat "$T/out")"
 expect_eq "down of a device that is not up" "uroce5: not up" "$(uroce down --dev uroce5)"
 
+# A daemon that does not answer (stopped): down still gets rid of it.
+kill -STOP "$pid"
+UROCE_ADMIN_TIMEOUT=2 uroce status --dev uroce0 >"$T/out" 2>&1
+expect_eq "status of a stopped daemon: exit" 1 $?
+expect_line "status of a stopped daemon" "$T/out" "uroce status: uroce0: the daemon did not answer on $UROCE_RUN_DIR/uroce0.sock"
+out=$(UROCE_ADMIN_TIMEOUT=2 uroce down --dev uroce0 2>&1)
+expect_eq "down of a stopped daemon" "uroce0: down (uroced pid $pid killed (SIGKILL))" "$out"
+up --dev uroce0
+pid=$(cat "$UROCE_RUN_DIR/uroce0.pid")
+
 # A daemon that died: status says so, up cleans up and starts again.
 kill -KILL "$pid"
 n=0
