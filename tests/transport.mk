@@ -4,7 +4,8 @@ TRANSPORT_TEST_SRCS = tests/transport_harness.c tests/transport_harness.h
 TRANSPORT_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
 TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_LIBS)
 
-TRANSPORT_TESTS = tests/transport_ops tests/transport_errors tests/transport_lossy
+TRANSPORT_TESTS = tests/transport_units tests/transport_ops tests/transport_errors \
+	tests/transport_lossy
 check_PROGRAMS += $(TRANSPORT_TESTS)
 TESTS += $(TRANSPORT_TESTS)
 
@@ -19,3 +20,7 @@ tests_transport_errors_LDADD = $(TRANSPORT_TEST_LDADD)
 tests_transport_lossy_SOURCES = tests/transport_lossy.c $(TRANSPORT_TEST_SRCS)
 tests_transport_lossy_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
 tests_transport_lossy_LDADD = $(TRANSPORT_TEST_LDADD)
+
+tests_transport_units_SOURCES = tests/transport_units.c $(TRANSPORT_TEST_SRCS)
+tests_transport_units_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_units_LDADD = $(TRANSPORT_TEST_LDADD)
