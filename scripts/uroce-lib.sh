@@ -115,3 +115,26 @@ need_up() {
 	valid_name "$1" || die "'$1' is not a valid device name"
 	[ -n "$(dev_pid "$1")" ] || die "device $1 is not up (in $UROCE_RUN_DIR; try 'uroce up --dev $1')"
 }
+
+# rdma_netlink_possible: true if this kernel has, or can load, ib_core and
+# so answers RDMA netlink; libibverbs then ignores SYSFS_PATH unless the
+# socket is hidden (uroce run).  Looked up without opening the socket:
+# opening it is what auto-loads the module.
+rdma_netlink_possible() {
+	[ -d /sys/module/ib_core ] && return 0
+	for _rn_d in "/lib/modules/$(uname -r)" "/usr/lib/modules/$(uname -r)"; do
+		[ -f "$_rn_d/modules.dep" ] && grep -q '/ib_core\.ko' "$_rn_d/modules.dep" && return 0
+	done
+	return 1
+}
+
+# run_dir_safe: 0 unless the run directory exists and users other than its
+# owner may write to it (then programs must not trust its tree).
+run_dir_safe() {
+	[ -d "$UROCE_RUN_DIR" ] || return 0
+	_rs_mode=$(stat -c %a "$UROCE_RUN_DIR")
+	case ${_rs_mode#"${_rs_mode%??}"} in
+	*[2367]*) return 1 ;;
+	esac
+	return 0
+}

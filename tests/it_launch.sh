@@ -47,3 +47,15 @@ expect_eq "missing command message" "uroce-launch: /nonexistent/cmd: No such fil
 urun 2>"$T/err"
 expect_eq "uroce run without a command: exit" 1 $?
 expect_eq "uroce run without a command: message" "uroce run: no command given (usage: uroce run [--] CMD [ARGS...])" "$(cat "$T/err")"
+
+# A run directory other users can write to is not trusted.
+mkdir -p "$UROCE_RUN_DIR" && chmod 777 "$UROCE_RUN_DIR"
+urun true 2>"$T/err"
+expect_eq "uroce run with a world-writable run directory: exit" 1 $?
+expect_eq "uroce run with a world-writable run directory: message" \
+	"uroce run: run directory $UROCE_RUN_DIR is writable by other users; refusing to trust its sysfs tree" "$(cat "$T/err")"
+uroce env >/dev/null 2>"$T/err"
+expect_eq "uroce env with a world-writable run directory: exit" 1 $?
+expect_eq "uroce env with a world-writable run directory: message" \
+	"uroce env: run directory $UROCE_RUN_DIR is writable by other users; refusing to trust its sysfs tree" "$(tail -n 1 "$T/err")"
+chmod 755 "$UROCE_RUN_DIR"
