@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "emu/client.h"
+#include "emu/datapath.h"
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/objects.h"
@@ -188,6 +189,8 @@ void client_doorbell(struct client *c)
 	/* Drain the counter first: a ring after this read re-arms the watcher. */
 	if (read(c->db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
+	/* new WQEs first: their completions may be what an arm waits for */
+	datapath_doorbell(c);
 	for (h = 1; h <= c->cqs.cap; h++) {
 		struct cq *cq = objtab_get(&c->cqs, h);
 

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "emu/device.h"
 #include "emu/client.h"
+#include "emu/datapath.h"
 #include "emu/log.h"
 #include "uroce/abi.h"
 
@@ -149,6 +150,11 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 			d->port = ntohs(b.ss_family == AF_INET ? ((struct sockaddr_in *)&b)->sin_port
 							       : ((struct sockaddr_in6 *)&b)->sin6_port);
 	}
+	rc = datapath_init(d);
+	if (rc) {
+		ulog(ULOG_ERR, "transport engine: %s", strerror(rc));
+		return rc;
+	}
 	return 0;
 }
 
@@ -156,6 +162,7 @@ void dev_fini(struct uroce_dev *d)
 {
 	if (d->clock.page)
 		ev_timer_stop(d->loop, &d->clock_timer);
+	datapath_fini(d);
 	udp_port_close(&d->udp, d->loop);
 	hca_clock_fini(&d->clock);
 	keytab_fini(&d->keys);

@@ -23,6 +23,7 @@
 struct client;
 struct qp;
 struct pcapw;
+struct xport_dev;
 
 /* Limits the device reports (ibv_query_device) and enforces. */
 #define DEV_MAX_QP 4096u
@@ -62,6 +63,7 @@ struct uroce_dev {
 	ev_timer clock_timer;
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
+	struct xport_dev *xdev;         /* the transport engine (datapath.c) */
 	char capture_path[256];
 
 	double loss_percent;            /* --loss, used by the data path */

@@ -19,9 +19,10 @@ emu_liburoced_la_SOURCES = \
 	emu/admin.c emu/admin.h emu/admin_client.c \
 	emu/cqe_writer.c emu/cqe_writer.h \
 	emu/mem_access.c emu/mem_access.h \
-	emu/wqe_reader.c emu/wqe_reader.h
+	emu/wqe_reader.c emu/wqe_reader.h \
+	emu/datapath.c emu/datapath.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
-emu_liburoced_la_LIBADD = netstack/libpcapw.la $(LIBEV_LIBS)
+emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h
 
 bin_PROGRAMS += emu/uroced

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "emu/client.h"
+#include "emu/datapath.h"
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/objects.h"
@@ -69,7 +70,6 @@ int op_create_qp(struct client *c, struct ctl_call *call)
 		id_alloc_put(&d->qpns, qp->qpn);
 		goto fail_unmap;
 	}
-	d->qp_by_qpn[qp->qpn - DEV_QPN_FIRST] = qp;
 	qp->user_handle = req->user_handle;
 	qp->type = req->qp_type;
 	qp->sq_sig_all = req->sq_sig_all;
@@ -79,6 +79,13 @@ int op_create_qp(struct client *c, struct ctl_call *call)
 	qp->cap = cap;
 	qp->attr.qp_state = IBV_QPS_RESET;
 	qp->owner = c;
+	rc = datapath_qp_create(qp);
+	if (rc) {
+		objtab_del(&c->qps, qp->handle);
+		id_alloc_put(&d->qpns, qp->qpn);
+		goto fail_unmap;
+	}
+	d->qp_by_qpn[qp->qpn - DEV_QPN_FIRST] = qp;
 	pd->users++;
 	scq->users++;
 	rcq->users++;
@@ -102,6 +109,7 @@ void qp_free(struct client *c, struct qp *qp)
 {
 	struct uroce_dev *d = c->dev;
 
+	datapath_qp_destroy(qp);
 	d->qp_by_qpn[qp->qpn - DEV_QPN_FIRST] = NULL;
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
@@ -182,13 +190,17 @@ int op_modify_qp(struct client *c, struct ctl_call *call)
 
 	if (!qp)
 		return EINVAL;
-	cur = qp->attr.qp_state;
+	/* the engine may have moved the QP to ERR on its own */
+	cur = qp->attr.qp_state = datapath_qp_state(qp);
 	rc = qp_modify_check(qp->type, cur, &req->attr, req->attr_mask, &lim, &next);
 	if (rc) {
 		ulog(ULOG_DEBUG, "client#%u qpn 0x%x modify %s mask 0x%x refused: %s", c->id, qp->qpn,
 		     qp_state_name(cur), req->attr_mask, strerror(rc));
 		return rc;
 	}
+	rc = datapath_qp_modify(qp, &req->attr, req->attr_mask, next);
+	if (rc)
+		return rc;
 	qp_apply(qp, &req->attr, req->attr_mask, next);
 	if (cur != next)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x sq_psn 0x%x rq_psn 0x%x)",
@@ -214,6 +226,7 @@ int op_query_qp(struct client *c, struct ctl_call *call)
 		return EINVAL;
 	if (req->attr_mask & ~QP_ATTR_MASK_ALL)
 		return EINVAL;
+	qp->attr.qp_state = datapath_qp_state(qp);
 	resp->attr = qp->attr;
 	resp->attr.cur_qp_state = qp->attr.qp_state;
 	resp->attr.cap = qp->cap;

@@ -17,10 +17,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <ev.h>
 #include <infiniband/verbs.h>
 #include "uroce/abi.h"
 
 struct client;
+struct xport_qp;
 
 struct pd {
 	uint32_t handle;
@@ -72,8 +74,11 @@ struct qp {
 	struct cq *send_cq, *recv_cq;
 	struct ibv_qp_cap cap;   /* rounded caps */
 	struct ibv_qp_attr attr; /* current attributes; attr.qp_state = state */
-	void *ring;              /* mapped QP ring memfd (issue 4), NULL if none */
+	void *ring;              /* mapped QP ring memfd, NULL if none */
 	uint64_t ring_size;
+	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
+	struct xport_qp *xqp;    /* the transport engine's QP (datapath.c) */
+	ev_timer timer;          /* the engine's retransmit/RNR timer */
 	uint32_t async_events;
 	struct client *owner;
 };

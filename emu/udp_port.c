@@ -56,7 +56,7 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 		return e;
 	}
 	u->fd = fd;
-	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = 0;
+	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = u->tx_dropped = 0;
 	ev_io_init(&u->io, udp_readable, fd, EV_READ);
 	u->io.data = u;
 	ev_io_start(loop, &u->io);

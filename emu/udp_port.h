@@ -16,6 +16,7 @@ struct udp_port {
 	ev_io io;
 	uint64_t rx_packets, rx_bytes;  /* datagrams and bytes received */
 	uint64_t tx_packets, tx_bytes;  /* datagrams and bytes sent */
+	uint64_t tx_dropped;            /* dropped on purpose (--loss) */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
 	void *rx_ctx;

@@ -30,10 +30,13 @@ tests_daemon_wqe_reader_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_wqe_reader_LDADD = $(DAEMON_TEST_LDADD)
 
 # Clients of a real uroced started by each script on a private socket.
-check_PROGRAMS += tests/hostile_client tests/daemon_churn
+check_PROGRAMS += tests/hostile_client tests/daemon_churn tests/daemon_datapath
+tests_daemon_datapath_SOURCES = tests/daemon_datapath.c tests/daemon_proto.c tests/daemon_proto.h
+tests_daemon_datapath_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_hostile_client_SOURCES = tests/hostile_client.c tests/daemon_proto.c tests/daemon_proto.h
 tests_hostile_client_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_daemon_churn_SOURCES = tests/daemon_churn.c tests/daemon_proto.c tests/daemon_proto.h
 tests_daemon_churn_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
-TESTS += tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh
-EXTRA_DIST += tests/daemon_lib.sh tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh
+TESTS += tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh tests/daemon_datapath.sh
+EXTRA_DIST += tests/daemon_lib.sh tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh \
+	tests/daemon_datapath.sh

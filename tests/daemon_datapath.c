@@ -1,0 +1,318 @@
+/*
+ * daemon_datapath.c - end-to-end test of uroced's data path without the
+ * provider: two verbs sessions (two contexts of this process) on one daemon,
+ * RC QPs connected to each other over 127.0.0.1, WQEs written straight into
+ * the shared QP rings (include/uroce/abi.h format), doorbells rung, CQEs read
+ * from the shared CQ rings. Real UDP, real ICRC, real process_vm_* copies.
+ *
+ * Usage: daemon_datapath SOCK
+ * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
+ * SEND WQE opcode, responder RESP_SEND with byte count and source QPN, bytes
+ * placed); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
+ * 1024; RESP_WR_IMM with the immediate); RDMA READ of 5000 bytes (byte
+ * count, data); a WRITE with a wrong rkey (REQ_ERR, syndrome REMOTE_ACCESS),
+ * after which the QP is in ERR and a further SEND is flushed (WR_FLUSH).
+ * Exit 0 if all pass.
+ */
+#include "config.h"
+#include "daemon_proto.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NENT 16
+#define BUF 16384
+
+struct side {
+	struct dp_session ss;
+	uint32_t pd, cq, qp, qpn, lkey;
+	struct uroce_reg_mr_resp mr;
+	struct mlx5_cqe64 *cqes;
+	struct uroce_cq_ring_hdr *cqh;
+	uint32_t ci;
+	struct uroce_qp_ring_hdr *qh;
+	struct uroce_qp_ring_layout lay;
+	struct ibv_qp_cap cap;
+	uint32_t sq_pi, rq_pi;
+	unsigned char *buf;
+};
+
+static int failures;
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);  \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fprintf(stderr, "\n");                                 \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+static void die(const char *what, int rc)
+{
+	fprintf(stderr, "FAIL %s: %s (%d)\n", what, rc > 0 ? strerror(rc) : "error", rc);
+	exit(1);
+}
+
+static void setup(struct side *s, const char *sock)
+{
+	struct uroce_create_cq_req cq = { 0 };
+	struct uroce_create_cq_resp cqr;
+	struct uroce_create_qp_req qp = { 0 };
+	struct uroce_create_qp_resp qpr;
+	uint32_t nent = NENT;
+	int fd, rc, i;
+	void *p;
+
+	if ((rc = dp_open(&s->ss, sock)))
+		die("HELLO", rc);
+	/* let the daemon reach our memory even without root */
+	prctl(PR_SET_PTRACER, (unsigned long)s->ss.hello.daemon_pid, 0, 0, 0);
+	if ((rc = dp_alloc_pd(&s->ss, &s->pd)))
+		die("ALLOC_PD", rc);
+	s->buf = aligned_alloc(4096, BUF);
+	memset(s->buf, 0, BUF);
+	if ((rc = dp_reg_mr(&s->ss, s->pd, (uintptr_t)s->buf, BUF,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &s->mr)))
+		die("REG_MR", rc);
+	/* CQ ring, mapped here too */
+	fd = dp_ring_memfd(uroce_cq_ring_size(nent), 1);
+	p = mmap(NULL, uroce_cq_ring_size(nent), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap CQ", errno);
+	s->cqh = p;
+	s->cqes = (struct mlx5_cqe64 *)((char *)p + UROCE_CQ_RING_HDR_SIZE);
+	for (i = 0; i < (int)nent; i++)
+		s->cqes[i].op_own = 0xF0;
+	dp_hdr(&cq, UROCE_OP_CREATE_CQ, 20);
+	cq.user_handle = 1;
+	cq.cqe = nent - 1;
+	cq.nent = nent;
+	if ((rc = dp_call(s->ss.s, &cq, &fd, 1, &cqr, sizeof(cqr), NULL, NULL)))
+		die("CREATE_CQ", rc);
+	close(fd);
+	s->cq = cqr.handle;
+	/* QP ring */
+	s->cap = (struct ibv_qp_cap){ .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 };
+	dp_hdr(&qp, UROCE_OP_CREATE_QP, 21);
+	qp.user_handle = 2;
+	qp.qp_type = IBV_QPT_RC;
+	qp.pd_handle = s->pd;
+	qp.send_cq_handle = qp.recv_cq_handle = s->cq;
+	qp.cap = s->cap;
+	uroce_qp_caps_round(&s->cap);
+	uroce_qp_ring_layout(&s->cap, &s->lay);
+	fd = dp_ring_memfd(s->lay.size, 1);
+	p = mmap(NULL, s->lay.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap QP", errno);
+	s->qh = p;
+	if ((rc = dp_call(s->ss.s, &qp, &fd, 1, &qpr, sizeof(qpr), NULL, NULL)))
+		die("CREATE_QP", rc);
+	close(fd);
+	s->qp = qpr.handle;
+	s->qpn = qpr.qpn;
+}
+
+static void connect_qp(struct side *s, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
+			       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
+		die("INIT", rc);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 0x100;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
+	a.ah_attr.grh.dgid.raw[12] = 127;
+	a.ah_attr.grh.dgid.raw[15] = 1;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
+			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
+		die("RTR", rc);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
+			       IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_MAX_QP_RD_ATOMIC)))
+		die("RTS", rc);
+}
+
+static void doorbell(struct side *s)
+{
+	if (eventfd_write(s->ss.db_fd, 1) < 0)
+		die("doorbell", errno);
+}
+
+static void post_send(struct side *s, enum ibv_wr_opcode op, uint32_t off, uint32_t len, uint64_t raddr,
+		      uint32_t rkey, uint32_t imm)
+{
+	struct uroce_send_wqe *w = (void *)((char *)s->qh + s->lay.sq_offset +
+					     (s->sq_pi & (s->cap.max_send_wr - 1)) * s->lay.sq_stride);
+	struct uroce_sge *g = (void *)(w + 1);
+
+	memset(w, 0, s->lay.sq_stride);
+	w->opcode = (uint8_t)op;
+	w->flags = UROCE_WQE_SIGNALED;
+	w->num_sge = 1;
+	w->wqe_index = (uint16_t)s->sq_pi;
+	w->byte_len = len;
+	w->imm_data = imm;
+	w->remote_addr = raddr;
+	w->rkey = rkey;
+	g->addr = (uintptr_t)s->buf + off;
+	g->length = len;
+	g->lkey = s->mr.lkey;
+	s->sq_pi++;
+	__atomic_store_n(&s->qh->sq_pi, s->sq_pi, __ATOMIC_RELEASE);
+	doorbell(s);
+}
+
+static void post_recv(struct side *s, uint32_t off, uint32_t len)
+{
+	struct uroce_recv_wqe *w = (void *)((char *)s->qh + s->lay.rq_offset +
+					     (s->rq_pi & (s->cap.max_recv_wr - 1)) * s->lay.rq_stride);
+	struct uroce_sge *g = (void *)(w + 1);
+
+	memset(w, 0, s->lay.rq_stride);
+	w->wqe_index = (uint16_t)s->rq_pi;
+	w->num_sge = 1;
+	g->addr = (uintptr_t)s->buf + off;
+	g->length = len;
+	g->lkey = s->mr.lkey;
+	s->rq_pi++;
+	__atomic_store_n(&s->qh->rq_pi, s->rq_pi, __ATOMIC_RELEASE);
+	doorbell(s);
+}
+
+/* Next CQE of S (waits up to 10 s), consumed. */
+static struct mlx5_cqe64 poll_cqe(struct side *s, const char *what)
+{
+	struct mlx5_cqe64 *c = &s->cqes[s->ci & (NENT - 1)];
+	struct mlx5_cqe64 copy;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		uint8_t op_own = __atomic_load_n(&c->op_own, __ATOMIC_ACQUIRE);
+
+		if ((op_own >> 4) != 0xF && (op_own & 1) == !!(s->ci & NENT)) {
+			copy = *c;
+			s->ci++;
+			s->cqh->dbrec[0] = htobe32(s->ci & 0xFFFFFF);
+			return copy;
+		}
+		usleep(1000);
+	}
+	fprintf(stderr, "FAIL %s: no CQE within 10 s\n", what);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct side a, b;
+	struct mlx5_cqe64 c;
+	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
+	int i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: daemon_datapath SOCK\n");
+		return 2;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	setup(&a, argv[1]);
+	setup(&b, argv[1]);
+	connect_qp(&a, b.qpn);
+	connect_qp(&b, a.qpn);
+	for (i = 0; i < BUF; i++)
+		a.buf[i] = (unsigned char)(i * 31 + 7);
+
+	/* SEND 3000 bytes a -> b */
+	post_recv(&b, 0, 4096);
+	post_send(&a, IBV_WR_SEND, 0, 3000, 0, 0, 0);
+	c = poll_cqe(&a, "SEND requester");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "SEND: requester opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.sop_drop_qpn) == (MLX5_OPCODE_SEND << 24 | a.qpn), "SEND: sop_drop_qpn 0x%x",
+	      be32toh(c.sop_drop_qpn));
+	CHECK(be16toh(c.wqe_counter) == 0, "SEND: wqe_counter %u", be16toh(c.wqe_counter));
+	CHECK(be64toh(c.timestamp) != 0, "SEND: no timestamp");
+	c = poll_cqe(&b, "SEND responder");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND, "SEND: responder opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.byte_cnt) == 3000, "SEND: byte_cnt %u", be32toh(c.byte_cnt));
+	CHECK((be32toh(c.flags_rqpn) & 0xFFFFFF) == a.qpn, "SEND: src qpn 0x%x", be32toh(c.flags_rqpn));
+	CHECK(be32toh(c.sop_drop_qpn) == b.qpn, "SEND: responder qpn");
+	CHECK(!memcmp(b.buf, a.buf, 3000) && b.buf[3000] == 0, "SEND: bytes placed");
+	CHECK(__atomic_load_n(&a.qh->sq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: sq_ci %u", a.qh->sq_ci);
+	CHECK(__atomic_load_n(&b.qh->rq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: rq_ci %u", b.qh->rq_ci);
+	printf("ok   SEND 3000 bytes: REQ and RESP_SEND CQEs, bytes placed\n");
+
+	/* RDMA WRITE with immediate, 10000 bytes (10 packets at MTU 1024) */
+	post_recv(&b, 0, 16);
+	post_send(&a, IBV_WR_RDMA_WRITE_WITH_IMM, 4000, 10000, (uintptr_t)b.buf + 5000, b.mr.rkey, htobe32(0xfeedbeef));
+	c = poll_cqe(&a, "WRITE requester");
+	CHECK(be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_WRITE_IMM, "WRITE: WQE opcode");
+	CHECK(be16toh(c.wqe_counter) == 1, "WRITE: wqe_counter");
+	c = poll_cqe(&b, "WRITE responder");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_WR_IMM, "WRITE: responder opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.imm_inval_pkey) == 0xfeedbeef, "WRITE: imm 0x%x", be32toh(c.imm_inval_pkey));
+	CHECK(be32toh(c.byte_cnt) == 10000, "WRITE: byte_cnt %u", be32toh(c.byte_cnt));
+	CHECK(!memcmp(b.buf + 5000, a.buf + 4000, 10000) && b.buf[15000] == 0, "WRITE: bytes placed");
+	printf("ok   RDMA WRITE with immediate, 10000 bytes: CQEs, immediate, bytes placed\n");
+
+	/* RDMA READ 5000 bytes of b into a */
+	memset(a.buf + 8000, 0, 5000);
+	post_send(&a, IBV_WR_RDMA_READ, 8000, 5000, (uintptr_t)b.buf + 6000, b.mr.rkey, 0);
+	c = poll_cqe(&a, "READ requester");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "READ: opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_READ, "READ: WQE opcode");
+	CHECK(be32toh(c.byte_cnt) == 5000, "READ: byte_cnt %u", be32toh(c.byte_cnt));
+	CHECK(!memcmp(a.buf + 8000, b.buf + 6000, 5000), "READ: bytes");
+	printf("ok   RDMA READ 5000 bytes: byte count and data\n");
+
+	/* a wrong rkey: remote access error, QP to ERR, the next WQE flushed */
+	post_send(&a, IBV_WR_RDMA_WRITE, 0, 100, (uintptr_t)b.buf, b.mr.rkey + 1, 0);
+	c = poll_cqe(&a, "bad rkey");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR, "bad rkey: opcode %u", c.op_own >> 4);
+	CHECK(e->syndrome == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, "bad rkey: syndrome 0x%x", e->syndrome);
+	CHECK((be32toh(e->s_wqe_opcode_qpn) & 0xFFFFFF) == a.qpn, "bad rkey: qpn");
+	CHECK(be16toh(e->wqe_counter) == 3, "bad rkey: wqe_counter %u", be16toh(e->wqe_counter));
+	post_send(&a, IBV_WR_SEND, 0, 10, 0, 0, 0);
+	c = poll_cqe(&a, "flush");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+	      "flush: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
+	CHECK(be16toh(e->wqe_counter) == 4, "flush: wqe_counter %u", be16toh(e->wqe_counter));
+	printf("ok   wrong rkey: REQ_ERR remote access, then WR_FLUSH\n");
+
+	dp_close(&a.ss);
+	dp_close(&b.ss);
+	printf("%d failure(s)\n", failures);
+	return failures ? 1 : 0;
+}

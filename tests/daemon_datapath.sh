@@ -1,0 +1,28 @@
+#!/bin/sh
+# uroced's data path end to end without the provider (tests/daemon_datapath.c):
+# SEND, RDMA WRITE with immediate, RDMA READ, a remote access error and a
+# flush between two contexts over real UDP; the capture then holds the
+# packets and `uroce inspect` finds every ICRC good.
+. "$top_srcdir/tests/daemon_lib.sh"
+
+start_uroced --mtu 1024 --pcap "$D/dp.pcap"
+"$top_builddir/tests/daemon_datapath" "$SOCK" || fail "data path"
+kill -0 "$PID" 2>/dev/null || fail "uroced died"
+st=$("$UROCED" --admin "$SOCK" status)
+echo "$st" | grep -q "^udp rx_packets=[1-9][0-9]* rx_bytes=[0-9]* tx_packets=[1-9][0-9]* " || fail "no traffic counted: $st"
+"$UROCED" --admin "$SOCK" capture stop || fail "capture stop"
+INSPECT="$top_builddir/scripts/uroce-inspect"
+if [ -x "$INSPECT" ]; then
+	PORT=$(sed -n 's/.*udp port \([0-9]*\) .*/\1/p' "$D/log" | head -1)
+	"$INSPECT" --flows --port "$PORT" "$D/dp.pcap" > "$D/inspect.out" 2>&1 ||
+		fail "uroce inspect: $(tail -5 "$D/inspect.out")"
+	cat "$D/inspect.out" | tail -12
+	grep -q "^summary: \([0-9]*\) packets, RoCEv2 \1, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0" "$D/inspect.out" ||
+		fail "capture: not every packet is a good RoCEv2 packet: $(grep summary "$D/inspect.out")"
+	# each packet once (self traffic is not recorded twice), requests in
+	# PSN order without gaps or repeats
+	grep -q "^flow .* requests: packets [0-9]*, psn 256\.\.[0-9]*, gaps 0, repeats 0\$" "$D/inspect.out" ||
+		fail "capture: request flow not consecutive: $(grep '^flow' "$D/inspect.out")"
+else
+	fail "uroce inspect not built ($INSPECT)"
+fi
