@@ -1,6 +1,6 @@
 #!/bin/sh
 # it_nobody: an unprivileged user (nobody) with no root-made /dev node runs
-# everything: `uroce up` (cannot create /dev/infiniband/uverbs_uroce9), then
+# everything: `uroce up` (cannot create /dev/infiniband/uverbs_uroce_nobody), then
 # `uroce run` provides the node inside a user+mount namespace (bubblewrap),
 # where unmodified ibv_devices and ibv_devinfo -v see the device exactly as
 # root does, both on a host with a /dev/infiniband (tmpfs over it) and on
@@ -9,7 +9,7 @@
 # Run as a non-root user, the test runs as that user instead.
 TEST_USER=nobody
 . "$top_srcdir/tests/lib.sh"
-dev=uroce9
+dev=uroce_nobody # a name no other test uses: its /dev node must not exist
 node=/dev/infiniband/uverbs_$dev
 
 if [ "$(id -u)" = 0 ]; then
