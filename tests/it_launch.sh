@@ -9,6 +9,9 @@ launch=$top_builddir/scripts/uroce-launch
 out=$(urun sh -c 'echo "$SYSFS_PATH|$RDMAV_DRIVERS"' 2>/dev/null)
 expect_eq "uroce run environment" "$UROCE_RUN_DIR/sysfs|$top_builddir/provider/.libs/liburoce" "$out"
 
+out=$(RDMAV_DRIVERS=/opt/x/libother urun sh -c 'echo "$RDMAV_DRIVERS"' 2>/dev/null)
+expect_eq "uroce run keeps the caller's RDMAV_DRIVERS after ours" "$top_builddir/provider/.libs/liburoce:/opt/x/libother" "$out"
+
 urun sh -c 'exit 7' 2>/dev/null
 expect_eq "uroce run exit status" 7 $?
 
