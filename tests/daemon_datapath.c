@@ -5,13 +5,15 @@
  * the shared QP rings (include/uroce/abi.h format), doorbells rung, CQEs read
  * from the shared CQ rings. Real UDP, real ICRC, real process_vm_* copies.
  *
- * Usage: daemon_datapath SOCK
+ * Usage: daemon_datapath SOCK [lossy N]
  * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
  * SEND WQE opcode, responder RESP_SEND with byte count and source QPN, bytes
  * placed); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
  * 1024; RESP_WR_IMM with the immediate); RDMA READ of 5000 bytes (byte
  * count, data); a WRITE with a wrong rkey (REQ_ERR, syndrome REMOTE_ACCESS),
  * after which the QP is in ERR and a further SEND is flushed (WR_FLUSH).
+ * With "lossy N": N SENDs of mixed sizes through a daemon started with
+ * --loss (see lossy() below).
  * Exit 0 if all pass.
  */
 #include "config.h"
@@ -30,7 +32,7 @@
 #include <unistd.h>
 
 #define NENT 16
-#define BUF 16384
+#define BUF (16 * 8192)
 
 struct side {
 	struct dp_session ss;
@@ -124,6 +126,8 @@ static void setup(struct side *s, const char *sock)
 	s->qpn = qpr.qpn;
 }
 
+static uint8_t qp_timeout = 14;
+
 static void connect_qp(struct side *s, uint32_t dest)
 {
 	struct ibv_qp_attr a;
@@ -156,7 +160,7 @@ static void connect_qp(struct side *s, uint32_t dest)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0x100;
-	a.timeout = 14;
+	a.timeout = qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
@@ -235,6 +239,83 @@ static struct mlx5_cqe64 poll_cqe(struct side *s, const char *what)
 	exit(1);
 }
 
+/* Message k's size and content byte i. */
+static uint32_t msg_size(uint32_t k)
+{
+	static const uint32_t sizes[] = { 1, 100, 1023, 1024, 1025, 3000, 4096, 8000 };
+
+	return sizes[(k * 7 + k / 8) % 8];
+}
+
+static unsigned char msg_byte(uint32_t k, uint32_t i)
+{
+	return (unsigned char)(k * 131 + i * 7 + (i >> 8));
+}
+
+/*
+ * N RC SENDs of mixed sizes (1 .. 8000 bytes, 1-8 packets at MTU 1024)
+ * through a daemon that drops packets (--loss): up to 4 in flight, each
+ * receive checked in order for its exact size and bytes, each completion
+ * exactly once (a duplicate or missing one breaks the sequence).
+ */
+static int lossy(struct side *a, struct side *b, uint32_t n)
+{
+	uint32_t sent = 0, done_send = 0, done_recv = 0, i;
+	struct mlx5_cqe64 c;
+
+	while (done_recv < n || done_send < n) {
+		while (sent < n && sent - done_send < 4 && sent - done_recv < 4) {
+			uint32_t slot = sent % 8, len = msg_size(sent);
+
+			for (i = 0; i < len; i++)
+				a->buf[slot * 8192 + i] = msg_byte(sent, i);
+			post_recv(b, slot * 8192, 8192);
+			post_send(a, IBV_WR_SEND, slot * 8192, len, 0, 0, 0);
+			sent++;
+		}
+		if (done_send < sent) {
+			struct mlx5_cqe64 *p = &a->cqes[a->ci & (NENT - 1)];
+			uint8_t op_own = __atomic_load_n(&p->op_own, __ATOMIC_ACQUIRE);
+
+			if ((op_own >> 4) != 0xF && (op_own & 1) == !!(a->ci & NENT)) {
+				c = poll_cqe(a, "lossy send");
+				if (c.op_own >> 4 != MLX5_CQE_REQ || be16toh(c.wqe_counter) != (uint16_t)(a->sq_pi - sent + done_send)) {
+					fprintf(stderr, "FAIL lossy: send completion %u: opcode %u wqe_counter %u\n",
+						done_send, c.op_own >> 4, be16toh(c.wqe_counter));
+					return 1;
+				}
+				done_send++;
+				continue;
+			}
+		}
+		if (done_recv < sent) {
+			struct mlx5_cqe64 *p = &b->cqes[b->ci & (NENT - 1)];
+			uint8_t op_own = __atomic_load_n(&p->op_own, __ATOMIC_ACQUIRE);
+
+			if ((op_own >> 4) != 0xF && (op_own & 1) == !!(b->ci & NENT)) {
+				uint32_t slot = done_recv % 8, len = msg_size(done_recv);
+
+				c = poll_cqe(b, "lossy recv");
+				if (c.op_own >> 4 != MLX5_CQE_RESP_SEND || be32toh(c.byte_cnt) != len) {
+					fprintf(stderr, "FAIL lossy: message %u: opcode %u byte_cnt %u, expected %u\n",
+						done_recv, c.op_own >> 4, be32toh(c.byte_cnt), len);
+					return 1;
+				}
+				for (i = 0; i < len; i++)
+					if (b->buf[slot * 8192 + i] != msg_byte(done_recv, i)) {
+						fprintf(stderr, "FAIL lossy: message %u byte %u differs\n", done_recv, i);
+						return 1;
+					}
+				done_recv++;
+				continue;
+			}
+		}
+		usleep(50);
+	}
+	printf("ok   %u RC SENDs of 1..8000 bytes over a lossy link: in order, byte-exact, each completed once\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct side a, b;
@@ -242,12 +323,24 @@ int main(int argc, char **argv)
 	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
 	int i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: daemon_datapath SOCK\n");
+	if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "lossy"))) {
+		fprintf(stderr, "usage: daemon_datapath SOCK [lossy N]\n");
 		return 2;
 	}
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
+	if (argc == 4) {
+		/* retransmit after 4.096 us * 2^8 = 1 ms: losses cost little time */
+		qp_timeout = 8;
+		setup(&a, argv[1]);
+		setup(&b, argv[1]);
+		connect_qp(&a, b.qpn);
+		connect_qp(&b, a.qpn);
+		i = lossy(&a, &b, (uint32_t)atoi(argv[3]));
+		dp_close(&a.ss);
+		dp_close(&b.ss);
+		return i;
+	}
 	setup(&a, argv[1]);
 	setup(&b, argv[1]);
 	connect_qp(&a, b.qpn);
