@@ -8,7 +8,7 @@
  * Usage: daemon_datapath SOCK [lossy N]
  * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
  * SEND WQE opcode, responder RESP_SEND with byte count and source QPN, bytes
- * placed); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
+ * placed, exactly one completion event on the armed CQ's channel); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
  * 1024; RESP_WR_IMM with the immediate); RDMA READ of 5000 bytes (byte
  * count, data); a WRITE with a wrong rkey (REQ_ERR, syndrome REMOTE_ACCESS),
  * after which the QP is in ERR and a further SEND is flushed (WR_FLUSH).
@@ -28,6 +28,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ struct side {
 	struct ibv_qp_cap cap;
 	uint32_t sq_pi, rq_pi;
 	unsigned char *buf;
+	int chan;            /* our end of the CQ's completion channel */
 };
 
 static int failures;
@@ -97,11 +99,21 @@ static void setup(struct side *s, const char *sock)
 	for (i = 0; i < (int)nent; i++)
 		s->cqes[i].op_own = 0xF0;
 	dp_hdr(&cq, UROCE_OP_CREATE_CQ, 20);
-	cq.user_handle = 1;
+	cq.user_handle = 0xC0;
 	cq.cqe = nent - 1;
 	cq.nent = nent;
-	if ((rc = dp_call(s->ss.s, &cq, &fd, 1, &cqr, sizeof(cqr), NULL, NULL)))
-		die("CREATE_CQ", rc);
+	{
+		int sp[2], fds[2];
+
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+			die("socketpair", errno);
+		fds[0] = fd;
+		fds[1] = sp[1];
+		if ((rc = dp_call(s->ss.s, &cq, fds, 2, &cqr, sizeof(cqr), NULL, NULL)))
+			die("CREATE_CQ", rc);
+		close(sp[1]);
+		s->chan = sp[0];
+	}
 	close(fd);
 	s->cq = cqr.handle;
 	/* QP ring */
@@ -215,6 +227,32 @@ static void post_recv(struct side *s, uint32_t off, uint32_t len)
 	s->rq_pi++;
 	__atomic_store_n(&s->qh->rq_pi, s->rq_pi, __ATOMIC_RELEASE);
 	doorbell(s);
+}
+
+/* ibv_req_notify_cq: arm word in dbrec[1], then the doorbell. */
+static void arm_cq(struct side *s, uint32_t sn)
+{
+	__atomic_store_n(&s->cqh->dbrec[1], htobe32(UROCE_CQ_ARM_CMD | (sn & 3) << UROCE_CQ_ARM_SN_SHIFT |
+						     (s->ci & UROCE_CQ_CI_MASK)),
+			 __ATOMIC_RELEASE);
+	doorbell(s);
+}
+
+/* Completion events waiting on S's channel (up to 10 s for the first if
+ * WAIT, else none expected: poll without waiting). */
+static int comp_events(struct side *s, int wait)
+{
+	struct ib_uverbs_comp_event_desc ev;
+	struct pollfd p = { .fd = s->chan, .events = POLLIN };
+	int n = 0;
+
+	while (poll(&p, 1, n == 0 && wait ? 10000 : 0) == 1 &&
+	       recv(s->chan, &ev, sizeof(ev), MSG_DONTWAIT) == (ssize_t)sizeof(ev)) {
+		if (ev.cq_handle != 0xC0)
+			return -1;
+		n++;
+	}
+	return n;
 }
 
 /* Next CQE of S (waits up to 10 s), consumed. */
@@ -348,7 +386,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < BUF; i++)
 		a.buf[i] = (unsigned char)(i * 31 + 7);
 
-	/* SEND 3000 bytes a -> b */
+	/* SEND 3000 bytes a -> b, b's CQ armed: one completion event */
+	arm_cq(&b, 0);
 	post_recv(&b, 0, 4096);
 	post_send(&a, IBV_WR_SEND, 0, 3000, 0, 0, 0);
 	c = poll_cqe(&a, "SEND requester");
@@ -365,7 +404,9 @@ int main(int argc, char **argv)
 	CHECK(!memcmp(b.buf, a.buf, 3000) && b.buf[3000] == 0, "SEND: bytes placed");
 	CHECK(__atomic_load_n(&a.qh->sq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: sq_ci %u", a.qh->sq_ci);
 	CHECK(__atomic_load_n(&b.qh->rq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: rq_ci %u", b.qh->rq_ci);
-	printf("ok   SEND 3000 bytes: REQ and RESP_SEND CQEs, bytes placed\n");
+	CHECK(comp_events(&b, 1) == 1, "SEND: armed CQ: completion events != 1");
+	CHECK(comp_events(&a, 0) == 0, "SEND: unarmed CQ got an event");
+	printf("ok   SEND 3000 bytes: REQ and RESP_SEND CQEs, bytes placed, one completion event\n");
 
 	/* RDMA WRITE with immediate, 10000 bytes (10 packets at MTU 1024) */
 	post_recv(&b, 0, 16);
