@@ -11,7 +11,10 @@
  * placed, exactly one completion event on the armed CQ's channel); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
  * 1024; RESP_WR_IMM with the immediate); RDMA READ of 5000 bytes (byte
  * count, data); a WRITE with a wrong rkey (REQ_ERR, syndrome REMOTE_ACCESS),
- * after which the QP is in ERR and a further SEND is flushed (WR_FLUSH).
+ * after which the QP is in ERR and a further SEND is flushed (WR_FLUSH);
+ * UD: a WQE without an AH (LOC_QP_OP_ERR), then SEND 1000 bytes through an
+ * AH (byte count 40 + 1000, IPv4 header at offset 20 of the GRH area, GRH
+ * flag and RoCE packet type 2 in flags_rqpn, payload at offset 40).
  * With "lossy N": N SENDs of mixed sizes through a daemon started with
  * --loss (see lossy() below).
  * Exit 0 if all pass.
@@ -68,7 +71,14 @@ static void die(const char *what, int rc)
 	exit(1);
 }
 
+static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type);
+
 static void setup(struct side *s, const char *sock)
+{
+	setup_type(s, sock, IBV_QPT_RC);
+}
+
+static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 {
 	struct uroce_create_cq_req cq = { 0 };
 	struct uroce_create_cq_resp cqr;
@@ -120,7 +130,7 @@ static void setup(struct side *s, const char *sock)
 	s->cap = (struct ibv_qp_cap){ .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 };
 	dp_hdr(&qp, UROCE_OP_CREATE_QP, 21);
 	qp.user_handle = 2;
-	qp.qp_type = IBV_QPT_RC;
+	qp.qp_type = type;
 	qp.pd_handle = s->pd;
 	qp.send_cq_handle = qp.recv_cq_handle = s->cq;
 	qp.cap = s->cap;
@@ -188,6 +198,11 @@ static void doorbell(struct side *s)
 		die("doorbell", errno);
 }
 
+/* UD destination for the next post_send (ah 0: none). */
+static struct {
+	uint32_t ah, qpn;
+} ud_target;
+
 static void post_send(struct side *s, enum ibv_wr_opcode op, uint32_t off, uint32_t len, uint64_t raddr,
 		      uint32_t rkey, uint32_t imm)
 {
@@ -204,6 +219,9 @@ static void post_send(struct side *s, enum ibv_wr_opcode op, uint32_t off, uint3
 	w->imm_data = imm;
 	w->remote_addr = raddr;
 	w->rkey = rkey;
+	w->ah_handle = ud_target.ah;
+	w->remote_qpn = ud_target.qpn;
+	w->remote_qkey = 0x11111111;
 	g->addr = (uintptr_t)s->buf + off;
 	g->length = len;
 	g->lkey = s->mr.lkey;
@@ -227,6 +245,27 @@ static void post_recv(struct side *s, uint32_t off, uint32_t len)
 	s->rq_pi++;
 	__atomic_store_n(&s->qh->rq_pi, s->rq_pi, __ATOMIC_RELEASE);
 	doorbell(s);
+}
+
+/* UD QP to RTS (Q_Key 0x11111111). */
+static void ud_ready(struct side *s)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)))
+		die("UD INIT", rc);
+	a.qp_state = IBV_QPS_RTR;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE)))
+		die("UD RTR", rc);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x500;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)))
+		die("UD RTS", rc);
 }
 
 /* ibv_req_notify_cq: arm word in dbrec[1], then the doorbell. */
@@ -444,6 +483,72 @@ int main(int argc, char **argv)
 	      "flush: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
 	CHECK(be16toh(e->wqe_counter) == 4, "flush: wqe_counter %u", be16toh(e->wqe_counter));
 	printf("ok   wrong rkey: REQ_ERR remote access, then WR_FLUSH\n");
+
+	/* UD: SEND 1000 bytes through an AH; 40-byte GRH area with the IPv4
+	 * header at offset 20; GRH flag and RoCE packet type 2 in the CQE. */
+	{
+		struct side u, v;
+		struct uroce_create_ah_req ah = { 0 };
+		struct uroce_handle_resp ahr;
+		int rc;
+
+		memset(&u, 0, sizeof(u));
+		memset(&v, 0, sizeof(v));
+		setup_type(&u, argv[1], IBV_QPT_UD);
+		setup_type(&v, argv[1], IBV_QPT_UD);
+		ud_ready(&u);
+		ud_ready(&v);
+		dp_hdr(&ah, UROCE_OP_CREATE_AH, 30);
+		ah.pd_handle = u.pd;
+		ah.attr.is_global = 1;
+		ah.attr.port_num = 1;
+		ah.attr.grh.hop_limit = 64;
+		ah.attr.grh.dgid.raw[10] = ah.attr.grh.dgid.raw[11] = 0xff;
+		ah.attr.grh.dgid.raw[12] = 127;
+		ah.attr.grh.dgid.raw[15] = 1;
+		if ((rc = dp_call(u.ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
+			die("CREATE_AH", rc);
+		for (i = 0; i < 1000; i++)
+			u.buf[i] = (unsigned char)(i ^ 0x5a);
+		post_recv(&v, 0, 2048);
+		/* first a UD WQE naming no AH (ah_handle 0): refused with a
+		 * local QP operation error, the QP goes to ERR */
+		post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
+		c = poll_cqe(&u, "UD send without AH");
+		CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+		      "UD WQE without an AH: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
+		dp_close(&u.ss);
+		dp_close(&v.ss);
+		/* a fresh pair, WQE with its AH */
+		memset(&u, 0, sizeof(u));
+		memset(&v, 0, sizeof(v));
+		setup_type(&u, argv[1], IBV_QPT_UD);
+		setup_type(&v, argv[1], IBV_QPT_UD);
+		ud_ready(&u);
+		ud_ready(&v);
+		ah.pd_handle = u.pd;
+		if ((rc = dp_call(u.ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
+			die("CREATE_AH", rc);
+		for (i = 0; i < 1000; i++)
+			u.buf[i] = (unsigned char)(i ^ 0x5a);
+		post_recv(&v, 0, 2048);
+		ud_target.ah = ahr.handle;
+		ud_target.qpn = v.qpn;
+		post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
+		ud_target.ah = 0;
+		c = poll_cqe(&u, "UD send");
+		CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "UD send: opcode %u", c.op_own >> 4);
+		c = poll_cqe(&v, "UD recv");
+		CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND, "UD recv: opcode %u", c.op_own >> 4);
+		CHECK(be32toh(c.byte_cnt) == 1040, "UD recv: byte_cnt %u (expected 40 + 1000)", be32toh(c.byte_cnt));
+		CHECK(be32toh(c.flags_rqpn) == (1u << 28 | 2u << 24 | u.qpn), "UD recv: flags_rqpn 0x%x",
+		      be32toh(c.flags_rqpn));
+		CHECK(v.buf[20] == 0x45, "UD recv: no IPv4 header at offset 20 (0x%02x)", v.buf[20]);
+		CHECK(!memcmp(v.buf + 40, u.buf, 1000), "UD recv: payload");
+		dp_close(&u.ss);
+		dp_close(&v.ss);
+		printf("ok   UD SEND 1000 bytes via an AH: GRH area with IPv4 header, GRH flag, packet type 2\n");
+	}
 
 	dp_close(&a.ss);
 	dp_close(&b.ss);
