@@ -247,6 +247,16 @@ static void post_recv(struct side *s, uint32_t off, uint32_t len)
 	doorbell(s);
 }
 
+/* Close the session and free what setup() allocated. */
+static void side_close(struct side *s)
+{
+	dp_close(&s->ss);
+	munmap(s->cqh, uroce_cq_ring_size(NENT));
+	munmap(s->qh, s->lay.size);
+	close(s->chan);
+	free(s->buf);
+}
+
 /* UD QP to RTS (Q_Key 0x11111111). */
 static void ud_ready(struct side *s)
 {
@@ -414,8 +424,8 @@ int main(int argc, char **argv)
 		connect_qp(&a, b.qpn);
 		connect_qp(&b, a.qpn);
 		i = lossy(&a, &b, (uint32_t)atoi(argv[3]));
-		dp_close(&a.ss);
-		dp_close(&b.ss);
+		side_close(&a);
+		side_close(&b);
 		return i;
 	}
 	setup(&a, argv[1]);
@@ -517,8 +527,8 @@ int main(int argc, char **argv)
 		c = poll_cqe(&u, "UD send without AH");
 		CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
 		      "UD WQE without an AH: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
-		dp_close(&u.ss);
-		dp_close(&v.ss);
+		side_close(&u);
+		side_close(&v);
 		/* a fresh pair, WQE with its AH */
 		memset(&u, 0, sizeof(u));
 		memset(&v, 0, sizeof(v));
@@ -545,13 +555,13 @@ int main(int argc, char **argv)
 		      be32toh(c.flags_rqpn));
 		CHECK(v.buf[20] == 0x45, "UD recv: no IPv4 header at offset 20 (0x%02x)", v.buf[20]);
 		CHECK(!memcmp(v.buf + 40, u.buf, 1000), "UD recv: payload");
-		dp_close(&u.ss);
-		dp_close(&v.ss);
+		side_close(&u);
+		side_close(&v);
 		printf("ok   UD SEND 1000 bytes via an AH: GRH area with IPv4 header, GRH flag, packet type 2\n");
 	}
 
-	dp_close(&a.ss);
-	dp_close(&b.ss);
+	side_close(&a);
+	side_close(&b);
 	printf("%d failure(s)\n", failures);
 	return failures ? 1 : 0;
 }
