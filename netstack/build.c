@@ -92,6 +92,9 @@ size_t roce_packet_len(uint8_t opcode, uint32_t payload_len)
 
 	if (!op)
 		return 0;
+	/* roce_build_bth writes a CNP's 16 reserved bytes even when LEN is 0 */
+	if ((op->flags & ROCE_OPF_CNP) && payload_len == 0)
+		payload_len = ROCE_CNP_PAD_LEN;
 	return (size_t)op->hdr_len + payload_len + ((-payload_len) & 3u) + ROCE_ICRC_LEN;
 }
 

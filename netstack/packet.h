@@ -307,7 +307,8 @@ int roce_parse_bth(const uint8_t *buf, size_t len, struct roce_pkt *pkt);
 /* ---- Builders (netstack/build.c) ---------------------------------------- */
 
 /* Bytes BTH..ICRC that roce_build_bth writes for OPCODE with LEN payload bytes
- * (headers + payload + pad + 4), or 0 for an unknown opcode. */
+ * (headers + payload + pad + 4), or 0 for an unknown opcode.  CNP: 32 for
+ * LEN 0 or 16 (the builder always writes the 16 reserved bytes). */
 size_t roce_packet_len(uint8_t opcode, uint32_t payload_len);
 
 /*

@@ -221,6 +221,32 @@ START_TEST(test_opcode_table_invariants)
 	ck_assert_uint_eq(roce_packet_len(ROCE_OP_RC_SEND_ONLY, 5), 12 + 5 + 3 + 4);
 	ck_assert_uint_eq(roce_packet_len(ROCE_OP_RC_ACK, 0), 20);
 	ck_assert_uint_eq(roce_packet_len(0xFF, 0), 0);
+	/* CNP: the builder writes the 16 reserved bytes for LEN 0 too */
+	ck_assert_uint_eq(roce_packet_len(ROCE_OP_CNP, 0), 12 + 16 + 4);
+	ck_assert_uint_eq(roce_packet_len(ROCE_OP_CNP, 16), 12 + 16 + 4);
+}
+END_TEST
+
+/* A buffer sized by roce_packet_len is what roce_build_bth needs, exactly:
+ * every opcode it builds, payload lengths 0 (CNP's short form) and its own. */
+START_TEST(test_packet_len_sizes_builder)
+{
+	static uint8_t buf[4200], payload[4096];
+
+	for (unsigned i = 0; i < roce_opcode_count(); i++) {
+		const struct roce_opcode_info *op = roce_opcode_at(i);
+		struct roce_hdrs h = { .opcode = op->opcode, .pkey = 0xffff };
+		uint32_t len = op->flags & ROCE_OPF_CNP ? 0
+			       : op->fixed_payload >= 0 ? (uint32_t)op->fixed_payload
+			       : op->flags & ROCE_OPF_PAYLOAD ? 256 : 0;
+		size_t want = roce_packet_len(op->opcode, len), n = 0;
+
+		if (op->flags & ROCE_OPF_UNSUPPORTED)
+			continue;
+		ck_assert_msg(roce_build_bth(buf, want, &h, payload, len, &n) == ROCE_OK, "%s", op->name);
+		ck_assert_uint_eq(n, want);
+		ck_assert_int_eq(roce_build_bth(buf, want - 1, &h, payload, len, &n), ROCE_E_NOSPC);
+	}
 }
 END_TEST
 
@@ -237,6 +263,7 @@ int main(void)
 	tcase_add_test(tc, test_udp_sport);
 	tcase_add_test(tc, test_opcode_layout);
 	tcase_add_test(tc, test_opcode_table_invariants);
+	tcase_add_test(tc, test_packet_len_sizes_builder);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
