@@ -123,7 +123,10 @@ START_TEST(test_vector_parse)
 			err = roce_parse_grh(v->frame + 14, v->frame_len - 14, &pkt);
 		else
 			err = roce_parse_ip(v->frame + 14, v->frame_len - 14, ROCE_UDP_PORT, &pkt);
-		if (v->frame[14 + (kind == ROCE_L3_IPV4 ? 28 : 48)] >> 5 == ROCE_TRANSPORT_XRC >> 5) {
+		/* BTH opcode: after IPv4+UDP (28), IPv6+UDP (48) or the GRH (40) */
+		size_t bth = kind == ROCE_L3_IPV4 ? 28 : kind == ROCE_L3_IPV6 ? 48 : ROCE_GRH_LEN;
+
+		if (v->frame[14 + bth] >> 5 == ROCE_TRANSPORT_XRC >> 5) {
 			/* G10: XRC is named but not spoken */
 			ck_assert_msg(err == ROCE_E_OPCODE_UNSUPPORTED, "%s: %s", v->id, roce_err_name(err));
 			ck_assert_str_eq(pkt.op->name, "XRC_SEND_ONLY");
