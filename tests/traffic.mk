@@ -1,0 +1,19 @@
+# tests/traffic.mk: data-path tests (issue 4; docs/traffic-tests.md). Real
+# clients (ibv_*_pingpong, perftest, pyverbs) and our own verbs programs move
+# data over uroce0, each test with its own daemon and port (tests/lib.sh).
+# A test is listed in TRAFFIC_TESTS only once it passes.
+
+# Verbs programs driven by the .sh wrappers (public API only).
+check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy
+tests_traffic_cqex_SOURCES = tests/traffic_cqex.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_cqex_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_cqex_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_cqex_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS)
+tests_traffic_lossy_SOURCES = tests/traffic_lossy.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_lossy_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_lossy_LDADD = $(IBVERBS_LIBS)
+
+TRAFFIC_TESTS =
+TESTS += $(TRAFFIC_TESTS)
+EXTRA_DIST += tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
+	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh

@@ -1,0 +1,50 @@
+#!/bin/sh
+# traffic_perftest: Debian's perftest 4.5 (unmodified) over uroce0 with
+# -x 0 and the TCP exchange (no rdma_cm): ib_send_bw, ib_send_lat,
+# ib_write_bw, ib_write_lat, ib_read_bw, ib_read_lat, short runs.  Each:
+# both sides exit 0, no failure marker, and the client's result row is
+# plausible (BW: average > 0 MB/s; latency: t_avg > 0 and finite).  The
+# write/read servers never touch their CQ: the daemon is the responder.
+# Source: reference/clients.md §2.  No speed is asserted.
+. "$top_srcdir/tests/lib.sh"
+up --dev uroce0
+
+# run PROGRAM KIND ARGS: KIND bw or lat.
+run() {
+	_prog=$1 _kind=$2
+	shift 2
+	_p=$(free_tcp_port)
+	_b="$UROCE run -- $_prog -d uroce0 -i 1 -x 0 -F -p $_p $*"
+	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
+	_rc=$?
+	for _side in srv cli; do
+		echo "---- $_prog $_side: $*"
+		cat "$T/$_side.log"
+	done
+	[ $_rc -eq 0 ] || fail "$_prog $*: both sides exit 0"
+	for _side in srv cli; do
+		expect_eq "$_prog $_side: failure markers" "" \
+			"$(grep -E 'Completion with error|Poll send CQ error|poll CQ failed|Couldn|Failed to|Unable to' "$T/$_side.log")"
+	done
+	if [ "$_kind" = bw ]; then
+		# #bytes #iterations BW-peak BW-average MsgRate
+		_row=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$' "$T/cli.log")
+		[ "$(printf '%s\n' "$_row" | grep -c .)" = 1 ] || fail "$_prog: one BW result row" "1 row" "$_row"
+		echo "$_row" | awk '{ exit !($4 > 0) }' || fail "$_prog: BW average > 0" "> 0" "$_row"
+		echo "ok: $_prog: BW average $(echo "$_row" | awk '{print $4}') MB/sec"
+	else
+		# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+		_row=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$' "$T/cli.log")
+		[ "$(printf '%s\n' "$_row" | grep -c .)" = 1 ] || fail "$_prog: one latency row" "1 row" "$_row"
+		echo "$_row" | awk '{ exit !($6 > 0 && $6 < 1e9 && $3 > 0 && $3 <= $6) }' ||
+			fail "$_prog: 0 < t_min <= t_avg, finite" "t_avg in (0, 1e9) usec" "$_row"
+		echo "ok: $_prog: t_avg $(echo "$_row" | awk '{print $6}') usec"
+	fi
+}
+
+run ib_send_bw bw -n 200
+run ib_send_lat lat -n 200
+run ib_write_bw bw -n 200
+run ib_write_lat lat -n 200
+run ib_read_bw bw -n 200
+run ib_read_lat lat -n 200

@@ -1,0 +1,63 @@
+#!/bin/sh
+# traffic_pyverbs: rdma-core 44's own python tests that move data, on
+# uroce0 through `uroce run` (one process, two contexts, one thread: the
+# daemon must make progress for the side nobody polls):
+#   test_cq_events (RC, UD with a completion channel), test_cqex (RC, UD;
+#   XRC skips), test_mr's traffic classes (MRTest rereg traffic, MWTest,
+#   DmaBufTestCase, DeviceMemoryTest; features uroce lacks skip with
+#   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
+#   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
+# Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
+# every skip reason in the allow-list below.  clients.md §3.
+. "$top_srcdir/tests/lib.sh"
+src=/usr/share/doc/rdma-core/tests
+[ -f "$src/run_tests.py" ] || fail "pyverbs tests" "$src/run_tests.py (Debian package python3-pyverbs)" "missing"
+
+mkdir "$T/rdma" && cp -r "$src" "$T/rdma/" && gunzip "$T/rdma/tests/"*.gz ||
+	fail "copying and unpacking $src"
+up --dev uroce0
+
+cd "$T/rdma" || fail "cd $T/rdma"
+timeout 600 "$UROCE" run -- /usr/bin/python3 tests/run_tests.py --dev uroce0 --port 1 --gid 0 -v \
+	tests.test_cq_events tests.test_cqex \
+	tests.test_mr.MRTest tests.test_mr.MWTest tests.test_mr.DmaBufTestCase tests.test_mr.DeviceMemoryTest \
+	tests.test_mlx5_timestamp.TimeStampTest.test_timestamp_real_time_rc_traffic >"$T/py.log" 2>&1
+rc=$?
+cd / || true
+cat "$T/py.log"
+echo "==== summary"
+grep -E '^Ran [0-9]+ tests' "$T/py.log"
+tail -n 1 "$T/py.log"
+expect_eq "run_tests.py exit status" 0 "$rc"
+# python3-pyverbs 44.0-2: 2 + 5 + 5 + 7 + 2 + 2 + 1 tests in this selection.
+expect_eq "tests run" "Ran 24 tests" "$(sed -n 's/^\(Ran [0-9]* tests\) in .*/\1/p' "$T/py.log")"
+expect_eq "FAIL/ERROR lines" "" "$(grep -E '^(FAIL|ERROR):' "$T/py.log")"
+case $(tail -n 1 "$T/py.log") in
+OK | "OK (skipped="*")") echo "ok: $(tail -n 1 "$T/py.log")" ;;
+*) fail "unittest result line" "OK [(skipped=N)]" "$(tail -n 1 "$T/py.log")" ;;
+esac
+
+# The tests that must have run (not skipped): uroce supports all of these.
+for t in test_cq_events_ud test_cq_events_rc test_ud_traffic_cq_ex test_rc_traffic_cq_ex \
+	test_create_cq_ex test_create_cq_ex_bad_flow test_timestamp_real_time_rc_traffic; do
+	grep -Eq "^$t \(.*\) \.\.\. ok\$" "$T/py.log" || fail "$t" "ok" "$(grep "^$t " "$T/py.log")"
+	echo "ok: $t passed"
+done
+
+# Every skip reason must be one of these (EOPNOTSUPP-style, or no GPU).
+allowed='^Operation not supported \(.*\)$
+^Create XRC.* is not supported$
+^XRC.* is not supported$
+^Rereg MR is not supported.*$
+^Device memory is not supported$
+^Memory Window allocation is not supported$
+^Create memory window of type [0-9] is not supported$
+^Reg dma-buf MR is not supported by the RDMA driver$
+^Device /dev/dri/renderD[0-9]+ is not present$
+^Lack of permission to access /dev/dri/renderD[0-9]+$
+^Allocating dmabuf is not supported by /dev/dri/renderD[0-9]+$'
+sed -n "s/.* \.\.\. skipped '\(.*\)'\$/\1/p" "$T/py.log" | sort | uniq -c >"$T/skips"
+echo "skip reasons:"
+cat "$T/skips"
+bad=$(sed 's/^ *[0-9]* //' "$T/skips" | grep -Ev "$allowed" || true)
+expect_eq "skip reasons outside the allow-list" "" "$bad"
