@@ -107,7 +107,14 @@ int main(int argc, char **argv)
 	/* Reads pcap (µs or ns) and pcapng alike; timestamps come back in ns. */
 	pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (!pc) {
-		fprintf(stderr, PROG ": %s: %s\n", path, errbuf);
+		/* libpcap names the file itself when fopen fails ("F: No such file
+		 * or directory"); say it once. */
+		const char *msg = errbuf;
+		size_t plen = strlen(path);
+
+		if (strncmp(msg, path, plen) == 0 && strncmp(msg + plen, ": ", 2) == 0)
+			msg += plen + 2;
+		fprintf(stderr, PROG ": %s: %s\n", path, msg);
 		return 2;
 	}
 	dlt = pcap_datalink(pc);

@@ -341,6 +341,10 @@ for argv, status, err_prefix, nlines in USAGE:
     check(err.startswith(err_prefix) and (status == 0) == (err == ""),
           "%s: stderr %r should start with %r" % (what, err, err_prefix))
     check_eq(len(out.splitlines()), nlines, what + ": stdout lines")
+# The file's name is said once, with the system's reason.
+rc, _, err = run([INSPECT, path("missing.pcap")])
+check_eq(err, "uroce inspect: %s: No such file or directory\n" % path("missing.pcap"),
+         "missing file: exact message")
 rc, out, _ = run([INSPECT, empty])
 check_eq(out.splitlines(), ["summary: 0 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0",
                             "opcodes: none", "errors: none"], "empty capture: summary")
