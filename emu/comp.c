@@ -225,6 +225,9 @@ static enum comp_state error_retry(struct comp_pkt *c)
 		c->status = IBV_WC_RETRY_EXC_ERR;
 		return c->w ? COMPST_ERROR : COMPST_DONE;
 	}
+	xport_log(qp, XPORT_LOG_WARN, "%s: go back to PSN 0x%06x (%u retries left)",
+		  c->pkt ? "answer out of sequence" : "timeout", qp->comp.psn,
+		  qp->comp.retry_left - 1u);
 	qp->comp.retry_left--;
 	qp->comp.rewound = true;
 	qp->stats.retransmits++;
@@ -246,6 +249,8 @@ static enum comp_state rnr_retry(struct comp_pkt *c)
 	}
 	if (qp->comp.rnr_left != XPORT_RNR_RETRY_INFINITE)
 		qp->comp.rnr_left--;
+	xport_log(qp, XPORT_LOG_INFO, "RNR NAK for PSN 0x%06x: wait timer %u",
+		  p, c->pkt->h.aeth.syndrome & ROCE_AETH_VALUE_MASK);
 	/* Everything before the NAKed PSN was received. */
 	if (roce_psn_after(p, qp->comp.psn))
 		qp->comp.psn = p;
@@ -261,6 +266,11 @@ static enum comp_state rnr_retry(struct comp_pkt *c)
 static enum comp_state error(struct comp_pkt *c)
 {
 	struct xport_qp *qp = c->qp;
+
+	xport_log(qp, XPORT_LOG_ERR, "send WQE %u (%s, PSN 0x%06x) failed: %s%s",
+		  c->w->wr.wr_index, xport_wr_opcode_name(c->w->wr.opcode),
+		  c->w->first_psn, xport_wc_status_name(c->status),
+		  c->pkt ? "" : " (after timeout)");
 
 	/* The failing WQE completes with its status; xport_qp_fatal then
 	 * flushes everything after it. No affiliated async event: the

@@ -57,6 +57,9 @@ static void req_local_error(struct xport_qp *qp, struct xport_swqe *w,
 			    enum ibv_wc_status status)
 {
 	w->err_status = status;
+	xport_log(qp, XPORT_LOG_ERR, "send WQE %u (%s, %u bytes) failed locally: %s",
+		  w->wr.wr_index, xport_wr_opcode_name(w->wr.opcode), w->length,
+		  xport_wc_status_name(status));
 	xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
 }
 

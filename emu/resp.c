@@ -435,6 +435,15 @@ static void fail_rwqe(struct xport_qp *qp, enum ibv_wc_status status)
 static enum resp_state fatal(struct resp_pkt *p, uint8_t nak,
 			     enum ibv_event_type ev)
 {
+	static const char *const why[] = {
+		[ROCE_NAK_INVALID_REQ] = "invalid request",
+		[ROCE_NAK_REM_ACCESS_ERR] = "remote access error",
+		[ROCE_NAK_REM_OP_ERR] = "remote operational error",
+	};
+
+	xport_log(p->qp, XPORT_LOG_ERR, "PSN 0x%06x %s: %s%s",
+		  p->pkt->h.psn, p->pkt->op->name, why[nak],
+		  p->qp->type == IBV_QPT_RC ? " (NAK sent)" : "");
 	if (p->qp->type == IBV_QPT_RC)
 		send_aeth(p->qp, p->pkt->h.psn, ROCE_AETH_SYN_NAK(nak));
 	xport_qp_fatal(p->qp, ev);
@@ -538,6 +547,9 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 		case RESPST_ACKNOWLEDGE: s = acknowledge(&p); break;
 		case RESPST_DUPLICATE: s = duplicate(&p); break;
 		case RESPST_NAK_PSN_SEQ:
+			xport_log(qp, XPORT_LOG_WARN,
+				  "PSN 0x%06x out of sequence: NAK, expected 0x%06x",
+				  pkt->h.psn, qp->resp.epsn);
 			/* ePSN in the NAK acknowledges everything before. */
 			send_aeth(qp, qp->resp.epsn,
 				  ROCE_AETH_SYN_NAK(ROCE_NAK_PSN_SEQ_ERR));
@@ -546,6 +558,9 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 			s = RESPST_DONE;
 			break;
 		case RESPST_RNR_NAK:
+			xport_log(qp, XPORT_LOG_INFO,
+				  "PSN 0x%06x: no receive WQE: RNR NAK (timer %u)",
+				  pkt->h.psn, qp->attr.min_rnr_timer);
 			send_aeth(qp, pkt->h.psn,
 				  ROCE_AETH_SYN_RNR(qp->attr.min_rnr_timer));
 			qp->resp.nak_sent = true;

@@ -154,6 +154,9 @@ enum xport_mem_status {
  *   when_ns == 0 cancels. One timer per QP; a new call replaces the old.
  * qp_error: the QP moved to ERR on its own (for IBV_EVENT_QP_FATAL /
  *   QP_REQ_ERR / QP_ACCESS_ERR); may be NULL. event is an ibv_event_type.
+ * log: one line about a transport event, naming the QPN and PSN
+ *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
+ *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
  */
 struct xport_ops {
 	uint64_t (*now_ns)(void *ctx);
@@ -168,7 +171,11 @@ struct xport_ops {
 	void (*timer_arm)(void *ctx, struct xport_qp *qp, uint64_t when_ns);
 	void (*qp_error)(void *ctx, struct xport_qp *qp,
 			 enum ibv_event_type event);
+	void (*log)(void *ctx, struct xport_qp *qp, int level, const char *msg);
 };
+
+/* Levels of ops->log. */
+enum { XPORT_LOG_ERR = 0, XPORT_LOG_WARN = 1, XPORT_LOG_INFO = 2 };
 
 /*
  * Transport attributes of a QP, set by xport_qp_modify with the

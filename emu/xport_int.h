@@ -170,6 +170,14 @@ uint32_t xport_mtu_bytes(enum ibv_mtu mtu);
 int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
 		   struct roce_hdrs *h, const void *payload, uint32_t len);
 
+/* Format one line (prefixed "qpn 0x..: ") for ops->log, if set. */
+void xport_log(struct xport_qp *qp, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Short names for logs: "RDMA_WRITE", "REM_ACCESS_ERR", ... */
+const char *xport_wr_opcode_name(enum ibv_wr_opcode op);
+const char *xport_wc_status_name(enum ibv_wc_status st);
+
 /* Emit a completion through ops->complete. */
 void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe);
 

@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -393,6 +395,54 @@ static enum ibv_wc_opcode wr_to_wc(enum ibv_wr_opcode op)
 	}
 }
 
+const char *xport_wr_opcode_name(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND: return "SEND";
+	case IBV_WR_SEND_WITH_IMM: return "SEND_WITH_IMM";
+	case IBV_WR_RDMA_WRITE: return "RDMA_WRITE";
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return "RDMA_WRITE_WITH_IMM";
+	case IBV_WR_RDMA_READ: return "RDMA_READ";
+	default: return "?";
+	}
+}
+
+const char *xport_wc_status_name(enum ibv_wc_status st)
+{
+	static const char *const n[] = {
+		[IBV_WC_SUCCESS] = "SUCCESS",
+		[IBV_WC_LOC_LEN_ERR] = "LOC_LEN_ERR",
+		[IBV_WC_LOC_QP_OP_ERR] = "LOC_QP_OP_ERR",
+		[IBV_WC_LOC_PROT_ERR] = "LOC_PROT_ERR",
+		[IBV_WC_WR_FLUSH_ERR] = "WR_FLUSH_ERR",
+		[IBV_WC_BAD_RESP_ERR] = "BAD_RESP_ERR",
+		[IBV_WC_REM_INV_REQ_ERR] = "REM_INV_REQ_ERR",
+		[IBV_WC_REM_ACCESS_ERR] = "REM_ACCESS_ERR",
+		[IBV_WC_REM_OP_ERR] = "REM_OP_ERR",
+		[IBV_WC_RETRY_EXC_ERR] = "RETRY_EXC_ERR",
+		[IBV_WC_RNR_RETRY_EXC_ERR] = "RNR_RETRY_EXC_ERR",
+	};
+
+	if ((unsigned)st < sizeof(n) / sizeof(n[0]) && n[st])
+		return n[st];
+	return "?";
+}
+
+void xport_log(struct xport_qp *qp, int level, const char *fmt, ...)
+{
+	char msg[256];
+	int n;
+	va_list ap;
+
+	if (!qp->dev->ops.log)
+		return;
+	n = snprintf(msg, sizeof(msg), "qpn 0x%x: ", qp->qpn);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	qp->dev->ops.log(qp->dev->ctx, qp, level, msg);
+}
+
 void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe)
 {
 	qp->dev->ops.complete(qp->dev->ctx, qp, cqe);
@@ -479,6 +529,8 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 {
 	if (qp->state == IBV_QPS_ERR)
 		return;
+	xport_log(qp, XPORT_LOG_ERR, "QP to ERR (sq psn 0x%06x, epsn 0x%06x)",
+		  qp->req.psn, qp->resp.epsn);
 	qp->state = IBV_QPS_ERR;
 	qp->attr.qp_state = IBV_QPS_ERR;
 	if (qp->dev->ops.qp_error && event >= 0)

@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,20 @@ START_TEST(test_fatal_nak)
 	ck_assert_int_eq(p.w->node[1].last_event, c->b_event);
 	/* The requester reports through its completion only. */
 	ck_assert_uint_eq(p.w->node[0].events, 0);
+	/* Both sides log the error with QPN and PSN. */
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "qpn 0x22: PSN 0x%06x ", PSN_A + c->nak_psn_off);
+		ck_assert_msg(strstr(p.w->node[1].logtext, want), "%s: log: %s", c->name,
+			      p.w->node[1].logtext);
+		snprintf(want, sizeof(want), "qpn 0x11: send WQE 1 (%s, PSN 0x%06x) failed: ",
+			 c->op == IBV_WR_RDMA_READ ? "RDMA_READ" :
+			 c->op == IBV_WR_SEND ? "SEND" : "RDMA_WRITE", PSN_A);
+		ck_assert_msg(strstr(p.w->node[0].logtext, want), "%s: log: %s", c->name,
+			      p.w->node[0].logtext);
+		ck_assert_ptr_nonnull(strstr(p.w->node[0].logtext, "qpn 0x11: QP to ERR"));
+	}
 	/* Nothing was written by a refused WRITE. */
 	if (c->op == IBV_WR_RDMA_WRITE && c->rkey == 0x201 && c->raddr >= B_ADDR)
 		for (unsigned i = 0; i < 100 && c->raddr - B_ADDR + i < REGION; i++)
@@ -280,6 +295,10 @@ START_TEST(test_retry_exhausted)
 	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 4);
 	ck_assert_uint_eq(xport_qp_stats(p.a)->retransmits, 3);
 	ck_assert_uint_eq(p.w->now - t0, 4 * TIMEOUT_NS);
+	ck_assert_ptr_nonnull(strstr(p.w->node[0].logtext,
+		"qpn 0x11: timeout: go back to PSN 0x000500 (2 retries left)\n"));
+	ck_assert_ptr_nonnull(strstr(p.w->node[0].logtext,
+		"qpn 0x11: send WQE 1 (SEND, PSN 0x000500) failed: RETRY_EXC_ERR (after timeout)\n"));
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
 	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_RETRY_EXC_ERR);
 	ck_assert_uint_eq(p.w->node[0].cqes.v[0].wr_id, 1);

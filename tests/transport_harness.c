@@ -214,6 +214,21 @@ static void cb_qp_error(void *ctx, struct xport_qp *qp,
 	n->last_event = ev;
 }
 
+static void cb_log(void *ctx, struct xport_qp *qp, int level, const char *msg)
+{
+	struct th_node *n = ctx;
+	size_t len = strlen(msg);
+
+	(void)qp;
+	(void)level;
+	if (n->loglen + len + 2 > sizeof(n->logtext))
+		return;
+	memcpy(n->logtext + n->loglen, msg, len);
+	n->loglen += len;
+	n->logtext[n->loglen++] = '\n';
+	n->logtext[n->loglen] = 0;
+}
+
 const struct xport_ops th_ops_for_tests = {
 	.now_ns = cb_now,
 	.mem = cb_mem,
@@ -221,6 +236,7 @@ const struct xport_ops th_ops_for_tests = {
 	.complete = cb_complete,
 	.timer_arm = cb_timer,
 	.qp_error = cb_qp_error,
+	.log = cb_log,
 };
 
 struct th_world *th_world_new(uint32_t port_mtu)

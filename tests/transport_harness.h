@@ -60,6 +60,8 @@ struct th_node {
 	uint64_t timer_when[TH_MAX_QP];
 	unsigned events;	/* qp_error callbacks */
 	int last_event;
+	char logtext[16384];	/* ops->log lines, newline-separated (first 16 KiB) */
+	size_t loglen;
 };
 
 struct th_wire_pkt {
