@@ -23,6 +23,9 @@ static const struct {
 		"packet cut short by the capture's snapshot length (caplen < len)" },
 	[INSP_E_LINK_TRUNCATED - ROCE_E__COUNT] = {
 		"LINK_TRUNCATED", "frame shorter than its link-layer header" },
+	[INSP_E_IPV6_EXTHDR - ROCE_E__COUNT] = {
+		"IPV6_EXTHDR",
+		"IPv6 extension headers before UDP (RoCEv2 uses none; not decoded)" },
 };
 
 const char *insp_err_name(int e)
@@ -50,8 +53,57 @@ static void put_addr(char *out, size_t cap, int af, const uint8_t *a)
 		snprintf(out, cap, "?");
 }
 
+/* IPv6 next-header values of extension headers (RFC 8200 §4, RFC 4302). */
+#define IP6_HOPOPTS 0u
+#define IP6_ROUTING 43u
+#define IP6_FRAGMENT 44u
+#define IP6_AH 51u
+#define IP6_DSTOPTS 60u
+#define IP6_MAX_EXT 8u	/* more than this many is not a sender we decode */
+
 /*
- * Is this IP packet UDP to PORT?  1 yes (a RoCEv2 candidate), 0 no (skip).
+ * Walk the extension headers of the IPv6 packet P (LEN bytes) to the upper
+ * layer.  Returns its offset in bytes and stores its protocol in *NH, or 0
+ * if the chain is cut short, too long, or the packet is a later fragment
+ * (then there is no UDP header to look at).
+ */
+static size_t ipv6_upper(const uint8_t *p, size_t len, unsigned *nh)
+{
+	size_t off = 40, hl;
+	unsigned n;
+
+	*nh = p[6];
+	for (n = 0; n <= IP6_MAX_EXT; n++) {
+		switch (*nh) {
+		case IP6_HOPOPTS:
+		case IP6_ROUTING:
+		case IP6_DSTOPTS:
+		case IP6_FRAGMENT:
+		case IP6_AH:
+			break;
+		default:
+			return off;
+		}
+		if (len < off + 8)
+			return 0;
+		if (*nh == IP6_FRAGMENT) {
+			if (rd16(p + off + 2) & 0xFFF8u)
+				return 0;	/* a later fragment */
+			hl = 8;
+		} else if (*nh == IP6_AH) {
+			hl = ((size_t)p[off + 1] + 2) * 4;	/* 4-byte units, minus 2 */
+		} else {
+			hl = ((size_t)p[off + 1] + 1) * 8;	/* 8-byte units, minus 1 */
+		}
+		*nh = p[off];
+		off += hl;
+	}
+	return 0;
+}
+
+/*
+ * Is this IP packet UDP to PORT?  1 yes (a RoCEv2 candidate), 0 no (skip),
+ * 2 yes but behind IPv6 extension headers, which the codec does not take.
  * Packets too short to tell are candidates: the codec names their defect.
  * Also fills the printable addresses and ports when the bytes are there.
  */
@@ -81,9 +133,16 @@ static int ip_candidate(const struct link_info *l, uint16_t port, struct insp_re
 		put_addr(rec->src, sizeof(rec->src), AF_INET6, p + 8);
 		put_addr(rec->dst, sizeof(rec->dst), AF_INET6, p + 24);
 		rec->have_addr = 1;
-		/* Extension headers are not walked: RoCEv2 senders use none. */
-		if (p[6] != IPPROTO_UDP_NUM)
-			return 0;
+		if (p[6] != IPPROTO_UDP_NUM) {
+			/* RoCEv2 senders use no extension headers, but a UDP
+			 * packet to PORT behind some is reported, not hidden. */
+			l4 = ipv6_upper(p, len, &proto);
+			if (!l4 || proto != IPPROTO_UDP_NUM || len < l4 + 4)
+				return 0;
+			rec->sport = rd16(p + l4);
+			rec->dport = rd16(p + l4 + 2);
+			return rec->dport == port ? 2 : 0;
+		}
 		l4 = 40;
 		if (len < l4 + 4)
 			return 1;
@@ -117,9 +176,15 @@ enum insp_status insp_decode(int dlt, const uint8_t *frame, size_t caplen, size_
 	switch (link_decap(dlt, frame, caplen, l)) {
 	case LINK_IPV4:
 	case LINK_IPV6:
-		if (!ip_candidate(l, port, rec))
+		rc = ip_candidate(l, port, rec);
+		if (!rc)
 			return rec->status;
 		rec->version = 2;
+		if (rc == 2) {
+			rec->status = INSP_MALFORMED;
+			rec->err = INSP_E_IPV6_EXTHDR;
+			return rec->status;
+		}
 		rc = roce_parse_ip(l->l3, l->l3_len, port, &rec->pkt);
 		break;
 	case LINK_ROCEV1:

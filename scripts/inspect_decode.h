@@ -28,6 +28,7 @@ enum insp_status {
 enum insp_err {
 	INSP_E_CAPTURE_TRUNCATED = ROCE_E__COUNT, /* caplen < len: snaplen cut the packet */
 	INSP_E_LINK_TRUNCATED,	/* frame shorter than its link-layer header */
+	INSP_E_IPV6_EXTHDR,	/* UDP to the RoCE port behind IPv6 extension headers (not decoded) */
 	INSP_E__END
 };
 

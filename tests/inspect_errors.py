@@ -275,6 +275,41 @@ check_eq(lines[-3], "summary: 45 packets, RoCEv2 39, RoCEv1 2, non-RoCE skipped 
 check_eq(len(lines), 41 + 3, "non-RoCE frames: no line for skipped frames")
 check_eq(lines[0], BASE_LINES[0].replace("1 ", "5 ", 1), "non-RoCE frames: frame numbers count them")
 
+# IPv6 extension headers: UDP to the RoCE port behind them is reported
+# (tshark decodes it as RoCE), never skipped silently; other ports, and later
+# fragments (no UDP header), are skipped.
+V6 = next(f for f in FRAMES if f[12:14] == b"\x86\xdd")     # frame 34
+
+
+def v6_ext(f, chain):
+    """F with extension headers CHAIN [(next-header value, body)] before its UDP header."""
+    ip = bytearray(f[14:54])
+    exts, nh = b"", [t for t, _ in chain] + [17]
+    for i, (_, body) in enumerate(chain):
+        exts += bytes([nh[i + 1]]) + body
+    ip[6] = nh[0]
+    struct.pack_into(">H", ip, 4, len(exts) + len(f) - 54)
+    return f[:14] + bytes(ip) + exts + f[54:]
+
+
+HBH = (0, bytes([0, 1, 4, 0, 0, 0, 0]))                       # hop-by-hop, PadN: 8 bytes
+DST = (60, bytes([1, 1, 12]) + bytes(12))                      # destination options: 16 bytes
+FRAG0 = (44, bytes([0, 0, 1, 0, 0, 0, 7]))                    # fragment, offset 0, M set
+FRAG1 = (44, bytes([0, 0, 8, 0, 0, 0, 7]))                    # fragment, offset 8 bytes
+EXT_LINE = ("1 RoCEv2 [fd00::1]:60881 > [fd00::2]:4791 MALFORMED IPV6_EXTHDR: "
+            "IPv6 extension headers before UDP (RoCEv2 uses none; not decoded)")
+for chain, what in (([HBH], "hop-by-hop"), ([HBH, DST], "hop-by-hop + destination options"),
+                    ([FRAG0], "first fragment")):
+    rc, lines, _ = text_lines(save("v6ext.pcap", [v6_ext(V6, chain)]))
+    check_eq((rc, lines[0], lines[-1]), (1, EXT_LINE, "errors: IPV6_EXTHDR 1"), "IPv6 " + what)
+v6_53 = bytearray(v6_ext(V6, [HBH]))
+struct.pack_into(">H", v6_53, 14 + 48 + 2, 53)
+for frame, what in ((bytes(v6_53), "hop-by-hop, UDP port 53"), (v6_ext(V6, [FRAG1]), "later fragment"),
+                    (v6_ext(V6, [HBH])[:14 + 40 + 4], "extension header cut short")):
+    rc, lines, _ = text_lines(save("v6ext.pcap", [frame]))
+    check_eq((rc, lines[0]), (0, "summary: 1 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 1, malformed 0, "
+                                 "bad ICRC 0"), "IPv6 " + what + ": skipped")
+
 rc, lines, _ = text_lines(SAMPLE, "--port", "4792")
 check_eq(rc, 0, "--port 4792: exit status")
 check_eq(lines[-3], "summary: 41 packets, RoCEv2 0, RoCEv1 2, non-RoCE skipped 39, malformed 0, bad ICRC 0",
