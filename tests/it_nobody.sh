@@ -23,10 +23,11 @@ if [ "$(id -u)" = 0 ]; then
 		-a -r "$top_builddir/provider/.libs/liburoce-rdmav34.so"; then
 		# The build tree is not readable by nobody (e.g. under /root):
 		# copy what the commands need into $T, laid out like a build
-		# tree (the dispatcher looks for Makefile and emu/ beside it).
+		# tree (the dispatcher looks for Makefile and config.status
+		# beside it).
 		tree=$T/tree
 		mkdir -p "$tree/scripts" "$tree/emu" "$tree/provider/.libs"
-		cp "$top_builddir/uroce" "$tree/uroce" && : >"$tree/Makefile" &&
+		cp "$top_builddir/uroce" "$tree/uroce" && : >"$tree/Makefile" && : >"$tree/config.status" &&
 			cp "$top_builddir/scripts/uroce-launch" "$top_builddir/scripts/uroce-gid" "$tree/scripts/" &&
 			cp "$top_srcdir/scripts/uroce-"* "$tree/scripts/" &&
 			cp "$top_builddir/emu/uroced" "$tree/emu/" &&
