@@ -131,8 +131,15 @@ int main(int argc, char **argv)
 	while ((rc = pcap_next_ex(pc, &ph, &data)) == 1) {
 		insp_decode(dlt, data, ph->caplen, ph->len, port, &rec);
 		rec.frame = stats.packets + 1;
-		rec.ts_sec = ph->ts.tv_sec;
-		rec.ts_nsec = ph->ts.tv_usec;	/* nanoseconds: opened with NANO precision */
+		/* tv_usec holds nanoseconds (opened with NANO precision), as the
+		 * file has them: a broken writer's 1e9 or more carries into the
+		 * seconds, and libpcap may hand back a negative value. */
+		rec.ts_sec = ph->ts.tv_sec + ph->ts.tv_usec / 1000000000;
+		rec.ts_nsec = ph->ts.tv_usec % 1000000000;
+		if (rec.ts_nsec < 0) {
+			rec.ts_nsec += 1000000000;
+			rec.ts_sec--;
+		}
 		insp_stats_add(&stats, &rec);
 		if (flows)
 			insp_flows_add(&flow_table, &rec);

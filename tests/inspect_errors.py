@@ -259,6 +259,15 @@ if check(os.access(editcap, os.X_OK), "editcap found at %s (package wireshark-co
     rc, lines, _ = text_lines(p)
     check_eq(lines, BASE, "pcapng: text output identical")
 
+# A fraction field of 1e9 or more (a broken writer) carries into the seconds.
+p = path("bigfrac.pcap")
+write_pcap(p, LINKTYPE_ETHERNET, [(7, 2000000001, None, FRAMES[0])], nsec=True)
+rc, objs, _ = json_objs(p)
+check_eq((rc, objs[0]["time"]), (0, "9.000000001"), "ns fraction 2000000001: time")
+write_pcap(p, LINKTYPE_ETHERNET, [(7, 1500000, None, FRAMES[0])], nsec=False)
+rc, objs, _ = json_objs(p)
+check_eq((rc, objs[0]["time"]), (0, "8.500000000"), "us fraction 1500000: time")
+
 # ------------------------------------------------ non-RoCE and --port
 udp53 = bytearray(FRAMES[0])
 struct.pack_into(">H", udp53, 14 + 20 + 2, 53)          # UDP to port 53
