@@ -185,7 +185,12 @@ enum insp_status insp_decode(int dlt, const uint8_t *frame, size_t caplen, size_
 			rec->err = INSP_E_IPV6_EXTHDR;
 			return rec->status;
 		}
-		rc = roce_parse_ip(l->l3, l->l3_len, port, &rec->pkt);
+		/* The codec goes by the version nibble; the Ethertype must agree,
+		 * or the addresses above were read at the wrong offsets. */
+		if (l->l3_len && l->l3[0] >> 4 != (l->kind == LINK_IPV4 ? 4 : 6))
+			rc = ROCE_E_IP_VERSION;
+		else
+			rc = roce_parse_ip(l->l3, l->l3_len, port, &rec->pkt);
 		break;
 	case LINK_ROCEV1:
 		rec->version = 1;

@@ -259,6 +259,16 @@ if check(os.access(editcap, os.X_OK), "editcap found at %s (package wireshark-co
     rc, lines, _ = text_lines(p)
     check_eq(lines, BASE, "pcapng: text output identical")
 
+# Ethertype IPv6 over an IPv4 packet whose bytes pass for UDP to 4791 at the
+# IPv6 offsets: the version nibble decides nothing alone, the frame is IP_VERSION.
+v4in6 = bytearray(FRAMES[0])
+v4in6[12:14] = b"\x86\xdd"
+v4in6[14 + 6] = 17                                     # IPv6 next header = UDP
+struct.pack_into(">H", v4in6, 14 + 40 + 2, 4791)       # IPv6 UDP destination port
+rc, objs, _ = json_objs(save("v4in6.pcap", [bytes(v4in6)]))
+check_eq((rc, objs[0]["status"], objs[0]["error"]), (1, "malformed", "IP_VERSION"),
+         "Ethertype IPv6 carrying IPv4: IP_VERSION")
+
 # A fraction field of 1e9 or more (a broken writer) carries into the seconds.
 p = path("bigfrac.pcap")
 write_pcap(p, LINKTYPE_ETHERNET, [(7, 2000000001, None, FRAMES[0])], nsec=True)
