@@ -272,8 +272,13 @@ static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockad
 	/* traffic of this device to itself was recorded when it was sent */
 	if (memcmp(l3.src, l3.dst, 16))
 		capture(d, &l3, buf, len);
-	xport_input(d->xdev, buf, len, (const union ibv_gid *)l3.src, (const union ibv_gid *)l3.dst, sport,
-		    d->port);
+	{
+		union ibv_gid sgid, dgid;
+
+		memcpy(sgid.raw, l3.src, 16);
+		memcpy(dgid.raw, l3.dst, 16);
+		xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port);
+	}
 }
 
 int datapath_init(struct uroce_dev *d)

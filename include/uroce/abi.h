@@ -1,6 +1,6 @@
 /*
  * uroce provider <-> daemon contract: control messages, CQ ring, HCA clock page,
- * and (first draft, issue 4) the SQ/RQ rings and WQE format.
+ * the SQ/RQ rings and the WQE format.
  *
  * Both liburoce-rdmav34.so (the provider, "driver") and uroced (the daemon, "NIC")
  * include this header; nothing else crosses the boundary. Every type that
@@ -55,7 +55,7 @@ enum uroce_op {
 	UROCE_OP_DEREG_MR = 6,
 	UROCE_OP_CREATE_CQ = 7,    /* fds: [ring memfd] or [ring memfd, comp channel fd] */
 	UROCE_OP_DESTROY_CQ = 8,
-	UROCE_OP_CREATE_QP = 9,    /* fds: [] or [QP ring memfd] (draft: required from issue 4 on) */
+	UROCE_OP_CREATE_QP = 9,    /* fds: [] or [QP ring memfd] (required for traffic) */
 	UROCE_OP_MODIFY_QP = 10,
 	UROCE_OP_QUERY_QP = 11,
 	UROCE_OP_DESTROY_QP = 12,
@@ -390,7 +390,7 @@ struct uroce_destroy_cq_resp {
  *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 0..max_qp_wr,
  *                max_send_sge/max_recv_sge
  *                <= max_sge, max_inline_data <= the HELLO max_inline_data (EINVAL)
- *   fds          [] or [QP ring memfd (sealed F_SEAL_SHRINK like the CQ ring,
+ *   fds          [] or [QP ring memfd (required for traffic; sealed F_SEAL_SHRINK like the CQ ring,
  *                EBADF otherwise) of uroce_qp_ring_layout().size bytes for the
  *                rounded caps returned below; the provider computes them with
  *                uroce_qp_caps_round() before creating it]
@@ -667,10 +667,12 @@ static inline uint64_t uroce_clock_to_wall_ns(const struct uroce_clock_snap *s, 
 	return s->base_real_ns - (uint64_t)(((unsigned __int128)delta * s->ns_mult) >> s->ns_shift);
 }
 
-/* --------------------------------------------- SQ/RQ rings (DRAFT, issue 4) */
+/* ------------------------------------------------------------ SQ/RQ rings */
 
 /*
- * DRAFT for issue 4 — layouts may still change before the data path lands.
+ * Implemented by the daemon (emu/datapath.c, emu/wqe_reader.c) and proven
+ * with a raw client (tests/daemon_datapath.c); the provider's post_send /
+ * post_recv are what remain.
  *
  * Each QP owns one memfd (created by the provider, passed at CREATE_QP):
  *   offset 0                  struct uroce_qp_ring_hdr (128 bytes)
@@ -686,6 +688,15 @@ static inline uint64_t uroce_clock_to_wall_ns(const struct uroce_clock_snap *s, 
  * its completion is written, or — unsignalled — once retired by a later CQE).
  * The CQE's wqe_counter is the WQE number & 0xFFFF (mlx5 semantics: the
  * provider's wr_id array is indexed by wqe_counter & (cnt-1)).
+ *
+ * What the daemon checks in each WQE it reads (a failing WQE completes with
+ * IBV_WC_LOC_QP_OP_ERR, the QP goes to ERR and IBV_EVENT_QP_FATAL follows):
+ * wqe_index == WQE number & 0xFFFF; no unknown flag bits; num_sge <=
+ * max_send_sge (max_recv_sge); byte_len == the sum of the SGE lengths, or
+ * for INLINE the inline byte count (<= max_inline_data); UD: ah_handle is
+ * one of the client's AHs in the QP's PD and remote_qpn < 2^24. The daemon
+ * copies a WQE when it reads it, right after the doorbell, so a slot may be
+ * rewritten as soon as sq_ci/rq_ci has passed it.
  */
 #define UROCE_QP_RING_HDR_SIZE 128
 struct uroce_qp_ring_hdr {
