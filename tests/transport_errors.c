@@ -633,6 +633,55 @@ START_TEST(test_malformed_input)
 }
 END_TEST
 
+/* A QP connected to itself (one device, loopback): its requests reach its
+ * own responder and the answers its own completer. */
+START_TEST(test_self_loop)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *q = th_qp(w, 0, IBV_QPT_RC, 0x33, 8);
+	uint8_t *mem = th_reg_mr(w, 0, 0x101, 1, A_ADDR, REGION, IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, 0);
+	struct xport_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	ck_assert_int_eq(xport_qp_modify(q, &a, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS), 0);
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 0x33;
+	a.rq_psn = 0x10;
+	a.dgid = w->node[0].gid;
+	ck_assert_int_eq(xport_qp_modify(q, &a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					 IBV_QP_RQ_PSN | IBV_QP_AV), 0);
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x10;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	ck_assert_int_eq(xport_qp_modify(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+					 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					 IBV_QP_MAX_QP_RD_ATOMIC), 0);
+	for (unsigned i = 0; i < 3000; i++)
+		mem[i] = (uint8_t)(i * 3);
+	ck_assert_int_eq(th_post_recv(q, 7, A_ADDR + 4096, 3000, 0x101), 0);
+	ck_assert_int_eq(th_post_send(q, 1, IBV_WR_SEND, A_ADDR, 3000, 0x101, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(q, 2, IBV_WR_RDMA_READ, A_ADDR + 7100, 1000, 0x101,
+				      A_ADDR, 0x101, 0, 0), 0);
+	th_run(w, 1000);
+	ck_assert_uint_eq(w->node[0].cqes.n, 3);
+	ck_assert_int_eq(w->node[0].cqes.v[0].is_recv, 1);	/* the RECV first */
+	ck_assert_uint_eq(w->node[0].cqes.v[0].byte_len, 3000);
+	ck_assert_uint_eq(w->node[0].cqes.v[1].wr_id, 1);
+	ck_assert_uint_eq(w->node[0].cqes.v[2].wr_id, 2);
+	ck_assert_int_eq(w->node[0].cqes.v[2].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(mem + 4096, mem, 3000), 0);
+	ck_assert_int_eq(memcmp(mem + 7100, mem, 1000), 0);
+	th_world_free(w);
+}
+END_TEST
+
 /* SQD: WQEs already started finish (and are retransmitted if need be);
  * new ones wait until the QP is back in RTS. */
 START_TEST(test_sqd_drain)
@@ -686,6 +735,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_post_validation);
 	tcase_add_test(tc, test_modify_err_flushes);
 	tcase_add_test(tc, test_sqd_drain);
+	tcase_add_test(tc, test_self_loop);
 	tcase_add_test(tc, test_malformed_input);
 	suite_add_tcase(s, tc);
 	return s;

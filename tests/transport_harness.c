@@ -70,7 +70,7 @@ static enum xport_mem_status cb_mem(void *ctx, struct xport_qp *qp,
 	return XPORT_MEM_OK;
 }
 
-static void log_pkt(struct th_world *w, int from, const uint8_t *data,
+static void log_pkt(struct th_world *w, int from, int to, const uint8_t *data,
 		    size_t len, uint16_t sport)
 {
 	struct roce_l3 l3;
@@ -81,7 +81,7 @@ static void log_pkt(struct th_world *w, int from, const uint8_t *data,
 	memset(&l3, 0, sizeof(l3));
 	l3.kind = roce_addr_is_v4mapped(w->node[from].gid.raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
 	memcpy(l3.src, w->node[from].gid.raw, 16);
-	memcpy(l3.dst, w->node[!from].gid.raw, 16);
+	memcpy(l3.dst, w->node[to].gid.raw, 16);
 	l3.sport = sport;
 	l3.dport = ROCE_UDP_PORT;
 	rc = roce_parse_udp(data, len, &l3, &p);
@@ -105,7 +105,7 @@ static void log_pkt(struct th_world *w, int from, const uint8_t *data,
 	e->dma_len = p.h.reth.dma_len;
 }
 
-static void enqueue(struct th_world *w, int to, uint16_t sport,
+static void enqueue(struct th_world *w, int from, int to, uint16_t sport,
 		    const void *pkt, size_t len)
 {
 	unsigned pos;
@@ -120,6 +120,7 @@ static void enqueue(struct th_world *w, int to, uint16_t sport,
 		}
 	}
 	pos = w->qhead + w->qlen;
+	w->q[pos].from = from;
 	w->q[pos].to = to;
 	w->q[pos].sport = sport;
 	w->q[pos].len = (uint32_t)len;
@@ -148,7 +149,7 @@ static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 	(void)qp;
 	to = memcmp(dgid->raw, w->node[0].gid.raw, 16) == 0 ? 0 : 1;
 	if (w->log_on)
-		log_pkt(w, from, pkt, len, sport);
+		log_pkt(w, from, to, pkt, len, sport);
 	if (w->drop_from == from && w->drop_next) {
 		if (w->drop_skip) {
 			w->drop_skip--;
@@ -162,9 +163,9 @@ static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 		w->dropped++;
 		return 0;
 	}
-	enqueue(w, to, sport, pkt, len);
+	enqueue(w, from, to, sport, pkt, len);
 	if (w->dup_ppm && th_rand(w) % 10000 < w->dup_ppm) {
-		enqueue(w, to, sport, pkt, len);
+		enqueue(w, from, to, sport, pkt, len);
 		w->duplicated++;
 	}
 	return 0;
@@ -366,7 +367,7 @@ unsigned long th_run(struct th_world *w, unsigned long max_steps)
 	while (steps < max_steps) {
 		if (w->qlen) {
 			struct th_wire_pkt p = w->q[w->qhead];
-			int from = !p.to;
+			int from = p.from;
 
 			w->qhead++;
 			w->qlen--;

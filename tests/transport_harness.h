@@ -65,7 +65,7 @@ struct th_node {
 };
 
 struct th_wire_pkt {
-	int to;
+	int from, to;
 	uint16_t sport;
 	uint32_t len;
 	uint8_t *data;
