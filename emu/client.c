@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -95,6 +96,7 @@ struct client *client_new(struct uroce_dev *d, int fd)
 	c->gid = cred.gid;
 	c->async_fd = -1;
 	c->db_fd = -1;
+	c->pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
 	c->id = d->next_client_id++;
 	snprintf(c->comm, sizeof(c->comm), "?");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
@@ -155,6 +157,8 @@ void client_destroy(struct client *c)
 	}
 	if (c->async_fd >= 0)
 		close(c->async_fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
 	if (c->prev)
 		c->prev->next = c->next;
 	else

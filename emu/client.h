@@ -46,6 +46,8 @@ struct client {
 	uid_t uid;
 	gid_t gid;
 	char comm[17];          /* /proc/PID/comm at connect time */
+	int pidfd;              /* pidfd of pid (-1 if unavailable): tells a live
+				 * client from a reused pid */
 
 	bool hello;             /* a verbs client (HELLO done) */
 	int async_fd;           /* provider's async_fd peer; -1 before HELLO */

@@ -10,7 +10,9 @@
 #include "emu/objects.h"
 
 #include <errno.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 /* Copy LEN bytes between BUF and ADDR in process PID (partial transfers
  * resumed). Returns 0 or -1. */
@@ -54,6 +56,10 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 		return XPORT_MEM_BOUNDS;
 	if (op == XPORT_MEM_CHECK)
 		return XPORT_MEM_OK;
+	/* The client may have died with its disconnect not handled yet; its
+	 * pid could then name another process. Its pidfd knows. */
+	if (mr->owner->pidfd >= 0 && syscall(SYS_pidfd_send_signal, mr->owner->pidfd, 0, NULL, 0) < 0)
+		return XPORT_MEM_FAULT;
 	if (vm_copy(mr->owner->pid, addr, buf, len, op == XPORT_MEM_WRITE))
 		return XPORT_MEM_FAULT;
 	return XPORT_MEM_OK;

@@ -26,7 +26,8 @@ struct uroce_dev;
  * variant), _BAD_PD (MR of another PD), _BOUNDS (range not inside the MR;
  * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a
  * needed flag), _FAULT (the process's memory could not be read/written in
- * full: unmapped, process gone, or no ptrace permission — the provider
+ * full: unmapped, process gone — checked through the client's pidfd, so a
+ * reused pid is never written — or no ptrace permission; the provider
  * grants it with PR_SET_PTRACER).
  */
 enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,

@@ -3,7 +3,8 @@
  * key+1, stale), PD check, bounds (exact fit, one byte past, before the MR,
  * 64-bit wrap-around from hostile addr/len), access flags, and real copies
  * through process_vm_readv/writev (this process is the MR's owner), incl.
- * FAULT on an unmapped page inside a registered range.
+ * FAULT on an unmapped page inside a registered range, and FAULT without any
+ * copy when the owner's pidfd says it is gone.
  */
 #include "config.h"
 #include "emu/client.h"
@@ -14,6 +15,8 @@
 #include <check.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static struct uroce_dev dev;
@@ -28,6 +31,8 @@ static void setup(void)
 	memset(&dev, 0, sizeof(dev));
 	ck_assert_int_eq(keytab_init(&dev.keys, 16), 0);
 	owner.pid = getpid();
+	owner.pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	ck_assert_int_ge(owner.pidfd, 0);
 	mr_rw = (struct mr){ .pd = &pd1, .addr = (uintptr_t)mem, .length = 4096,
 			     .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 			     .owner = &owner };
@@ -45,6 +50,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+	close(owner.pidfd);
 	munmap(hole, 4096);
 	munmap((char *)hole + 8192, 4096);
 	keytab_fini(&dev.keys);
@@ -102,6 +108,29 @@ START_TEST(copies)
 }
 END_TEST
 
+/* The owner died (its disconnect not handled yet) and its pid might be
+ * reused: the pidfd says so and nothing is copied. */
+START_TEST(dead_owner)
+{
+	unsigned char buf[16] = { 1 };
+	pid_t child = fork();
+	int fd;
+
+	if (child == 0)
+		_exit(0);
+	fd = (int)syscall(SYS_pidfd_open, child, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	close(owner.pidfd);
+	owner.pidfd = fd; /* pid is still ours: only the pidfd tells */
+	mem[0] = 0;
+	ck_assert_int_eq(mem_access(&dev, 1, true, mr_rw.key, mr_rw.addr, buf, 16, IBV_ACCESS_REMOTE_WRITE,
+				    XPORT_MEM_WRITE), XPORT_MEM_FAULT);
+	ck_assert_uint_eq(mem[0], 0);
+	ck_assert_int_eq(CHK(1, mr_rw.key, mr_rw.addr, 16, IBV_ACCESS_REMOTE_WRITE), XPORT_MEM_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mem_access");
@@ -112,6 +141,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, checks);
 	tcase_add_test(tc, copies);
+	tcase_add_test(tc, dead_owner);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
