@@ -1,8 +1,8 @@
 /*
  * inspect_flows.c - PSN continuity per flow (see inspect_flows.h).
- * Flows are found by a linear search with a last-hit shortcut: captures have
- * few flows (one per QP and direction), and consecutive packets usually
- * belong to the same one.
+ * Flows are found through an open-addressing hash table of indices into the
+ * array, which keeps the order of first appearance: a hostile capture with
+ * one flow per packet costs O(1) per packet, not a search of all flows.
  */
 #include "config.h"
 
@@ -25,22 +25,70 @@ static int same_key(const struct insp_flow *a, const struct insp_flow *b)
 	       strcmp(a->src, b->src) == 0 && strcmp(a->dst, b->dst) == 0;
 }
 
+/* FNV-1a over the fields same_key() compares. */
+static size_t key_hash(const struct insp_flow *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *s;
+	uint32_t words[4] = { (uint32_t)k->version, k->dqpn, (uint32_t)k->response,
+			      (uint32_t)k->sport << 16 | k->dport };
+
+#define MIX(c) (h = (h ^ (unsigned char)(c)) * 0x100000001b3ull)
+	for (s = (const unsigned char *)k->src; *s; s++)
+		MIX(*s);
+	MIX(0);
+	for (s = (const unsigned char *)k->dst; *s; s++)
+		MIX(*s);
+	MIX(0);
+	for (s = (const unsigned char *)words; s < (const unsigned char *)(words + 4); s++)
+		MIX(*s);
+#undef MIX
+	return (size_t)h;
+}
+
+/* Slot of KEY in the table: its flow's, or the empty one where it goes. */
+static size_t *lookup(const struct insp_flows *f, const struct insp_flow *key)
+{
+	size_t mask = f->nslot - 1, i = key_hash(key) & mask;
+
+	while (f->slot[i] && !same_key(&f->v[f->slot[i] - 1], key))
+		i = (i + 1) & mask;
+	return &f->slot[i];
+}
+
+/* Double the table (or make the first one) and put every flow back. */
+static int grow_table(struct insp_flows *f)
+{
+	size_t nslot = f->nslot ? 2 * f->nslot : 64, *old = f->slot, i;
+
+	if (nslot > SIZE_MAX / sizeof(*old))
+		return -1;
+	f->slot = calloc(nslot, sizeof(*f->slot));
+	if (!f->slot) {
+		f->slot = old;
+		return -1;
+	}
+	f->nslot = nslot;
+	for (i = 0; i < f->n; i++)
+		*lookup(f, &f->v[i]) = i + 1;
+	free(old);
+	return 0;
+}
+
 static struct insp_flow *find(struct insp_flows *f, const struct insp_flow *key)
 {
-	static size_t last;
-	size_t i;
+	size_t *slot;
 
-	if (last < f->n && same_key(&f->v[last], key))
-		return &f->v[last];
-	for (i = 0; i < f->n; i++) {
-		if (same_key(&f->v[i], key)) {
-			last = i;
-			return &f->v[i];
-		}
+	if (2 * (f->n + 1) > f->nslot && grow_table(f) != 0) {
+		f->nomem = 1;
+		return NULL;
 	}
+	slot = lookup(f, key);
+	if (*slot)
+		return &f->v[*slot - 1];
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 16;
-		struct insp_flow *v = realloc(f->v, cap * sizeof(*v));
+		struct insp_flow *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(f->v, cap * sizeof(*v));
 
 		if (!v) {
 			f->nomem = 1;
@@ -50,8 +98,8 @@ static struct insp_flow *find(struct insp_flows *f, const struct insp_flow *key)
 		f->cap = cap;
 	}
 	f->v[f->n] = *key;
-	last = f->n;
-	return &f->v[f->n++];
+	*slot = ++f->n;
+	return &f->v[f->n - 1];
 }
 
 void insp_flows_add(struct insp_flows *f, const struct insp_rec *r)
@@ -154,6 +202,8 @@ void insp_flows_print_json(FILE *fp, const struct insp_flows *f)
 void insp_flows_free(struct insp_flows *f)
 {
 	free(f->v);
+	free(f->slot);
 	f->v = NULL;
-	f->n = f->cap = 0;
+	f->slot = NULL;
+	f->n = f->cap = f->nslot = 0;
 }

@@ -39,6 +39,8 @@ struct insp_flow {
 struct insp_flows {
 	struct insp_flow *v;		/* in order of first appearance */
 	size_t n, cap;
+	size_t *slot;			/* hash table: 1 + index into v, 0 = empty */
+	size_t nslot;			/* a power of two, > 2 * n */
 	int nomem;			/* a flow could not be added (counted nowhere) */
 };
 

@@ -366,6 +366,26 @@ check_eq(objs[0], {"flow": {"version": 2, "src": "192.168.0.1", "dst": "192.168.
          "--flows --json: the request flow")
 check_eq((len(objs), list(objs[2])), (3, ["summary"]), "--flows --summary --json: 2 flows, then the summary")
 
+# Many flows (the table grows many times): 3000 QPs, two rounds of PSNs.
+# Each flow counts exactly its own packets, in order of first appearance.
+def with_qpn_psn(f, qpn, psn):
+    f = bytearray(f)
+    bth = 14 + 20 + 8
+    f[bth + 5:bth + 8] = qpn.to_bytes(3, "big")
+    f[bth + 9:bth + 12] = psn.to_bytes(3, "big")
+    f[-4:] = struct.pack(">I", icrc_oracle(bytes(f)))
+    return bytes(f)
+
+
+NQP = 3000
+p = save("manyflows.pcap", [with_qpn_psn(FRAMES[0], q, 100 + r) for r in range(2) for q in range(NQP)])
+rc, objs, _ = json_objs(p, "--flows", "--summary")
+flows = [o["flow"] for o in objs[:-1]]
+check_eq((rc, len(flows)), (0, NQP), "--flows: 3000 flows")
+check_eq([f["destqp"] for f in flows], list(range(NQP)), "--flows: order of first appearance")
+check_eq({(f["packets"], f["first_psn"], f["max_psn"], f["gaps"], f["repeats"]) for f in flows},
+         {(2, 100, 101, 0, 0)}, "--flows: every flow has its two packets")
+
 # ------------------------------------------------------------- exit 2
 notpcap = path("notes.txt")
 with open(notpcap, "w") as fp:
