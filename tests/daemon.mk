@@ -33,6 +33,7 @@ tests_daemon_wqe_reader_LDADD = $(DAEMON_TEST_LDADD)
 check_PROGRAMS += tests/hostile_client tests/daemon_churn tests/daemon_datapath
 tests_daemon_datapath_SOURCES = tests/daemon_datapath.c tests/daemon_proto.c tests/daemon_proto.h
 tests_daemon_datapath_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
+tests_daemon_datapath_LDADD = netstack/libnetstack.la
 tests_hostile_client_SOURCES = tests/hostile_client.c tests/daemon_proto.c tests/daemon_proto.h
 tests_hostile_client_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_daemon_churn_SOURCES = tests/daemon_churn.c tests/daemon_proto.c tests/daemon_proto.h

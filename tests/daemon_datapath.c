@@ -5,7 +5,7 @@
  * the shared QP rings (include/uroce/abi.h format), doorbells rung, CQEs read
  * from the shared CQ rings. Real UDP, real ICRC, real process_vm_* copies.
  *
- * Usage: daemon_datapath SOCK [lossy N]
+ * Usage: daemon_datapath SOCK [lossy N | netfuzz N]
  * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
  * SEND WQE opcode, responder RESP_SEND with byte count and source QPN, bytes
  * placed, exactly one completion event on the armed CQ's channel); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
@@ -16,12 +16,18 @@
  * AH (byte count 40 + 1000, IPv4 header at offset 20 of the GRH area, GRH
  * flag and RoCE packet type 2 in flags_rqpn, payload at offset 40).
  * With "lossy N": N SENDs of mixed sizes through a daemon started with
- * --loss (see lossy() below).
+ * --loss (see lossy() below). With "netfuzz N": N hostile datagrams at live
+ * QPs (see netfuzz() below).
  * Exit 0 if all pass.
  */
 #include "config.h"
 #include "daemon_proto.h"
+#include "netstack/icrc.h"
+#include "netstack/packet.h"
+#include "uroce/roce.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <endian.h>
 #include <errno.h>
 #include <poll.h>
@@ -403,6 +409,141 @@ static int lossy(struct side *a, struct side *b, uint32_t n)
 	return 0;
 }
 
+/* xorshift64*, fixed seed: the same packets every run */
+static uint64_t rs = 0x2545F4914F6CDD1Dull;
+static uint32_t rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return (uint32_t)((rs * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+/*
+ * Hostile network input: N datagrams to the daemon's port from a plain UDP
+ * socket, aimed at live RC and UD QPs: 40% well-formed RoCEv2 packets with
+ * random PSNs, keys, addresses, lengths, syndromes (READ/WRITE requests
+ * with the real rkey and random ranges among them), 40% random bytes with a
+ * valid ICRC behind a real opcode and QPN, 20% garbage. Afterwards the
+ * daemon must still be up and carry a SEND between two fresh QPs.
+ */
+static int netfuzz(const char *sock, uint32_t n)
+{
+	static const uint8_t ops[] = {
+		ROCE_OP_RC_SEND_ONLY, ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE, ROCE_OP_RC_SEND_LAST,
+		ROCE_OP_RC_WRITE_ONLY, ROCE_OP_RC_WRITE_FIRST, ROCE_OP_RC_WRITE_LAST_IMM, ROCE_OP_RC_READ_REQUEST,
+		ROCE_OP_RC_READ_RESP_ONLY, ROCE_OP_RC_READ_RESP_FIRST, ROCE_OP_RC_ACK, ROCE_OP_RC_CMP_SWAP,
+		ROCE_OP_RC_SEND_ONLY_INV, ROCE_OP_UC_SEND_ONLY, ROCE_OP_UD_SEND_ONLY, ROCE_OP_UD_SEND_ONLY_IMM,
+	};
+	struct side a, b, u, v, x, y;
+	struct sockaddr_in me = { .sin_family = AF_INET }, to = { .sin_family = AF_INET };
+	socklen_t ml = sizeof(me);
+	uint8_t pkt[4224], payload[2048];
+	uint32_t qpns[5], i, built = 0;
+	struct mlx5_cqe64 c;
+	int s;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&u, 0, sizeof(u));
+	memset(&v, 0, sizeof(v));
+	setup(&a, sock);
+	setup(&b, sock);
+	connect_qp(&a, b.qpn);
+	connect_qp(&b, a.qpn);
+	setup_type(&u, sock, IBV_QPT_UD);
+	setup_type(&v, sock, IBV_QPT_UD);
+	ud_ready(&u);
+	ud_ready(&v);
+	for (i = 0; i < 8; i++)
+		post_recv(&b, i * 8192, 8192);
+	for (i = 0; i < 8; i++)
+		post_recv(&v, i * 8192, 8192);
+	qpns[0] = a.qpn, qpns[1] = b.qpn, qpns[2] = u.qpn, qpns[3] = v.qpn, qpns[4] = 0x1234;
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	me.sin_addr.s_addr = htonl(0x7F000001);
+	if (s < 0 || bind(s, (struct sockaddr *)&me, sizeof(me)) < 0 || getsockname(s, (struct sockaddr *)&me, &ml) < 0)
+		die("fuzz socket", errno);
+	to.sin_addr.s_addr = htonl(0x7F000001);
+	to.sin_port = htons(a.ss.hello.udp_port);
+	for (i = 0; i < n; i++) {
+		struct roce_l3 l3 = { .kind = ROCE_L3_IPV4, .sport = ntohs(me.sin_port), .dport = a.ss.hello.udp_port };
+		uint32_t kind = rnd() % 10, k, crc;
+		size_t len = 0;
+
+		roce_addr_from_ipv4(l3.src, 0x7F000001);
+		roce_addr_from_ipv4(l3.dst, 0x7F000001);
+		for (k = 0; k < sizeof(payload); k++)
+			payload[k] = (uint8_t)rnd();
+		if (kind < 4) {
+			struct roce_hdrs h;
+			uint32_t plen;
+
+			memset(&h, 0, sizeof(h));
+			h.opcode = ops[rnd() % sizeof(ops)];
+			h.pkey = 0xFFFF;
+			h.dqpn = qpns[rnd() % 5];
+			h.psn = rnd() % 2 ? (0x100 + rnd() % 64) & 0xFFFFFF : rnd() & 0xFFFFFF;
+			h.ackreq = rnd() % 2;
+			h.se = rnd() % 2;
+			h.reth.va = rnd() % 2 ? (uintptr_t)b.buf + rnd() % (BUF + 64) : ((uint64_t)rnd() << 32 | rnd());
+			h.reth.rkey = rnd() % 2 ? b.mr.rkey : rnd();
+			h.reth.dma_len = rnd() % 3 ? rnd() % 9000 : rnd();
+			h.aeth.syndrome = (uint8_t)rnd();
+			h.aeth.msn = rnd() & 0xFFFFFF;
+			h.deth.qkey = rnd() % 2 ? 0x11111111 : rnd();
+			h.deth.sqpn = qpns[rnd() % 5];
+			h.imm = rnd();
+			h.ieth_rkey = rnd();
+			h.atomic.va = h.reth.va;
+			h.atomic.rkey = h.reth.rkey;
+			plen = rnd() % 2 ? 1024 : (rnd() % 256) * 4;
+			if (roce_build_udp(pkt, sizeof(pkt), &l3, &h, payload, plen, &len) &&
+			    roce_build_udp(pkt, sizeof(pkt), &l3, &h, payload, 0, &len))
+				continue;
+			built++;
+		} else {
+			len = 12 + rnd() % 1200;
+			memcpy(pkt, payload, len > sizeof(payload) ? sizeof(payload) : len);
+			pkt[0] = ops[rnd() % sizeof(ops)];
+			pkt[5] = (uint8_t)(qpns[rnd() % 5] >> 16);
+			pkt[6] = (uint8_t)(qpns[rnd() % 5] >> 8);
+			pkt[7] = (uint8_t)qpns[rnd() % 5];
+			if (kind < 8 && roce_icrc_udp(pkt, len, &l3, &crc) == 0)
+				roce_icrc_put(pkt + len - 4, crc);
+		}
+		sendto(s, pkt, len, 0, (struct sockaddr *)&to, sizeof(to));
+		if (i % 128 == 127)
+			usleep(2000); /* let the daemon drain its socket */
+	}
+	close(s);
+	usleep(200000);
+	side_close(&a);
+	side_close(&b);
+	side_close(&u);
+	side_close(&v);
+	/* still serving: a SEND between two fresh QPs */
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	setup(&x, sock);
+	setup(&y, sock);
+	connect_qp(&x, y.qpn);
+	connect_qp(&y, x.qpn);
+	memset(x.buf, 0x77, 500);
+	post_recv(&y, 0, 4096);
+	post_send(&x, IBV_WR_SEND, 0, 500, 0, 0, 0);
+	c = poll_cqe(&x, "SEND after the fuzz");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "SEND after the fuzz: opcode %u", c.op_own >> 4);
+	c = poll_cqe(&y, "RECV after the fuzz");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND && be32toh(c.byte_cnt) == 500 && y.buf[499] == 0x77,
+	      "RECV after the fuzz: opcode %u byte_cnt %u", c.op_own >> 4, be32toh(c.byte_cnt));
+	side_close(&x);
+	side_close(&y);
+	printf("ok   %u hostile datagrams (%u well-formed RoCEv2) at live RC/UD QPs; daemon still carries a SEND\n",
+	       n, built);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct side a, b;
@@ -410,10 +551,12 @@ int main(int argc, char **argv)
 	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
 	int i;
 
-	if (argc != 2 && !(argc == 4 && !strcmp(argv[2], "lossy"))) {
-		fprintf(stderr, "usage: daemon_datapath SOCK [lossy N]\n");
+	if (argc != 2 && !(argc == 4 && (!strcmp(argv[2], "lossy") || !strcmp(argv[2], "netfuzz")))) {
+		fprintf(stderr, "usage: daemon_datapath SOCK [lossy N | netfuzz N]\n");
 		return 2;
 	}
+	if (argc == 4 && !strcmp(argv[2], "netfuzz"))
+		return netfuzz(argv[1], (uint32_t)atoi(argv[3]));
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	if (argc == 4) {

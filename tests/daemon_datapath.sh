@@ -38,3 +38,11 @@ st=$("$UROCED" --admin "$SOCK" status | grep '^udp ')
 echo "$st"
 dropped=$(echo "$st" | sed -n 's/.*tx_dropped=\([0-9]*\).*/\1/p')
 [ "${dropped:-0}" -gt 0 ] || fail "--loss 5 dropped nothing: $st"
+
+# Hostile network input at live QPs: the daemon survives and still carries
+# traffic.
+stop_uroced
+start_uroced --mtu 1024
+"$top_builddir/tests/daemon_datapath" "$SOCK" netfuzz 20000 || fail "network fuzz"
+kill -0 "$PID" 2>/dev/null || fail "uroced died of the network fuzz"
+[ "$(totals)" = "totals clients=0 pd=0 mr=0 cq=0 qp=0 ah=0" ] || fail "totals after the network fuzz: $(totals)"
