@@ -58,6 +58,8 @@ int op_hello(struct client *c, struct ctl_call *call)
 	resp->hca_core_clock_khz = d->clock.page->freq_khz;
 	resp->timestamp_mask = d->clock.page->mask;
 	resp->client_id = c->id;
+	/* the daemon executes the WQEs of the QP rings (emu/datapath.c) */
+	resp->caps = UROCE_HELLO_CAP_WQE_RINGS;
 	resp->gid_tbl_len = d->gid_tbl_len;
 	resp->udp_port = d->port;
 	resp->addr_family = d->addr.ss_family;
