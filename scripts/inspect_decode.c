@@ -159,6 +159,38 @@ static void validity(struct insp_rec *rec, int rc)
 	rec->have_bth = rec->have_all || (rc >= ROCE_E_TVER && rc <= ROCE_E_PAD_TOO_BIG);
 }
 
+/*
+ * A RoCE packet cut by the snapshot length (tcpdump -s 128 is a common way
+ * to record only headers): fill the BTH fields when the capture holds the
+ * whole BTH.  Only the BTH: the codec takes the last captured bytes for the
+ * ICRC, so nothing after the BTH is trusted.
+ */
+static void cut_bth(const struct link_info *l, struct insp_rec *rec)
+{
+	const uint8_t *p = l->l3;
+	struct roce_pkt pkt;
+	size_t off;
+
+	if (rec->version == 1)
+		off = ROCE_GRH_LEN;
+	else if (l->kind == LINK_IPV4)
+		off = ROCE_IPV4_HLEN + ROCE_UDP_HLEN;
+	else
+		off = ROCE_IPV6_HLEN + ROCE_UDP_HLEN;
+	if (l->l3_len < off + ROCE_BTH_LEN)
+		return;
+	/* The encapsulation must be the plain one the codec knows. */
+	if (rec->version == 1 ? p[0] >> 4 != 6 || p[6] != ROCE_GRH_NXTHDR_BTH
+	    : l->kind == LINK_IPV4 ? p[0] != 0x45 || p[9] != IPPROTO_UDP_NUM
+				   : p[0] >> 4 != 6 || p[6] != IPPROTO_UDP_NUM)
+		return;
+	if (roce_parse_bth(p + off, l->l3_len - off, &pkt) == ROCE_E_INVAL)
+		return;
+	rec->pkt.h = pkt.h;
+	rec->pkt.op = pkt.op;
+	rec->have_bth = 1;
+}
+
 enum insp_status insp_decode(int dlt, const uint8_t *frame, size_t caplen, size_t len,
 			     uint16_t port, struct insp_rec *rec)
 {
@@ -220,8 +252,11 @@ enum insp_status insp_decode(int dlt, const uint8_t *frame, size_t caplen, size_
 	} else {
 		rec->status = INSP_MALFORMED;
 		/* The real reason a packet is short is the snapshot length. */
-		if (caplen < len)
+		if (caplen < len) {
 			rec->err = INSP_E_CAPTURE_TRUNCATED;
+			if (!rec->have_bth)
+				cut_bth(l, rec);
+		}
 	}
 	return rec->status;
 }

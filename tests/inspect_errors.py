@@ -140,9 +140,18 @@ MALFORMED = [
     ("truncated in the RETH", ipv4_fix(W1, 14 + 20 + 8 + 12 + 8), None, 7,
      "7 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 RC_RDMA_WRITE_FIRST dqpn 0x000022 psn 1004 "
      "MALFORMED TRUNC_RETH: truncated in the RETH", "TRUNC_RETH"),
+    # A headers-only capture (tcpdump -s 100): the BTH is shown, nothing after it.
     ("cut by the snapshot length", S3[:100], len(S3), 3,
+     "3 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 RC_SEND_FIRST dqpn 0x000022 psn 1001 "
+     "MALFORMED CAPTURE_TRUNCATED: packet cut short by the capture's snapshot length (caplen < len)",
+     "CAPTURE_TRUNCATED"),
+    ("cut by the snapshot length inside the BTH", S3[:14 + 20 + 8 + 11], len(S3), 3,
      "3 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 MALFORMED CAPTURE_TRUNCATED: "
      "packet cut short by the capture's snapshot length (caplen < len)", "CAPTURE_TRUNCATED"),
+    ("RoCEv1 cut by the snapshot length", FRAMES[38][:14 + 40 + 12], len(FRAMES[38]), 39,
+     "39 RoCEv1 ::ffff:15.0.0.2 > ::ffff:15.0.0.2 RC_RDMA_WRITE_ONLY dqpn 0x00010a psn 10979516 "
+     "MALFORMED CAPTURE_TRUNCATED: packet cut short by the capture's snapshot length (caplen < len)",
+     "CAPTURE_TRUNCATED"),
     ("reserved opcode", bytes(unknown_op), None, 1,
      "1 RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 UNKNOWN dqpn 0x000022 psn 1000 "
      "MALFORMED OPCODE_UNKNOWN: reserved or vendor-specific opcode", "OPCODE_UNKNOWN"),
@@ -177,6 +186,11 @@ for name, bad, origlen, n, line, errname in MALFORMED:
     if not want[op]:
         del want[op]
     check_eq(objs[-1]["summary"]["opcodes"], want, name + ": JSON summary opcodes")
+    # JSON carries the BTH exactly when the text line does.
+    keys = ("destqp", "psn")
+    check_eq(tuple(o.get(k) for k in keys),
+             tuple(BASE_JSON[n - 1][k] for k in keys) if " psn " in line else (None, None),
+             name + ": JSON BTH fields")
 
 # ------------------------------------------------- framing variants
 V1 = {38, 39}      # 0-based indexes of the RoCEv1 frames (no IP: not in raw-IP files)
