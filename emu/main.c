@@ -324,6 +324,16 @@ int main(int argc, char **argv)
 		close(pipefd[1]); /* parent exits 0 now */
 	}
 
+	/* Applications busy-poll their CQs (a NIC is hardware and never waits
+	 * for a CPU); on a small machine they would starve the daemon that
+	 * does the NIC's work: measured 3.9 ms per ibv_rc_pingpong iteration on
+	 * 2 cores at nice 0, 0.26 ms at -15. Raise our priority when allowed. */
+	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
+		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
+	else
+		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
+		     strerror(errno));
+
 	ev_run(loop, 0);
 
 	ctl_server_stop(&dev, 1);

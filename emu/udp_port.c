@@ -50,6 +50,18 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 			return e;
 		}
 	}
+	{
+		/* A QP may have 128 packets of up to 4 KiB in flight and every
+		 * QP of the device shares this socket: make room for bursts so
+		 * they are not dropped (and retransmitted after a timeout).
+		 * FORCE needs CAP_NET_ADMIN; otherwise net.core.rmem_max caps it. */
+		int sz = UDP_PORT_BUF_BYTES;
+
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
+			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	}
 	if (bind(fd, addr, len) < 0) {
 		e = errno;
 		close(fd);

@@ -11,6 +11,9 @@
 #include <sys/socket.h>
 #include <ev.h>
 
+/* Socket buffer size asked for (bytes, each direction). */
+#define UDP_PORT_BUF_BYTES (16 * 1024 * 1024)
+
 struct udp_port {
 	int fd;
 	ev_io io;
