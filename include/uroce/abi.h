@@ -368,9 +368,11 @@ struct uroce_create_cq_resp {
 /*
  * DESTROY_CQ: handle. EBUSY while a QP uses the CQ.
  * Reply: comp_events_reported / async_events_reported — how many completion
- * events and async events the daemon ever wrote for this CQ; the provider
- * waits until the application acked that many (ibv_ack_cq_events) before
- * freeing, as libibverbs does with the kernel's counts.
+ * events and async events the daemon ever WROTE for this CQ. Note the kernel
+ * reports events the application READ (an event left unread in the channel
+ * is dropped and never acked): for completion events the provider must wait
+ * on its own count of events ibv_get_cq_event returned (the cq_event op),
+ * not on comp_events_reported, or a destroy after an unread event hangs.
  */
 struct uroce_destroy_cq_resp {
 	struct uroce_hdr hdr;
