@@ -43,6 +43,10 @@ static int parse_port(const char *s, uint16_t *port)
 	char *end;
 	unsigned long v;
 
+	/* digits only: strtoul would accept " 5" and "+5", and read
+	 * "-18446744073709551615" as 1 */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || v < 1 || v > 65535)
