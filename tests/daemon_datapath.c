@@ -155,6 +155,7 @@ static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 }
 
 static uint8_t qp_timeout = 14;
+static const char *status_sock;
 
 static void connect_qp(struct side *s, uint32_t dest)
 {
@@ -406,6 +407,25 @@ static int lossy(struct side *a, struct side *b, uint32_t n)
 		usleep(50);
 	}
 	printf("ok   %u RC SENDs of 1..8000 bytes over a lossy link: in order, byte-exact, each completed once\n", n);
+	{
+		/* the losses show in the sender's per-QP counters in `status` */
+		static char text[65536];
+		char want[64], *line;
+		unsigned long long tx = 0, re = 0;
+
+		if (dp_status_text(status_sock, text, sizeof(text)))
+			die("status", EIO);
+		snprintf(want, sizeof(want), "  qp qpn=0x%x ", a->qpn);
+		line = strstr(text, want);
+		if (!line || !strstr(line, "tx_pkts=") ||
+		    sscanf(strstr(line, "tx_pkts="), "tx_pkts=%llu", &tx) != 1 ||
+		    sscanf(strstr(line, "retransmits="), "retransmits=%llu", &re) != 1 || tx < n || re == 0) {
+			fprintf(stderr, "FAIL lossy: status counters of qpn 0x%x: tx_pkts %llu retransmits %llu\n",
+				a->qpn, tx, re);
+			return 1;
+		}
+		printf("ok   status: qpn 0x%x tx_pkts=%llu retransmits=%llu\n", a->qpn, tx, re);
+	}
 	return 0;
 }
 
@@ -559,6 +579,7 @@ int main(int argc, char **argv)
 		return netfuzz(argv[1], (uint32_t)atoi(argv[3]));
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
+	status_sock = argv[1];
 	if (argc == 4) {
 		/* retransmit after 4.096 us * 2^8 = 1 ms: losses cost little time */
 		qp_timeout = 8;

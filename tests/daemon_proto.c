@@ -261,6 +261,30 @@ int dp_modify_qp(struct dp_session *ss, uint32_t qp, const struct ibv_qp_attr *a
 	return dp_call(ss->s, &req, NULL, 0, &resp, sizeof(resp), NULL, NULL);
 }
 
+int dp_status_text(const char *path, char *buf, size_t cap)
+{
+	struct uroce_hdr req;
+	struct uroce_admin_status_resp resp;
+	int s = dp_connect(path), fd = -1, n = 0, rc;
+	ssize_t len;
+
+	if (s < 0)
+		return errno;
+	dp_hdr(&req, UROCE_OP_ADMIN_STATUS, 9);
+	rc = dp_call(s, &req, NULL, 0, &resp, sizeof(resp), &fd, &n);
+	close(s);
+	if (rc)
+		return rc < 0 ? EIO : rc;
+	if (n != 1)
+		return EPROTO;
+	len = pread(fd, buf, cap - 1, 0);
+	close(fd);
+	if (len < 0)
+		return errno;
+	buf[len] = 0;
+	return 0;
+}
+
 int dp_status_totals(const char *path, struct dp_totals *t)
 {
 	struct uroce_hdr req;

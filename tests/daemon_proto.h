@@ -60,4 +60,8 @@ struct dp_totals {
 };
 int dp_status_totals(const char *path, struct dp_totals *t);
 
+/* The whole ADMIN_STATUS text into BUF (NUL-terminated, at most CAP-1
+ * bytes). Returns 0 or status/errno. */
+int dp_status_text(const char *path, char *buf, size_t cap);
+
 #endif
