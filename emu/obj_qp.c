@@ -202,6 +202,16 @@ int op_modify_qp(struct client *c, struct ctl_call *call)
 	if (rc)
 		return rc;
 	qp_apply(qp, &req->attr, req->attr_mask, next);
+	if (next == IBV_QPS_RESET && qp->ring) {
+		/* RESET empties both queues: whatever was posted is discarded
+		 * and every slot is free again (indices keep running). */
+		struct uroce_qp_ring_hdr *h = qp->ring;
+
+		qp->sq_next = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
+		qp->rq_next = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&h->sq_ci, qp->sq_next, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->rq_ci, qp->rq_next, __ATOMIC_RELEASE);
+	}
 	if (cur != next)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x sq_psn 0x%x rq_psn 0x%x)",
 		     c->id, qp->qpn, qp_state_name(cur), qp_state_name(next), qp->attr.dest_qp_num,

@@ -658,6 +658,21 @@ int main(int argc, char **argv)
 	CHECK(be16toh(e->wqe_counter) == 4, "flush: wqe_counter %u", be16toh(e->wqe_counter));
 	printf("ok   wrong rkey: REQ_ERR remote access, then WR_FLUSH\n");
 
+	/* RESET empties the queues: a receive still posted on b is discarded
+	 * and every slot is free again (ci = pi). */
+	post_recv(&b, 0, 64);
+	{
+		struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
+		int rc = dp_modify_qp(&b.ss, b.qp, &r, IBV_QP_STATE);
+
+		CHECK(rc == 0, "RESET: %d", rc);
+		CHECK(__atomic_load_n(&b.qh->rq_ci, __ATOMIC_ACQUIRE) == b.rq_pi, "RESET: rq_ci %u, rq_pi %u",
+		      b.qh->rq_ci, b.rq_pi);
+		CHECK(__atomic_load_n(&b.qh->sq_ci, __ATOMIC_ACQUIRE) == b.sq_pi, "RESET: sq_ci %u, sq_pi %u",
+		      b.qh->sq_ci, b.sq_pi);
+		printf("ok   RESET discards posted WQEs: ci = pi on both queues\n");
+	}
+
 	/* UD: SEND 1000 bytes through an AH; 40-byte GRH area with the IPv4
 	 * header at offset 20; GRH flag and RoCE packet type 2 in the CQE. */
 	{

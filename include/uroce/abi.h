@@ -690,6 +690,9 @@ static inline uint64_t uroce_clock_to_wall_ns(const struct uroce_clock_snap *s, 
  * its completion is written, or — unsignalled — once retired by a later CQE).
  * The CQE's wqe_counter is the WQE number & 0xFFFF (mlx5 semantics: the
  * provider's wr_id array is indexed by wqe_counter & (cnt-1)).
+ * Indices are never reset: on a transition to RESET the daemon discards what
+ * was posted and sets sq_ci = sq_pi and rq_ci = rq_pi (as read then), so every
+ * slot is free and posting continues from the same numbers.
  *
  * What the daemon checks in each WQE it reads (a failing WQE completes with
  * IBV_WC_LOC_QP_OP_ERR, the QP goes to ERR and IBV_EVENT_QP_FATAL follows):
