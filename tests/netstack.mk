@@ -26,6 +26,10 @@ tests_netstack_psn_LDADD = $(NETSTACK_TEST_LDADD)
 
 dist_check_DATA += tests/data/icrc.tsv
 
+# The same unit tests under valgrind memcheck (out-of-bounds reads, leaks).
+TESTS += tests/netstack_valgrind.sh
+EXTRA_DIST += tests/netstack_valgrind.sh
+
 # libFuzzer harness: the netstack sources compiled directly with $(FUZZ_CC)
 # and ASan/UBSan (not the gcc-built .la).  `make check` runs it for 5 s from
 # the committed seed corpus; `make fuzz FUZZ_SECONDS=600` runs it longer.
