@@ -151,6 +151,14 @@ int pcapw_write(struct pcapw *w, const void *frame, size_t len, const struct tim
 		errno = EINVAL;
 		return -1;
 	}
+	/* The record stores seconds as 32 unsigned bits; libpcap would wrap others. */
+	if (ts->tv_sec < 0 || (uint64_t)ts->tv_sec > UINT32_MAX) {
+		set_err(w->errbuf, sizeof(w->errbuf),
+			"pcap write: tv_sec %lld outside the format's 0..4294967295",
+			(long long)ts->tv_sec);
+		errno = EINVAL;
+		return -1;
+	}
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.ts.tv_sec = ts->tv_sec;

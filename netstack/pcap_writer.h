@@ -58,9 +58,9 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
  *         snaplen of them are written, as "caplen").
  * @ts:    capture time (CLOCK_REALTIME in the daemon; a fixed value in tests
  *         for byte-exact files); NULL = now (CLOCK_REALTIME).  tv_nsec must
- *         be 0..999999999.
+ *         be 0..999999999, tv_sec 0..2^32-1 (the record's 32-bit seconds).
  * Returns 0, or -1 with errno set: EINVAL (NULL frame with len > 0, len >
- * UINT32_MAX, bad tv_nsec), EIO/ENOSPC/... (the stream's write error; the
+ * UINT32_MAX, bad tv_nsec or tv_sec), EIO/ENOSPC/... (the stream's write error; the
  * message is in pcapw_error()).  After a write error the writer stays
  * usable but the file is incomplete, and pcapw_close() reports the error.
  */

@@ -199,6 +199,16 @@ START_TEST(write_errors)
 	ck_assert_int_eq(pcapw_write(w, f, sizeof(f), &bad), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_str_eq(pcapw_error(w), "pcap write: tv_nsec 1000000000 out of range");
+	/* seconds the record's 32 unsigned bits cannot hold */
+	bad.tv_nsec = 0;
+	bad.tv_sec = -1;
+	errno = 0;
+	ck_assert_int_eq(pcapw_write(w, f, sizeof(f), &bad), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(pcapw_error(w), "pcap write: tv_sec -1 outside the format's 0..4294967295");
+	bad.tv_sec = (time_t)UINT32_MAX + 1;
+	ck_assert_int_eq(pcapw_write(w, f, sizeof(f), &bad), -1);
+	ck_assert_str_eq(pcapw_error(w), "pcap write: tv_sec 4294967296 outside the format's 0..4294967295");
 	/* nothing was written by the failed calls */
 	ck_assert_uint_eq(pcapw_frames(w), 0);
 	ck_assert_int_eq(pcapw_write(w, NULL, 0, NULL), 0);
