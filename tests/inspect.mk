@@ -16,7 +16,7 @@ regen-sample: tests/gen_pcap$(EXEEXT)
 # Python 3 (stdlib only) tests run by the automake harness; they find the
 # programs through $top_builddir and real tshark through $TSHARK.
 INSPECT_TESTS = tests/inspect_sample.py tests/inspect_tshark.py tests/inspect_errors.py \
-	tests/inspect_live.py
+	tests/inspect_live.py tests/inspect_truncate.py
 TESTS += $(INSPECT_TESTS)
 EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py
 
