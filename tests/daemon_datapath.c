@@ -12,6 +12,7 @@
  * 1024; RESP_WR_IMM with the immediate); RDMA READ of 5000 bytes (byte
  * count, data); a WRITE with a wrong rkey (REQ_ERR, syndrome REMOTE_ACCESS),
  * after which the QP is in ERR and a further SEND is flushed (WR_FLUSH);
+ * UC: SEND 2500 bytes and RDMA WRITE 3000 bytes;
  * UD: a WQE without an AH (LOC_QP_OP_ERR), then SEND 1000 bytes through an
  * AH (byte count 40 + 1000, IPv4 header at offset 20 of the GRH area, GRH
  * flag and RoCE packet type 2 in flags_rqpn, payload at offset 40).
@@ -262,6 +263,39 @@ static void side_close(struct side *s)
 	munmap(s->qh, s->lay.size);
 	close(s->chan);
 	free(s->buf);
+}
+
+/* UC QP connected to DEST: the UC masks (no RDMA READ or ACK attributes). */
+static void uc_connect(struct side *s, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
+		die("UC INIT", rc);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = dest;
+	a.rq_psn = 0x700;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
+	a.ah_attr.grh.dgid.raw[12] = 127;
+	a.ah_attr.grh.dgid.raw[15] = 1;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
+			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)))
+		die("UC RTR", rc);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x700;
+	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN)))
+		die("UC RTS", rc);
 }
 
 /* UD QP to RTS (Q_Key 0x11111111). */
@@ -671,6 +705,40 @@ int main(int argc, char **argv)
 		CHECK(__atomic_load_n(&b.qh->sq_ci, __ATOMIC_ACQUIRE) == b.sq_pi, "RESET: sq_ci %u, sq_pi %u",
 		      b.qh->sq_ci, b.sq_pi);
 		printf("ok   RESET discards posted WQEs: ci = pi on both queues\n");
+	}
+
+	/* UC: SEND 2500 bytes (3 packets) and RDMA WRITE 3000 bytes */
+	{
+		struct side u, v;
+
+		memset(&u, 0, sizeof(u));
+		memset(&v, 0, sizeof(v));
+		setup_type(&u, argv[1], IBV_QPT_UC);
+		setup_type(&v, argv[1], IBV_QPT_UC);
+		uc_connect(&u, v.qpn);
+		uc_connect(&v, u.qpn);
+		for (i = 0; i < 6000; i++)
+			u.buf[i] = (unsigned char)(i * 13 + 1);
+		post_recv(&v, 0, 4096);
+		post_send(&u, IBV_WR_SEND, 0, 2500, 0, 0, 0);
+		c = poll_cqe(&u, "UC send");
+		CHECK(c.op_own >> 4 == MLX5_CQE_REQ && be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_SEND,
+		      "UC send: opcode %u", c.op_own >> 4);
+		c = poll_cqe(&v, "UC recv");
+		CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND && be32toh(c.byte_cnt) == 2500, "UC recv: opcode %u len %u",
+		      c.op_own >> 4, be32toh(c.byte_cnt));
+		CHECK(!memcmp(v.buf, u.buf, 2500), "UC recv: bytes");
+		post_send(&u, IBV_WR_RDMA_WRITE, 3000, 3000, (uintptr_t)v.buf + 8192, v.mr.rkey, 0);
+		c = poll_cqe(&u, "UC write");
+		CHECK(c.op_own >> 4 == MLX5_CQE_REQ && be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_WRITE,
+		      "UC write: opcode %u", c.op_own >> 4);
+		/* UC has no ACK: the requester completes when sent; wait for the bytes */
+		for (i = 0; i < 10000 && memcmp(v.buf + 8192, u.buf + 3000, 3000); i++)
+			usleep(1000);
+		CHECK(!memcmp(v.buf + 8192, u.buf + 3000, 3000), "UC write: bytes");
+		side_close(&u);
+		side_close(&v);
+		printf("ok   UC SEND 2500 bytes and RDMA WRITE 3000 bytes\n");
 	}
 
 	/* UD: SEND 1000 bytes through an AH; 40-byte GRH area with the IPv4
