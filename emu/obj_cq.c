@@ -178,30 +178,15 @@ static int cqe_wakes_solicited(uint8_t op_own)
 void cq_check_arm(struct cq *cq)
 {
 	uint32_t word = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[1], __ATOMIC_ACQUIRE));
-	uint32_t pi24, n, i;
 
 	if (word == cq->last_arm_word || !(word & UROCE_CQ_ARM_CMD))
 		return;
+	/* Armed for the next CQE only: CQEs already in the ring do not fire
+	 * (the consumer polls after arming to find them, see abi.h). */
 	cq->last_arm_word = word;
 	cq->armed = true;
 	cq->arm_solicited = word & UROCE_CQ_ARM_SOLICITED;
 	cq->arm_ci = word & UROCE_CQ_CI_MASK;
-	/* CQEs the consumer had not seen when it armed fire at once. */
-	pi24 = cq->pi & UROCE_CQ_CI_MASK;
-	n = (pi24 - cq->arm_ci) & UROCE_CQ_CI_MASK;
-	if (n == 0)
-		return;
-	if (n > cq->nent)
-		n = cq->nent;
-	if (!cq->arm_solicited) {
-		cq_fire(cq);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (cqe_wakes_solicited(ring_cqe(cq, cq->pi - 1 - i)->op_own)) {
-			cq_fire(cq);
-			return;
-		}
 }
 
 int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe)
@@ -228,7 +213,10 @@ int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe)
 	/* The owner bit hands the CQE over: everything else must be visible first. */
 	__atomic_store_n(&slot->op_own, op_own, __ATOMIC_RELEASE);
 	cq->pi++;
-	/* A CQE that raced with an arm not yet read still fires: read it now. */
+	/* Publish, full fence, then read the arm word (the provider: store the
+	 * arm word, doorbell syscall, then poll). Either we see the arm and
+	 * fire, or its poll after arming sees this CQE: no lost wake-up. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	cq_check_arm(cq);
 	if (cq->armed && (!cq->arm_solicited || cqe_wakes_solicited(op_own)))
 		cq_fire(cq);

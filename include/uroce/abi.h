@@ -302,16 +302,20 @@ struct uroce_reg_mr_resp {
  *
  * Firing: an armed CQ fires (one ib_uverbs_comp_event_desc {cq_handle =
  * user_handle} written to the completion channel, MSG_DONTWAIT; then disarmed)
- *   - at arm time, if the CQ already holds CQEs the consumer had not consumed
- *     when it armed: pi != ci of the arm word (for solicited arms: if one of the
- *     CQEs in [ci, pi) is solicited (op_own SE bit) or an error CQE); else
- *   - when the daemon writes the next CQE (solicited arms: the next solicited
- *     or error CQE).
- * Race between arming and a new CQE: the provider polls an empty CQ, a CQE
- * lands, then the provider arms with its old ci. Because the arm carries ci and
- * the daemon compares it with its own producer index, the CQE written before
- * the arm was seen still fires the event at arm time — no completion is ever
- * left without an event (same rule as ConnectX's arm doorbell).
+ * when the daemon writes the next CQE after the arm (solicited arms: the next
+ * solicited — op_own SE bit — or error CQE). CQEs already in the ring when
+ * the CQ is armed do not fire: as with the kernel's rxe and as verbs
+ * applications expect (ibv_get_cq_event(3): get the event, ack, re-arm, then
+ * poll the CQ empty), an event means "a completion arrived since you armed".
+ * (Firing for pending CQEs would hand ibv_rc_pingpong -t -e an event for a
+ * CQE it already consumed, and its start_poll would fail with ENOENT.) The ci
+ * in the arm word is kept for the record only.
+ * Race between arming and a new CQE: the daemon publishes a CQE (release
+ * store of op_own), issues a full fence, then reads the arm word; the
+ * provider stores the arm word, rings the doorbell (a syscall: a full
+ * barrier), then polls. Either the daemon sees the arm and fires, or the
+ * consumer's poll after arming finds the CQE: no completion is lost. The
+ * doorbell only makes the daemon read arm words of idle CQs early.
  * Events delivered are counted per CQ; DESTROY_CQ returns the count so the
  * provider can wait for ibv_ack_cq_events to reach it.
  */
