@@ -24,6 +24,10 @@
  *  close(fd): fd is a channel we made (ibv_destroy_comp_channel) -> also
  *      close our end; then the original close.
  *
+ * Destroying a CQ takes its unread records out of the channel, as the kernel
+ * drops them (uroce_chan_drop_cq_events): otherwise a later
+ * ibv_get_cq_event would return the freed CQ.
+ *
  * Why a SEQPACKET socketpair: ibv_get_cq_event reads exactly 8 bytes per
  * event; record boundaries are kept, no SIGPIPE on the daemon side with
  * MSG_NOSIGNAL, and an eventfd would sum the values (provider-abi.md §2).
@@ -130,6 +134,49 @@ int uroce_chan_peer_fd(int channel_fd)
 	if (peer < 0)
 		errno = EBADF;
 	return peer;
+}
+
+int uroce_chan_drop_cq_events(int channel_fd, uint64_t cq_handle)
+{
+	struct ib_uverbs_comp_event_desc rec, *keep = NULL, *grown;
+	size_t nkeep = 0, cap = 0;
+	int peer, dropped = 0;
+	ssize_t n;
+
+	peer = uroce_chan_peer_fd(channel_fd);
+	if (peer < 0)
+		return 0;
+	for (;;) {
+		n = recv(channel_fd, &rec, sizeof(rec), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break; /* EAGAIN: the channel is empty */
+		if (n != (ssize_t)sizeof(rec))
+			continue; /* not a record the daemon writes */
+		if (rec.cq_handle == cq_handle) {
+			dropped++;
+			continue;
+		}
+		if (nkeep == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(keep, cap * sizeof(*keep));
+			if (!grown)
+				break;
+			keep = grown;
+		}
+		keep[nkeep++] = rec;
+	}
+	/* Put the other CQs' records back (after any the daemon wrote meanwhile). */
+	for (size_t i = 0; i < nkeep; i++) {
+		n = send(peer, &keep[i], sizeof(keep[i]), MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n != (ssize_t)sizeof(keep[i]))
+			fprintf(stderr, "uroce: a completion event of CQ 0x%" PRIx64 " was lost while "
+				"destroying CQ 0x%" PRIx64 ": %s\n", (uint64_t)keep[i].cq_handle,
+				cq_handle, n < 0 ? strerror(errno) : "short write");
+	}
+	free(keep);
+	return dropped;
 }
 
 const char *uroce_chan_error(void)

@@ -10,6 +10,8 @@
 #ifndef UROCE_PROVIDER_COMP_CHANNEL_H
 #define UROCE_PROVIDER_COMP_CHANNEL_H
 
+#include <stdint.h>
+
 /*
  * Installs the write/close hooks in the libibverbs that defines
  * verbs_register_driver_34, once per process (later calls return the first
@@ -41,5 +43,15 @@ void uroce_chan_unregister_cmd_fd(int cmd_fd);
  * would have returned an uninitialised number).
  */
 int uroce_chan_peer_fd(int channel_fd);
+
+/*
+ * Takes the unread records of one CQ (cq_handle, the ibv_cq pointer the
+ * daemon writes) out of a channel, as the kernel drops a destroyed CQ's
+ * events: reads every record available on channel_fd without blocking and
+ * writes the other CQs' records back through the provider's end (after any
+ * the daemon wrote meanwhile). Call after the daemon destroyed the CQ.
+ * Returns the number of records dropped (0 for a channel not made by the hook).
+ */
+int uroce_chan_drop_cq_events(int channel_fd, uint64_t cq_handle);
 
 #endif

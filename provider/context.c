@@ -117,6 +117,8 @@ static void release(struct uroce_context *ctx)
 	pthread_mutex_destroy(&ctx->ctl_lock);
 	pthread_mutex_destroy(&ctx->qp_lock);
 	uroce_qp_table_free(ctx);
+	uroce_event_free_kept(ctx);
+	pthread_mutex_destroy(&ctx->kept_lock);
 }
 
 struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
@@ -136,6 +138,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->doorbell = -1;
 	pthread_mutex_init(&ctx->ctl_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
+	pthread_mutex_init(&ctx->kept_lock, NULL);
 
 	if (read_sysfs_line(dev->ibdev_path, UROCE_SYSFS_SOCKET_FILE, sock_path,
 			    sizeof(sock_path))) {
@@ -215,12 +218,14 @@ static void uroce_free_context(struct ibv_context *ibctx)
  * Called by ibv_get_async_event after it read a record from async_fd. A
  * DEVICE_FATAL (daemon shutting down) makes every later daemon request fail
  * with ENODEV instead of waiting on a dead socket; destroy calls then free
- * the objects locally, as after a kernel device disassociation.
+ * the objects locally, as after a kernel device disassociation. Events of a
+ * CQ or QP are counted: its destroy waits for that many acks (events.c).
  */
 static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 {
 	if (event->event_type == IBV_EVENT_DEVICE_FATAL)
 		to_uctx(ibctx)->dead = true;
+	uroce_event_async_read(event);
 }
 
 /* Slots left NULL keep libibverbs' dummies, which fail with EOPNOTSUPP. */

@@ -193,17 +193,22 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 
 /*
  * ibv_destroy_cq. Returns 0, EBUSY (a QP still uses it) or EINVAL. Like
- * libibverbs over the kernel, waits until the application acknowledged
- * (ibv_ack_cq_events / ibv_ack_async_event) every event the daemon delivered.
+ * libibverbs over the kernel: the CQ's unread completion events are dropped
+ * from its channel, and destroy waits until the application acknowledged
+ * (ibv_ack_cq_events / ibv_ack_async_event) every event it read for the CQ
+ * (events.c). A CQ with an unread async event (CQ_ERR) stays allocated
+ * until ibv_close_device.
  */
 int uroce_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
+	struct uroce_context *ctx = to_uctx(ibcq->context);
 	struct uroce_handle_req req = { .handle = cq->handle };
 	struct uroce_destroy_cq_resp resp;
+	bool async_unread;
 	int ret;
 
-	ret = uroce_ctl_call(to_uctx(ibcq->context), UROCE_OP_DESTROY_CQ, &req, sizeof(req),
+	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_CQ, &req, sizeof(req),
 			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
 	if (ret == EIO || ret == ENODEV) {
 		/* The daemon is gone: nothing more can be delivered. */
@@ -212,16 +217,24 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	} else if (ret) {
 		return ret;
 	}
-	if (resp.comp_events_reported || resp.async_events_reported) {
-		pthread_mutex_lock(&ibcq->mutex);
-		while (ibcq->comp_events_completed < resp.comp_events_reported ||
-		       ibcq->async_events_completed < resp.async_events_reported)
-			pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
-		pthread_mutex_unlock(&ibcq->mutex);
-	}
+	/* The daemon wrote this CQ's last record before its reply. */
+	if (ibcq->channel)
+		uroce_chan_drop_cq_events(ibcq->channel->fd, (uint64_t)(uintptr_t)ibcq);
+	pthread_mutex_lock(&ibcq->mutex);
+	while (ibcq->comp_events_completed <
+		       __atomic_load_n(&cq->comp_events_read, __ATOMIC_ACQUIRE) ||
+	       ibcq->async_events_completed <
+		       __atomic_load_n(&cq->async_events_read, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&ibcq->cond, &ibcq->mutex);
+	pthread_mutex_unlock(&ibcq->mutex);
+	async_unread = resp.async_events_reported >
+		       __atomic_load_n(&cq->async_events_read, __ATOMIC_ACQUIRE);
 	unmap_ring(cq);
+	cq->ring = NULL;
+	cq->ring_fd = -1;
 	pthread_spin_destroy(&cq->lock);
-	free(cq);
+	if (!async_unread || !uroce_event_keep(ctx, cq))
+		free(cq);
 	return 0;
 }
 
@@ -248,8 +261,14 @@ int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
-/* Called by ibv_get_cq_event for each event of this CQ: next arm gets a new sn. */
+/*
+ * Called by ibv_get_cq_event for each event of this CQ: the next arm gets a
+ * new sn, and destroy_cq waits for this event's ack.
+ */
 void uroce_cq_event(struct ibv_cq *ibcq)
 {
-	to_ucq(ibcq)->arm_sn++;
+	struct uroce_cq *cq = to_ucq(ibcq);
+
+	cq->arm_sn++;
+	__atomic_add_fetch(&cq->comp_events_read, 1, __ATOMIC_RELEASE);
 }

@@ -5,7 +5,8 @@ provider_liburoce_rdmav34_la_SOURCES = \
 	provider/comp_channel.c provider/comp_channel.h \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
-	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/ah.c
+	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/ah.c \
+	provider/events.c
 nodist_provider_liburoce_rdmav34_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_rdmav34_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.

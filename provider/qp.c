@@ -22,7 +22,8 @@
 #define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
 #define UROCE_KNOWN_QP_COMP_MASK ((IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1) - 1)
 
-static void free_qp(struct uroce_qp *qp)
+/* Frees what the QP owns, not the struct itself. */
+static void release_qp(struct uroce_qp *qp)
 {
 	if (qp->ring)
 		munmap(qp->ring, qp->layout.size);
@@ -31,8 +32,17 @@ static void free_qp(struct uroce_qp *qp)
 	free(qp->sq_wrid);
 	free(qp->rq_wrid);
 	free(qp->sq_wqe_head);
+	qp->ring = NULL;
+	qp->ring_fd = -1;
+	qp->sq_wrid = qp->rq_wrid = NULL;
+	qp->sq_wqe_head = NULL;
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
+}
+
+static void free_qp(struct uroce_qp *qp)
+{
+	release_qp(qp);
 	free(qp);
 }
 
@@ -300,7 +310,10 @@ int uroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 
 /*
  * ibv_destroy_qp. Returns 0 or EINVAL. Waits until the application acked
- * (ibv_ack_async_event) every async event the daemon reported for the QP.
+ * (ibv_ack_async_event) every async event it read for the QP (events.c),
+ * never for unread ones; a QP with unread async events stays allocated
+ * (without its rings) until ibv_close_device, so that a late
+ * ibv_ack_async_event of such an event touches valid memory.
  */
 int uroce_destroy_qp(struct ibv_qp *ibqp)
 {
@@ -308,6 +321,7 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	struct uroce_context *ctx = to_uctx(ibqp->context);
 	struct uroce_handle_req req = { .handle = qp->handle };
 	struct uroce_destroy_qp_resp resp;
+	bool unread;
 	int ret;
 
 	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &req, sizeof(req), NULL, 0,
@@ -316,13 +330,19 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 		resp.async_events_reported = 0;
 	else if (ret)
 		return ret;
-	if (resp.async_events_reported) {
-		pthread_mutex_lock(&ibqp->mutex);
-		while (ibqp->events_completed < resp.async_events_reported)
-			pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
-		pthread_mutex_unlock(&ibqp->mutex);
-	}
+	pthread_mutex_lock(&ibqp->mutex);
+	while (ibqp->events_completed < __atomic_load_n(&qp->async_events_read, __ATOMIC_ACQUIRE))
+		pthread_cond_wait(&ibqp->cond, &ibqp->mutex);
+	pthread_mutex_unlock(&ibqp->mutex);
+	unread = resp.async_events_reported >
+		 __atomic_load_n(&qp->async_events_read, __ATOMIC_ACQUIRE);
 	uroce_qp_table_remove(ctx, qp);
+	if (unread) {
+		release_qp(qp);
+		if (!uroce_event_keep(ctx, qp))
+			free(qp);
+		return 0;
+	}
 	pthread_mutex_destroy(&ibqp->mutex);
 	pthread_cond_destroy(&ibqp->cond);
 	free_qp(qp);

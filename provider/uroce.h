@@ -46,6 +46,7 @@ struct uroce_device {
  *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
  *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: ENODEV)
  *   lost       the control connection broke (requests: EIO)
+ *   kept       destroyed CQs/QPs that late async events may still name (events.c)
  */
 struct uroce_context {
 	struct verbs_context vctx;
@@ -59,6 +60,8 @@ struct uroce_context {
 	int num_comp_vectors;
 	bool dead;
 	bool lost;
+	pthread_mutex_t kept_lock;
+	struct uroce_kept *kept;
 	pthread_mutex_t qp_lock; /* serialises changes of qp_table */
 	/* QPN -> QP for polling, two levels of 4096 like mlx5's qp_table: read
 	 * without a lock (atomic loads), changed under qp_lock. */
@@ -86,6 +89,8 @@ struct uroce_ah {
  *   nent       ring entries (power of two); ibv_cq.cqe reports nent - 1
  *   cons_index free-running consumer index (CQEs consumed)
  *   arm_sn     2-bit arm sequence number, advanced by the cq_event op
+ *   comp_events_read, async_events_read   events ibv_get_cq_event /
+ *              ibv_get_async_event returned for this CQ (events.c)
  */
 struct uroce_cq {
 	struct verbs_cq vcq;
@@ -94,6 +99,8 @@ struct uroce_cq {
 	uint32_t nent;
 	uint32_t cons_index;
 	uint32_t arm_sn;
+	uint32_t comp_events_read;
+	uint32_t async_events_read;
 	uint64_t wc_flags;    /* IBV_WC_EX_WITH_* requested at creation */
 	bool single_threaded; /* IBV_CREATE_CQ_ATTR_SINGLE_THREADED: no lock */
 	int ring_fd;
@@ -125,6 +132,7 @@ struct uroce_qp {
 	uint32_t *sq_wqe_head;     /* per slot: sq_head at the time of posting */
 	pthread_spinlock_t sq_lock, rq_lock;
 	int sq_sig_all;
+	uint32_t async_events_read; /* events ibv_get_async_event returned for it (events.c) */
 };
 
 static inline struct uroce_context *to_uctx(struct ibv_context *ctx)
@@ -220,6 +228,21 @@ void uroce_qp_table_free(struct uroce_context *ctx);
 /* post.c */
 int uroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int uroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/* events.c */
+
+/* Counts an event ibv_get_async_event returned against its CQ or QP (async_event op). */
+void uroce_event_async_read(struct ibv_async_event *ev);
+
+/*
+ * Keeps obj (a destroyed struct uroce_cq / uroce_qp) allocated until the
+ * context closes, because an unread async event names it. Returns false
+ * (nothing kept) without memory.
+ */
+bool uroce_event_keep(struct uroce_context *ctx, void *obj);
+
+/* Frees the kept objects (context teardown). */
+void uroce_event_free_kept(struct uroce_context *ctx);
 
 /* ah.c */
 struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

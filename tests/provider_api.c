@@ -701,6 +701,142 @@ static void after_daemon(struct held *h, int want_errno)
 	ck_assert_int_eq(ibv_close_device(h->ctx), 0);
 }
 
+/* RESET -> INIT -> RTR -> RTS for a UD QP (no peer needed). */
+static void ud_to_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111 };
+
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					       IBV_QP_QKEY), 0);
+	a.qp_state = IBV_QPS_RTR;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	a.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+}
+
+/* An RC QP on cq in INIT with one receive posted, armed CQ, then moved to ERR:
+ * the flushed receive completes and fires cq's completion event. */
+static struct ibv_qp *flush_one_recv(struct ibv_pd *pd, struct ibv_cq *cq, struct ibv_mr *mr)
+{
+	struct ibv_qp *qp = make_qp(pd, cq, IBV_QPT_RC);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_sge sge = { .addr = (uintptr_t)mr->addr, .length = 16, .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					       IBV_QP_ACCESS_FLAGS), 0);
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+	a.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+	return qp;
+}
+
+/*
+ * A CQ destroyed while its completion event sits unread in the channel:
+ * ibv_destroy_cq returns 0 (it waits only for events the application read,
+ * as over the kernel; it used to wait forever), and the channel, shared with
+ * a second CQ, then delivers exactly the second CQ's event, never the freed
+ * one's.
+ */
+START_TEST(test_destroy_cq_unread_event)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	static char buf[64];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_cq *cq1 = ibv_create_cq(ctx, 4, NULL, ch, 0);
+	struct ibv_cq *cq2 = ibv_create_cq(ctx, 4, (void *)0x2222, ch, 0);
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_qp *qp1, *qp2;
+	struct ibv_cq *ev_cq;
+	struct ibv_wc wc;
+	void *ev_ctx;
+
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_ptr_nonnull(cq1);
+	ck_assert_ptr_nonnull(cq2);
+	qp1 = flush_one_recv(pd, cq1, mr);
+	/* wait (hang guard only) until cq1's event is in the channel */
+	ck_assert_int_eq(poll(&pfd, 1, 20000), 1);
+	qp2 = flush_one_recv(pd, cq2, mr);
+	ck_assert_int_eq(ibv_destroy_qp(qp1), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq1), 0);
+	/* cq2's event: wait for its CQE, then for the record */
+	for (int i = 0; i < 2000 && ibv_poll_cq(cq2, 1, &wc) == 0; i++)
+		poll(NULL, 0, 10);
+	ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(poll(&pfd, 1, 20000), 1);
+	ck_assert_int_eq(ibv_get_cq_event(ch, &ev_cq, &ev_ctx), 0);
+	ck_assert_ptr_eq(ev_cq, cq2);
+	ck_assert_ptr_eq(ev_ctx, (void *)0x2222);
+	ibv_ack_cq_events(cq2, 1);
+	ck_assert_int_eq(poll(&pfd, 1, 0), 0);
+	ck_assert_int_eq(ibv_destroy_qp(qp2), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq2), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/*
+ * A QP destroyed while its async event (SQ_DRAINED) is unread: ibv_destroy_qp
+ * returns 0 (it used to wait forever for an ack of an event nobody read);
+ * the late event still names the QP, and acking it touches valid memory.
+ */
+START_TEST(test_destroy_qp_unread_async)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *qp = make_qp(pd, cq, IBV_QPT_UD);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1 };
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	ck_assert_ptr_nonnull(qp);
+	ud_to_rts(qp);
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	ck_assert_int_eq(poll(&pfd, 1, 20000), 1);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_get_async_event(ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_SQ_DRAINED);
+	ck_assert_ptr_eq(ev.element.qp, qp);
+	ibv_ack_async_event(&ev);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
+/* The same event read and acked before the destroy: the ordinary path. */
+START_TEST(test_destroy_qp_acked_async)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *qp = make_qp(pd, cq, IBV_QPT_UD);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD, .en_sqd_async_notify = 1 };
+	struct ibv_async_event ev;
+
+	ck_assert_ptr_nonnull(qp);
+	ud_to_rts(qp);
+	ck_assert_int_eq(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	ck_assert_int_eq(ibv_get_async_event(ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_SQ_DRAINED);
+	ck_assert_ptr_eq(ev.element.qp, qp);
+	ibv_ack_async_event(&ev);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 /* Runs a shell command from the environment variable var; it must succeed. */
 static void run_env_cmd(const char *var)
 {
@@ -770,6 +906,9 @@ int main(void)
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_no_fd_leak);
 	tcase_add_test(tc, test_port_events);
+	tcase_add_test(tc, test_destroy_cq_unread_event);
+	tcase_add_test(tc, test_destroy_qp_unread_async);
+	tcase_add_test(tc, test_destroy_qp_acked_async);
 	suite_add_tcase(s, tc);
 	/* These end the daemon: the wrapper runs each alone (CK_RUN_CASE) on a fresh one. */
 	tc = tcase_create("shutdown");
