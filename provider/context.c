@@ -136,6 +136,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 		return NULL;
 	ctx->sock = -1;
 	ctx->doorbell = -1;
+	ctx->pid = getpid();
 	pthread_mutex_init(&ctx->ctl_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
 	pthread_mutex_init(&ctx->kept_lock, NULL);

@@ -143,6 +143,17 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 	*nrfds = 0;
 	if (ctx->dead)
 		return ENODEV;
+	if (getpid() != ctx->pid) {
+		/* A fork child shares the parent's connection: its requests would
+		 * take the parent's replies. Checked before locking: ctl_lock may
+		 * have been held by another thread at fork(). */
+		if (!ctx->lost)
+			fprintf(stderr, UROCE_LOG_PREFIX "%s: context of pid %d used in pid %d (after fork); "
+				"verbs objects do not survive fork(), requests fail with EIO\n",
+				ctx->hello.dev_name, (int)ctx->pid, (int)getpid());
+		ctx->lost = true;
+		return EIO;
+	}
 
 	pthread_mutex_lock(&ctx->ctl_lock);
 	memset(h, 0, sizeof(*h));
@@ -166,8 +177,11 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		ret = EIO;
 	} else if ((size_t)n != resp_len || r->magic != UROCE_MSG_MAGIC ||
 		   r->opcode != opcode || r->seq != h->seq || r->length != (uint32_t)n) {
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: malformed reply to %s (%zd bytes)\n",
-			ctx->hello.dev_name, op_name(opcode), n);
+		char why[64];
+
+		/* Out of step with the daemon: later replies cannot be trusted either. */
+		snprintf(why, sizeof(why), "malformed reply of %zd bytes", n);
+		lost(ctx, opcode, why);
 		ret = EIO;
 	} else if (r->status < 0) {
 		ret = EIO;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <uroce/abi.h>
 #include <uroce/verbs_provider.h>
@@ -46,6 +47,8 @@ struct uroce_device {
  *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
  *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: ENODEV)
  *   lost       the control connection broke (requests: EIO)
+ *   pid        the process that opened the context: the connection is not
+ *              usable from a fork child (its requests: EIO, ctl.c)
  *   kept       destroyed CQs/QPs that late async events may still name (events.c)
  */
 struct uroce_context {
@@ -60,6 +63,7 @@ struct uroce_context {
 	int num_comp_vectors;
 	bool dead;
 	bool lost;
+	pid_t pid;
 	pthread_mutex_t kept_lock;
 	struct uroce_kept *kept;
 	pthread_mutex_t qp_lock; /* serialises changes of qp_table */

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -837,6 +838,43 @@ START_TEST(test_destroy_qp_acked_async)
 }
 END_TEST
 
+/*
+ * A fork child using the parent's context gets EIO (one line on stderr)
+ * instead of sharing the parent's control connection, whose replies it
+ * would steal; the parent's requests are unaffected.
+ */
+START_TEST(test_fork_child)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_pd *pd;
+	int status;
+	pid_t child;
+
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		int bad = 0;
+
+		for (int i = 0; i < 100; i++) {
+			errno = 0;
+			pd = ibv_alloc_pd(ctx);
+			if (pd || errno != EIO)
+				bad++;
+		}
+		_exit(bad ? 1 : 0);
+	}
+	for (int i = 0; i < 100; i++) {
+		pd = ibv_alloc_pd(ctx);
+		ck_assert_msg(pd != NULL, "parent alloc_pd %d: %s", i, strerror(errno));
+		ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child: alloc_pd on the parent's context did not fail with EIO");
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 /* Runs a shell command from the environment variable var; it must succeed. */
 static void run_env_cmd(const char *var)
 {
@@ -909,6 +947,7 @@ int main(void)
 	tcase_add_test(tc, test_destroy_cq_unread_event);
 	tcase_add_test(tc, test_destroy_qp_unread_async);
 	tcase_add_test(tc, test_destroy_qp_acked_async);
+	tcase_add_test(tc, test_fork_child);
 	suite_add_tcase(s, tc);
 	/* These end the daemon: the wrapper runs each alone (CK_RUN_CASE) on a fresh one. */
 	tc = tcase_create("shutdown");
