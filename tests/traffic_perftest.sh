@@ -28,13 +28,13 @@ run() {
 	done
 	if [ "$_kind" = bw ]; then
 		# #bytes #iterations BW-peak BW-average MsgRate
-		_row=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$' "$T/cli.log")
+		_row=$(grep -E '^[[:space:]]*[0-9]+([[:space:]]+[0-9.]+){4}[[:space:]]*$' "$T/cli.log")
 		[ "$(printf '%s\n' "$_row" | grep -c .)" = 1 ] || fail "$_prog: one BW result row" "1 row" "$_row"
 		echo "$_row" | awk '{ exit !($4 > 0) }' || fail "$_prog: BW average > 0" "> 0" "$_row"
 		echo "ok: $_prog: BW average $(echo "$_row" | awk '{print $4}') MB/sec"
 	else
 		# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
-		_row=$(grep -E '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$' "$T/cli.log")
+		_row=$(grep -E '^[[:space:]]*[0-9]+([[:space:]]+[0-9.]+){8}[[:space:]]*$' "$T/cli.log")
 		[ "$(printf '%s\n' "$_row" | grep -c .)" = 1 ] || fail "$_prog: one latency row" "1 row" "$_row"
 		echo "$_row" | awk '{ exit !($6 > 0 && $6 < 1e9 && $3 > 0 && $3 <= $6) }' ||
 			fail "$_prog: 0 < t_min <= t_avg, finite" "t_avg in (0, 1e9) usec" "$_row"
