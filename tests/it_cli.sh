@@ -98,6 +98,19 @@ uroce status --dev uroce5 >"$T/out" 2>&1
 expect_eq "status of an unknown device: exit" 1 $?
 expect_eq "status of an unknown device" "== uroce5: unknown (nothing in $UROCE_RUN_DIR)" "$(cat "$T/out")"
 expect_eq "down of a device that is not up" "uroce5: not up" "$(uroce down --dev uroce5)"
+# `uroce down` alone means uroce0; with only another device up (own run
+# directory) it names that one and leaves it up.
+(
+	UROCE_RUN_DIR=$T/run6
+	export UROCE_RUN_DIR
+	up --dev uroce6 >/dev/null
+	out=$(uroce down 2>&1)
+	pid6=$(cat "$UROCE_RUN_DIR/uroce6.pid")
+	down6=$(uroce down --dev uroce6 2>&1)
+	expect_eq "down without --dev while only uroce6 is up" \
+		"uroce0: not up (up in $UROCE_RUN_DIR: uroce6; use --dev NAME or --all)" "$out"
+	expect_eq "uroce6 was left up" "uroce6: down (uroced pid $pid6 stopped)" "$down6"
+) || exit 1
 
 # A daemon that does not answer (stopped): down still gets rid of it.
 kill -STOP "$pid"
