@@ -128,6 +128,15 @@ rdma_netlink_possible() {
 	return 1
 }
 
+# run_dir_owner_ok: 0 unless the run directory exists and belongs to a user
+# other than us and root (then its tree, which names the socket programs
+# connect to, may have been planted: e.g. a /tmp/uroce-UID made by someone else).
+run_dir_owner_ok() {
+	[ -d "$UROCE_RUN_DIR" ] || return 0
+	_ro_uid=$(stat -c %u "$UROCE_RUN_DIR")
+	[ "$_ro_uid" = "$(id -u)" ] || [ "$_ro_uid" = 0 ]
+}
+
 # run_dir_safe: 0 unless the run directory exists and users other than its
 # owner may write to it (then programs must not trust its tree).
 run_dir_safe() {

@@ -62,3 +62,21 @@ expect_eq "uroce env with a world-writable run directory: exit" 1 $?
 expect_eq "uroce env with a world-writable run directory: message" \
 	"uroce env: run directory $UROCE_RUN_DIR is writable by other users; refusing to trust its sysfs tree" "$(tail -n 1 "$T/err")"
 chmod 755 "$UROCE_RUN_DIR"
+
+# Nor one that belongs to another user (a planted /tmp/uroce-UID); root's is.
+if [ "$(id -u)" = 0 ]; then
+	chown nobody "$UROCE_RUN_DIR"
+	urun true 2>"$T/err"
+	expect_eq "uroce run with another user's run directory: exit" 1 $?
+	expect_eq "uroce run with another user's run directory: message" \
+		"uroce run: run directory $UROCE_RUN_DIR belongs to uid $(id -u nobody), not to you or root; refusing to trust its sysfs tree" "$(cat "$T/err")"
+	uroce env >/dev/null 2>"$T/err"
+	expect_eq "uroce env with another user's run directory: exit" 1 $?
+	expect_eq "uroce env with another user's run directory: message" \
+		"uroce env: run directory $UROCE_RUN_DIR belongs to uid $(id -u nobody), not to you or root; refusing to trust its sysfs tree" "$(tail -n 1 "$T/err")"
+	chown 0 "$UROCE_RUN_DIR"
+	out=$(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$UROCE" run -- sh -c 'echo "$SYSFS_PATH"' 2>/dev/null)
+	expect_eq "uroce run as nobody with root's run directory" "$UROCE_RUN_DIR/sysfs" "$out"
+else
+	echo "note: not root: the other-owner rows need chown; not run"
+fi
