@@ -13,7 +13,11 @@ tests_traffic_lossy_SOURCES = tests/traffic_lossy.c tests/traffic_verbs.c tests/
 tests_traffic_lossy_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_lossy_LDADD = $(IBVERBS_LIBS)
 
-TRAFFIC_TESTS =
-TESTS += $(TRAFFIC_TESTS)
-EXTRA_DIST += tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
+# Passing, registered:
+TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh
+# Written, not registered (see docs/traffic-tests.md for why):
+TRAFFIC_PENDING = tests/traffic_rc_pingpong_ts_events.sh
+TESTS += $(TRAFFIC_TESTS)
+EXTRA_DIST += $(TRAFFIC_TESTS) $(TRAFFIC_PENDING)
+dist_check_DATA += tests/traffic_lib.sh
