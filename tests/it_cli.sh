@@ -31,6 +31,10 @@ done <<'CASES'
 --dev ../x|uroce up: '../x' is not a valid device name (letters, digits, '_' and '-', starting with a letter)
 --gid-tbl-len 0|uroce up: --gid-tbl-len '0' must be 1..128
 --loss 101|uroce up: --loss '101' is not a percentage (0..100)
+--clock-khz 999|uroce up: --clock-khz '999' must be 1000..10000000 (kHz)
+--clock-khz 10000001|uroce up: --clock-khz '10000001' must be 1000..10000000 (kHz)
+--clock-bits 23|uroce up: --clock-bits '23' must be 24..64
+--clock-bits 65|uroce up: --clock-bits '65' must be 24..64
 --bogus|uroce up: unknown argument '--bogus' (see uroce up --help)
 --dev|uroce up: option --dev needs a value
 CASES
