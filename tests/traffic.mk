@@ -21,3 +21,6 @@ TRAFFIC_PENDING = tests/traffic_rc_pingpong_ts_events.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) $(TRAFFIC_PENDING)
 dist_check_DATA += tests/traffic_lib.sh
+
+# The benchmark beside raw UDP (docs/performance.md; not a test).
+EXTRA_DIST += scripts/bench scripts/udp_loopback.c
