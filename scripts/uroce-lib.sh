@@ -110,6 +110,16 @@ admin() {
 	timeout "${UROCE_ADMIN_TIMEOUT:-10}" "$UROCED" --admin "$(dev_sock "$_ad_name")" "$@"
 }
 
+# admin_fail RC NAME WHAT: die saying why `admin NAME ...` (doing WHAT)
+# failed with status RC; uroced's own reason, if any, is already on stderr.
+admin_fail() {
+	case $1 in
+	124) die "$2: the daemon did not answer $3 within ${UROCE_ADMIN_TIMEOUT:-10} s (stopped or wedged?)" ;;
+	2) die "$2: cannot connect to the daemon at $(dev_sock "$2")" ;;
+	*) die "$2: the daemon refused $3" ;;
+	esac
+}
+
 # need_up NAME: die unless the device's daemon runs.
 need_up() {
 	valid_name "$1" || die "'$1' is not a valid device name"

@@ -121,6 +121,16 @@ kill -STOP "$pid"
 UROCE_ADMIN_TIMEOUT=2 uroce status --dev uroce0 >"$T/out" 2>&1
 expect_eq "status of a stopped daemon: exit" 1 $?
 expect_line "status of a stopped daemon" "$T/out" "uroce status: uroce0: the daemon did not answer on $UROCE_RUN_DIR/uroce0.sock"
+# link/capture say it did not answer (they said "refused")
+while IFS='|' read -r args what; do
+	# shellcheck disable=SC2086
+	UROCE_ADMIN_TIMEOUT=2 expect_fail "$args on a stopped daemon" \
+		"uroce ${args%% *}: uroce0: the daemon did not answer $what within 2 s (stopped or wedged?)" uroce $args
+done <<'CASES'
+link set uroce0 down|'link down'
+link show uroce0|'status'
+capture stop uroce0|'capture stop'
+CASES
 out=$(UROCE_ADMIN_TIMEOUT=2 uroce down --dev uroce0 2>&1)
 expect_eq "down of a stopped daemon" "uroce0: down (uroced pid $pid killed (SIGKILL))" "$out"
 up --dev uroce0
