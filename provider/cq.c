@@ -71,8 +71,9 @@ static void unmap_ring(struct uroce_cq *cq)
  * Common part of create_cq and create_cq_ex.
  *   cqe          entries asked for: 1..max_cqe (EINVAL); the ring gets the
  *                smallest power of two > cqe, reported as ibv_cq.cqe = nent - 1
- *   channel      NULL or a channel from ibv_create_comp_channel on a uroce
- *                context; without the write() interception: EOPNOTSUPP
+ *   channel      NULL or a channel from ibv_create_comp_channel on this
+ *                context (another context's: EINVAL); without the write()
+ *                interception: EOPNOTSUPP
  *   comp_vector  0..num_comp_vectors-1 (EINVAL)
  * Returns the CQ or NULL with errno.
  */
@@ -90,6 +91,8 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 		return uroce_fail_null(EINVAL);
 	if (comp_vector < 0 || comp_vector >= ctx->num_comp_vectors)
 		return uroce_fail_null(EINVAL);
+	if (channel && channel->context != context)
+		return uroce_fail_null(EINVAL); /* its events belong to another context */
 	if (channel) {
 		fds[1] = uroce_chan_peer_fd(channel->fd);
 		if (fds[1] < 0) {

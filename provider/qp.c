@@ -78,8 +78,8 @@ static int alloc_rings(struct uroce_qp *qp)
  * rings hold it and written back (as mlx5 does).
  * Errors (errno): EOPNOTSUPP for other QP types (RAW_PACKET, XRC, DRIVER),
  * SRQs, create flags, the new post-send API (SEND_OPS_FLAGS), XRCD, TSO,
- * RSS; EINVAL for no PD, no CQ, caps over the device limits, unknown
- * comp_mask bits; ENOMEM.
+ * RSS; EINVAL for no PD, no CQ, a PD or CQ of another context, caps over
+ * the device limits, unknown comp_mask bits; ENOMEM.
  */
 struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr)
@@ -104,6 +104,11 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 		return uroce_fail_null(EOPNOTSUPP);
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || !attr->send_cq ||
 	    !attr->recv_cq)
+		return uroce_fail_null(EINVAL);
+	/* Handles are per context: another context's PD or CQ would name a
+	 * different object of ours (or none) at the daemon. */
+	if (attr->pd->context != context || attr->send_cq->context != context ||
+	    attr->recv_cq->context != context)
 		return uroce_fail_null(EINVAL);
 	if (attr->cap.max_send_wr > (uint32_t)ctx->hello.dev.max_qp_wr ||
 	    attr->cap.max_recv_wr > (uint32_t)ctx->hello.dev.max_qp_wr ||

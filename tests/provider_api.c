@@ -607,6 +607,38 @@ START_TEST(test_two_contexts)
 	qb = ibv_create_cq(b, 4, NULL, cb, 0);
 	ck_assert_ptr_nonnull(qa);
 	ck_assert_ptr_nonnull(qb);
+	/* another context's objects are refused, not confused with ours */
+	{
+		struct ibv_pd *pa = ibv_alloc_pd(a), *pb = ibv_alloc_pd(b);
+		struct ibv_qp_init_attr ia = {
+			.send_cq = qb, .recv_cq = qa, .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		struct ibv_qp_init_attr_ex ex = {
+			.send_cq = qa, .recv_cq = qa, .qp_type = IBV_QPT_RC,
+			.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = pb,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		ck_assert_ptr_nonnull(pa);
+		ck_assert_ptr_nonnull(pb);
+		errno = 0;
+		ck_assert_ptr_null(ibv_create_qp(pa, &ia)); /* send CQ of b */
+		ck_assert_int_eq(errno, EINVAL);
+		ia.send_cq = qa;
+		ia.recv_cq = qb;
+		errno = 0;
+		ck_assert_ptr_null(ibv_create_qp(pa, &ia)); /* receive CQ of b */
+		ck_assert_int_eq(errno, EINVAL);
+		errno = 0;
+		ck_assert_ptr_null(ibv_create_qp_ex(a, &ex)); /* PD of b */
+		ck_assert_int_eq(errno, EINVAL);
+		errno = 0;
+		ck_assert_ptr_null(ibv_create_cq(a, 4, NULL, cb, 0)); /* channel of b */
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_int_eq(ibv_dealloc_pd(pa), 0);
+		ck_assert_int_eq(ibv_dealloc_pd(pb), 0);
+	}
 	ck_assert_int_eq(ibv_destroy_cq(qa), 0);
 	ck_assert_int_eq(ibv_destroy_comp_channel(ca), 0);
 	ck_assert_int_eq(ibv_close_device(a), 0);
