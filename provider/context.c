@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,27 @@ static int hello(struct uroce_context *ctx, int async_peer)
 	return 0;
 }
 
+/*
+ * Without the write() hook, libibverbs' ibv_create_comp_channel would write
+ * its command to /dev/null, "succeed" and return the uninitialised fd of its
+ * response (which ibv_destroy_comp_channel then closes, whatever it is).
+ * Replace cmd_fd by a read-only /dev/null: that write fails with EBADF, so
+ * ibv_create_comp_channel returns NULL. Says why once per process.
+ */
+static void disarm_cmd_fd(int cmd_fd)
+{
+	static bool said;
+	int ro = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (ro >= 0) {
+		dup3(ro, cmd_fd, O_CLOEXEC);
+		close(ro);
+	}
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, UROCE_LOG_PREFIX "completion channels are unavailable "
+			"(ibv_create_comp_channel fails with EBADF): %s\n", uroce_chan_error());
+}
+
 static void release(struct uroce_context *ctx)
 {
 	if (ctx->clock)
@@ -185,10 +207,13 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->num_comp_vectors = ncpu > 0 ? (int)ncpu : 1;
 	ctx->vctx.context.num_comp_vectors = ctx->num_comp_vectors;
 
-	/* Failure is reported when a CQ is created on a channel (cq.c). */
-	if (uroce_chan_install() == 0 && uroce_chan_register_cmd_fd(cmd_fd)) {
-		ret = errno;
-		goto err;
+	if (uroce_chan_install() == 0) {
+		if (uroce_chan_register_cmd_fd(cmd_fd)) {
+			ret = errno;
+			goto err;
+		}
+	} else {
+		disarm_cmd_fd(cmd_fd);
 	}
 
 	verbs_set_ops(&ctx->vctx, &uroce_ctx_ops);

@@ -907,6 +907,27 @@ START_TEST(test_fork_child)
 }
 END_TEST
 
+/*
+ * Run with /proc hidden (provider_api.sh), the GOT hooks cannot be installed:
+ * ibv_create_comp_channel must fail (EBADF) instead of returning the
+ * uninitialised fd of libibverbs' response; CQs without a channel still work.
+ */
+START_TEST(test_no_hooks)
+{
+	struct ibv_context *ctx = open_dev();
+	struct ibv_cq *cq;
+
+	ck_assert_int_eq(access("/proc/self/maps", F_OK), -1);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_comp_channel(ctx));
+	ck_assert_int_eq(errno, EBADF);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(cq);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+}
+END_TEST
+
 /* Runs a shell command from the environment variable var; it must succeed. */
 static void run_env_cmd(const char *var)
 {
@@ -985,6 +1006,10 @@ int main(void)
 	tc = tcase_create("shutdown");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_daemon_shutdown);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("nohooks");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_no_hooks);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("killed");
 	tcase_set_timeout(tc, 60);

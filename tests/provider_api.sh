@@ -14,6 +14,12 @@ UROCE_TEST_LINK="$UROCE link set uroce0"
 export UROCE_TEST_DEV UROCE_TEST_GIDS UROCE_TEST_LINK UROCE_TEST_CLOCK_KHZ UROCE_TEST_CLOCK_MASK
 CK_RUN_CASE=api urun "$top_builddir/tests/provider_api" || fail "provider_api (case api)"
 
+# Without /proc the GOT hooks cannot be installed: channels fail cleanly.
+CK_RUN_CASE=nohooks urun bwrap --dev-bind / / --tmpfs /proc -- "$top_builddir/tests/provider_api" \
+	>"$T/nohooks.out" 2>&1 || { cat "$T/nohooks.out"; fail "provider_api (case nohooks)"; }
+cat "$T/nohooks.out"
+expect_eq "the reason, said once" 1 "$(grep -c '^uroce: completion channels are unavailable (ibv_create_comp_channel fails with EBADF): cannot patch the GOT of /.*libibverbs\.so\.1: No such file or directory$' "$T/nohooks.out")"
+
 # The daemon's end, seen by a client holding objects: a clean shutdown
 # (IBV_EVENT_DEVICE_FATAL), then, on a new daemon, SIGKILL.
 UROCE_TEST_SHUTDOWN="$UROCE down --dev uroce0"
