@@ -87,6 +87,7 @@ expect_fail "up uroce1 on uroce0's port" "uroce up: UDP port $UROCE_PORT on 127.
 pid=$(cat "$UROCE_RUN_DIR/uroce0.pid")
 expect_eq "same up again" "uroce0: already up (uroced pid $pid on 127.0.0.1:$UROCE_PORT); nothing to do" \
 	"$(uroce up --dev uroce0 --port "$UROCE_PORT")"
+expect_line "up names the command as it was called" "$T/up.out" "Run verbs programs with:  $UROCE run -- ibv_devinfo -d uroce0"
 expect_fail "up again with another MTU" \
 	"uroce up: uroce0 is already up with other options (uroced pid $pid, 127.0.0.1:$UROCE_PORT mtu 4096); run 'uroce down --dev uroce0' first" \
 	uroce up --dev uroce0 --port "$UROCE_PORT" --mtu 1024
