@@ -1,5 +1,5 @@
 /*
- * comp_channel.c - completion channels by interception of libibverbs' write/close.
+ * comp_channel.c - completion channels by interception of libibverbs' write/close/read.
  *
  * libibverbs 44 creates a completion channel with
  *   write(cmd_fd, {hdr{command=17, in_words=4, out_words=1}, u64 response}, 16)
@@ -8,10 +8,10 @@
  * (verbs.c:ibv_create_comp_channel via cmd_fallback.c:_execute_cmd_write).
  * Our cmd_fd is /dev/null, so nobody would fill it in.
  *
- * Mechanism (provider-abi.md §5): libibverbs.so.1 calls write() and close()
+ * Mechanism (provider-abi.md §5): libibverbs.so.1 calls write(), close() and read()
  * through its GOT. We locate that library by dladdr of a symbol it defines
  * (not by file name), walk its dynamic section for the JUMP_SLOT/GLOB_DAT
- * relocations of "write" and "close", make the (RELRO, read-only) GOT page
+ * relocations of "write", "close" and "read", make the (RELRO, read-only) GOT page
  * writable for one atomic 8-byte store each, and restore the protection. Only
  * libibverbs' own calls are affected; everything else in the process still
  * calls libc directly. The hooks chain to the previous GOT values.
@@ -23,6 +23,15 @@
  *      cmd_fd -> -1/EOPNOTSUPP; any other fd -> the original write.
  *  close(fd): fd is a channel we made (ibv_destroy_comp_channel) -> also
  *      close our end; then the original close.
+ *  read(fd, ...): fd is a channel we made (ibv_get_cq_event) and blocking ->
+ *      an event whose CQ has nothing to poll is dropped and the CQ re-armed
+ *      (uroce_cq_drop_stale_event), then the read goes on; else the original
+ *      read. Why: verbs applications re-arm, then poll; a CQE written between
+ *      the two fires an event although that very poll consumes the CQE. The
+ *      application then reads an event for an empty CQ, and some treat the
+ *      ENOENT of the poll that follows as an error (ibv_rc_pingpong -t -e).
+ *      On a NIC the window is a few hundred ns; here the re-arm's doorbell
+ *      wakes the daemon inside it. Non-blocking readers get every event.
  *
  * Destroying a CQ takes its unread records out of the channel, as the kernel
  * drops them (uroce_chan_drop_cq_events): otherwise a later
@@ -39,6 +48,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
 #include <pthread.h>
@@ -52,12 +62,15 @@
 
 #include <uroce/verbs_provider.h>
 #include "comp_channel.h"
+#include "uroce.h"
 
 typedef ssize_t (*write_fn)(int, const void *, size_t);
 typedef int (*close_fn)(int);
+typedef ssize_t (*read_fn)(int, void *, size_t);
 
 static write_fn orig_write;
 static close_fn orig_close;
+static read_fn orig_read;
 
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 static int install_result = -1;
@@ -249,6 +262,36 @@ static ssize_t hook_write(int fd, const void *buf, size_t count)
 	return orig_write(fd, buf, count);
 }
 
+static bool is_channel(int fd)
+{
+	bool ours = false;
+
+	pthread_mutex_lock(&tbl_lock);
+	for (size_t i = 0; i < n_chans && !ours; i++)
+		ours = chans[i].app_fd == fd;
+	pthread_mutex_unlock(&tbl_lock);
+	return ours;
+}
+
+static ssize_t hook_read(int fd, void *buf, size_t count)
+{
+	struct ib_uverbs_comp_event_desc ev;
+	ssize_t n;
+	int fl;
+
+	if (count != sizeof(ev) || !is_channel(fd))
+		return orig_read(fd, buf, count);
+	fl = fcntl(fd, F_GETFL);
+	for (;;) {
+		n = orig_read(fd, buf, count);
+		if (n != (ssize_t)sizeof(ev) || fl < 0 || (fl & O_NONBLOCK))
+			return n;
+		memcpy(&ev, buf, sizeof(ev));
+		if (!uroce_cq_drop_stale_event((struct ibv_cq *)(uintptr_t)ev.cq_handle))
+			return n;
+	}
+}
+
 static int hook_close(int fd)
 {
 	int peer = -1;
@@ -331,10 +374,10 @@ static int patch_slot(void **slot, void *hook, void **old)
 	return 0;
 }
 
-/* Finds libibverbs' GOT slots for write and close in one relocation table. */
+/* Finds libibverbs' GOT slots for write, close and read in one relocation table. */
 static void scan_relocs(const struct link_map *lm, const ElfW(Rela) *rel, size_t n,
 			const ElfW(Sym) *symtab, const char *strtab,
-			void ***write_slot, void ***close_slot)
+			void ***write_slot, void ***close_slot, void ***read_slot)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned long type = ELF64_R_TYPE(rel[i].r_info);
@@ -347,6 +390,8 @@ static void scan_relocs(const struct link_map *lm, const ElfW(Rela) *rel, size_t
 			*write_slot = (void **)(lm->l_addr + rel[i].r_offset);
 		else if (strcmp(name, "close") == 0)
 			*close_slot = (void **)(lm->l_addr + rel[i].r_offset);
+		else if (strcmp(name, "read") == 0)
+			*read_slot = (void **)(lm->l_addr + rel[i].r_offset);
 	}
 }
 
@@ -356,7 +401,7 @@ static void do_install(void)
 	size_t jmprel_sz = 0, rela_sz = 0;
 	const ElfW(Sym) *symtab = NULL;
 	const char *strtab = NULL;
-	void **write_slot = NULL, **close_slot = NULL;
+	void **write_slot = NULL, **close_slot = NULL, **read_slot = NULL;
 	struct link_map *lm = NULL;
 	const char *env_now = getenv("LD_BIND_NOW");
 	bool bind_now = env_now && *env_now;
@@ -389,13 +434,13 @@ static void do_install(void)
 	}
 	if (jmprel)
 		scan_relocs(lm, jmprel, jmprel_sz / sizeof(*jmprel), symtab, strtab,
-			    &write_slot, &close_slot);
+			    &write_slot, &close_slot, &read_slot);
 	if (rela)
 		scan_relocs(lm, rela, rela_sz / sizeof(*rela), symtab, strtab,
-			    &write_slot, &close_slot);
-	if (!write_slot || !close_slot) {
+			    &write_slot, &close_slot, &read_slot);
+	if (!write_slot || !close_slot || !read_slot) {
 		snprintf(install_why, sizeof(install_why),
-			 "%s has no GOT entry for write/close", info.dli_fname);
+			 "%s has no GOT entry for write/close/read", info.dli_fname);
 		install_errno = EOPNOTSUPP;
 		return;
 	}
@@ -407,16 +452,19 @@ static void do_install(void)
 	if (bind_now) {
 		orig_write = (write_fn)*write_slot;
 		orig_close = (close_fn)*close_slot;
+		orig_read = (read_fn)*read_slot;
 	} else {
 		orig_write = (write_fn)dlsym(RTLD_DEFAULT, "write");
 		orig_close = (close_fn)dlsym(RTLD_DEFAULT, "close");
+		orig_read = (read_fn)dlsym(RTLD_DEFAULT, "read");
 	}
-	if (!orig_write || !orig_close) {
-		snprintf(install_why, sizeof(install_why), "cannot resolve libc write/close");
+	if (!orig_write || !orig_close || !orig_read) {
+		snprintf(install_why, sizeof(install_why), "cannot resolve libc write/close/read");
 		install_errno = EOPNOTSUPP;
 		return;
 	}
 	if (patch_slot(close_slot, (void *)hook_close, &old) ||
+	    patch_slot(read_slot, (void *)hook_read, &old) ||
 	    patch_slot(write_slot, (void *)hook_write, &old)) {
 		install_errno = errno;
 		snprintf(install_why, sizeof(install_why),

@@ -241,27 +241,52 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/* Publish the arm word for cq->arm_sn / arm_solicited and ring the doorbell
+ * (abi.h "Arming"). Returns 0 or the doorbell's errno. */
+static int cq_arm(struct uroce_cq *cq)
+{
+	struct uroce_context *ctx = to_uctx(cq->vcq.cq.context);
+	uint32_t word;
+
+	word = UROCE_CQ_ARM_CMD | (cq->arm_sn & 3) << UROCE_CQ_ARM_SN_SHIFT |
+	       (cq->arm_solicited ? UROCE_CQ_ARM_SOLICITED : 0) |
+	       (__atomic_load_n(&cq->cons_index, __ATOMIC_RELAXED) & UROCE_CQ_CI_MASK);
+	__atomic_store_n(&cq->hdr->dbrec[1], htobe32(word), __ATOMIC_RELEASE);
+	if (eventfd_write(ctx->doorbell, 1))
+		return errno;
+	return 0;
+}
+
 /*
  * ibv_req_notify_cq: one-shot arm for the next completion (solicited_only:
  * the next solicited or error completion). Publishes
  * UROCE_CQ_ARM_CMD | sn<<28 | sol<<24 | ci
  * in dbrec[1] (big-endian, release) and rings the doorbell; the daemon fires
- * at once if CQEs beyond ci are already there (abi.h "Arming").
+ * for the next CQE it writes, not for CQEs already in the ring (abi.h
+ * "Arming"): the caller polls after arming to find those.
  * Returns 0, or the errno of the doorbell write.
  */
 int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
-	struct uroce_context *ctx = to_uctx(ibcq->context);
-	uint32_t word;
 
-	word = UROCE_CQ_ARM_CMD | (cq->arm_sn & 3) << UROCE_CQ_ARM_SN_SHIFT |
-	       (solicited_only ? UROCE_CQ_ARM_SOLICITED : 0) |
-	       (cq->cons_index & UROCE_CQ_CI_MASK);
-	__atomic_store_n(&cq->hdr->dbrec[1], htobe32(word), __ATOMIC_RELEASE);
-	if (eventfd_write(ctx->doorbell, 1))
-		return errno;
-	return 0;
+	cq->arm_solicited = solicited_only;
+	return cq_arm(cq);
+}
+
+bool uroce_cq_drop_stale_event(struct ibv_cq *ibcq)
+{
+	struct uroce_cq *cq = to_ucq(ibcq);
+
+	if (uroce_cq_has_cqe(cq))
+		return false;
+	/* A new sn, as if the application had read, acked and re-armed. */
+	cq->arm_sn++;
+	if (cq_arm(cq))
+		return false; /* cannot re-arm: let the application see it */
+	/* A CQE written before the daemon saw this arm fired nothing: the event
+	 * in hand announces it. */
+	return !uroce_cq_has_cqe(cq);
 }
 
 /*

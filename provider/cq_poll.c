@@ -38,6 +38,11 @@ static inline struct mlx5_cqe64 *sw_cqe(struct uroce_cq *cq)
 	return cqe;
 }
 
+bool uroce_cq_has_cqe(struct uroce_cq *cq)
+{
+	return sw_cqe(cq) != NULL;
+}
+
 static inline void update_ci(struct uroce_cq *cq)
 {
 	__atomic_store_n(&cq->hdr->dbrec[0], htobe32(cq->cons_index & UROCE_CQ_CI_MASK),

@@ -103,6 +103,7 @@ struct uroce_cq {
 	uint32_t nent;
 	uint32_t cons_index;
 	uint32_t arm_sn;
+	bool arm_solicited;   /* what the application's last arm asked for */
 	uint32_t comp_events_read;
 	uint32_t async_events_read;
 	uint64_t wc_flags;    /* IBV_WC_EX_WITH_* requested at creation */
@@ -211,6 +212,17 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void uroce_cq_event(struct ibv_cq *cq);
+/*
+ * uroce_cq_drop_stale_event - for an event just read from CQ's channel,
+ * decide whether it announces nothing: the CQ has no CQE to poll because the
+ * application's poll after arming already took the CQE that fired it
+ * (comp_channel.c explains when that happens). Then the CQ is armed again as
+ * the application's last arm asked, and true is returned (drop the event,
+ * wait for the next); false when there is a CQE to poll (deliver it).
+ */
+bool uroce_cq_drop_stale_event(struct ibv_cq *cq);
+/* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
+bool uroce_cq_has_cqe(struct uroce_cq *cq);
 
 /* cq_poll.c */
 int uroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);

@@ -4,7 +4,11 @@
 # A test is listed in TRAFFIC_TESTS only once it passes.
 
 # Verbs programs driven by the .sh wrappers (public API only).
-check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy
+check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events
+tests_traffic_events_SOURCES = tests/traffic_events.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_events_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+tests_traffic_events_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
 tests_traffic_cqex_SOURCES = tests/traffic_cqex.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_cqex_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_cqex_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -15,7 +19,8 @@ tests_traffic_lossy_LDADD = $(IBVERBS_LIBS)
 
 # Passing, registered:
 TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
-	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh
+	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
+	tests/traffic_events.sh
 # Written, not registered (see docs/traffic-tests.md for why):
 TRAFFIC_PENDING = tests/traffic_rc_pingpong_ts_events.sh
 TESTS += $(TRAFFIC_TESTS)

@@ -1,0 +1,202 @@
+/*
+ * traffic_events.c - completion events that announce nothing (Check, run
+ * inside `uroce run` by traffic_events.sh against a private daemon).
+ *
+ * The pattern of ibv_get_cq_event(3) is: read the event, ack, re-arm, poll
+ * the CQ empty. A CQE written between the re-arm and that poll fires an
+ * event, yet the poll consumes the CQE, so the next event read finds an empty
+ * CQ. The provider drops such an event on a blocking channel and re-arms the
+ * CQ (provider/comp_channel.c); a non-blocking channel gets every event.
+ * Each case: one RC QP connected to itself, its send CQ on a channel, armed;
+ * SEND 1 completes and is polled BEFORE its event is read.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "traffic_verbs.h"
+
+#define DEV "uroce0"
+#define WAIT_MS 10000
+
+struct fixture {
+	struct ibv_context *ctx;
+	struct ibv_comp_channel *ch;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp;
+	char buf[256];
+};
+
+static void setup_fixture(struct fixture *f)
+{
+	struct ibv_qp_init_attr qa;
+	union ibv_gid gid;
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	f->ctx = tv_open(DEV);
+	ck_assert_ptr_nonnull(f->ctx);
+	ck_assert_int_eq(ibv_query_gid(f->ctx, 1, 0, &gid), 0);
+	f->ch = ibv_create_comp_channel(f->ctx);
+	ck_assert_ptr_nonnull(f->ch);
+	f->pd = ibv_alloc_pd(f->ctx);
+	ck_assert_ptr_nonnull(f->pd);
+	f->mr = ibv_reg_mr(f->pd, f->buf, sizeof(f->buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(f->mr);
+	f->scq = ibv_create_cq(f->ctx, 16, NULL, f->ch, 0);
+	f->rcq = ibv_create_cq(f->ctx, 16, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(f->scq);
+	ck_assert_ptr_nonnull(f->rcq);
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = f->scq;
+	qa.recv_cq = f->rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	f->qp = ibv_create_qp(f->pd, &qa);
+	ck_assert_ptr_nonnull(f->qp);
+	ck_assert_int_eq(tv_rc_connect(f->qp, f->qp->qp_num, &gid, IBV_MTU_1024, 14), 0);
+	for (i = 0; i < 2; i++) {
+		struct ibv_sge sge = { (uintptr_t)f->buf + 128, 64, f->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		ck_assert_int_eq(ibv_post_recv(f->qp, &wr, &bad), 0);
+	}
+}
+
+static void teardown_fixture(struct fixture *f, unsigned int events_read)
+{
+	ibv_ack_cq_events(f->scq, events_read);
+	ck_assert_int_eq(ibv_destroy_qp(f->qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(f->scq), 0);
+	ck_assert_int_eq(ibv_destroy_cq(f->rcq), 0);
+	ck_assert_int_eq(ibv_dereg_mr(f->mr), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(f->pd), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(f->ch), 0);
+	ck_assert_int_eq(ibv_close_device(f->ctx), 0);
+}
+
+static void post_send(struct ibv_qp *qp, struct ibv_mr *mr, char *buf, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+}
+
+/* Busy-polls CQ until one completion arrives; returns its wr_id. */
+static uint64_t poll_one(struct ibv_cq *cq)
+{
+	uint64_t deadline = tv_now_ms() + WAIT_MS;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
+		ck_assert_msg(tv_now_ms() < deadline, "no completion within %d ms", WAIT_MS);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	return wc.wr_id;
+}
+
+/* SEND 1 is polled before its event is read: the event is in the channel. */
+static void consume_before_event(struct fixture *f)
+{
+	struct pollfd pfd = { .fd = f->ch->fd, .events = POLLIN };
+
+	ck_assert_int_eq(ibv_req_notify_cq(f->scq, 0), 0);
+	post_send(f->qp, f->mr, f->buf, 1);
+	ck_assert_uint_eq(poll_one(f->scq), 1);
+	ck_assert_int_eq(poll(&pfd, 1, WAIT_MS), 1); /* the event for SEND 1 */
+	ck_assert_uint_eq(poll_one(f->rcq), 100);
+}
+
+struct later_send {
+	struct fixture *f;
+};
+
+static void *send_later(void *arg)
+{
+	struct fixture *f = ((struct later_send *)arg)->f;
+
+	usleep(200 * 1000);
+	post_send(f->qp, f->mr, f->buf, 2);
+	return NULL;
+}
+
+START_TEST(blocking_channel_skips_event_for_polled_cqe)
+{
+	struct later_send ls;
+	struct fixture f;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	pthread_t t;
+	struct ibv_wc wc;
+
+	setup_fixture(&f);
+	consume_before_event(&f);
+	ls.f = &f;
+	ck_assert_int_eq(pthread_create(&t, NULL, send_later, &ls), 0);
+	/* The event of SEND 1 announces nothing; the one returned is SEND 2's. */
+	ck_assert_int_eq(ibv_get_cq_event(f.ch, &ev_cq, &ev_ctx), 0);
+	ck_assert_ptr_eq(ev_cq, f.scq);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(ibv_poll_cq(f.scq, 1, &wc), 1);
+	ck_assert_uint_eq(wc.wr_id, 2);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(ibv_poll_cq(f.scq, 1, &wc), 0);
+	ck_assert_uint_eq(poll_one(f.rcq), 101);
+	teardown_fixture(&f, 1);
+}
+END_TEST
+
+START_TEST(nonblocking_channel_gets_every_event)
+{
+	struct fixture f;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct ibv_wc wc;
+	int fl;
+
+	setup_fixture(&f);
+	fl = fcntl(f.ch->fd, F_GETFL);
+	ck_assert_int_eq(fcntl(f.ch->fd, F_SETFL, fl | O_NONBLOCK), 0);
+	consume_before_event(&f);
+	ck_assert_int_eq(ibv_get_cq_event(f.ch, &ev_cq, &ev_ctx), 0);
+	ck_assert_ptr_eq(ev_cq, f.scq);
+	ck_assert_int_eq(ibv_poll_cq(f.scq, 1, &wc), 0);
+	/* No second event is waiting. */
+	errno = 0;
+	ck_assert_int_eq(ibv_get_cq_event(f.ch, &ev_cq, &ev_ctx), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	teardown_fixture(&f, 1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("traffic_events");
+	TCase *tc = tcase_create("stale");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, blocking_channel_skips_event_for_polled_cqe);
+	tcase_add_test(tc, nonblocking_channel_gets_every_event);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
