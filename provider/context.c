@@ -185,8 +185,12 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	close(sv[1]);
 	if (ret) {
 		close(sv[0]);
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: HELLO to the daemon at %s failed: %s\n",
-			ibdev->name, sock_path, strerror(ret));
+		/* uroced refuses a HELLO whose pid is not the socket peer's: it
+		 * reaches registered memory by pid (DESIGN §3). */
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: HELLO to the daemon at %s failed: %s%s\n",
+			ibdev->name, sock_path, strerror(ret),
+			ret == EPERM ? " (the daemon sees this process under another pid: a PID "
+				       "namespace other than uroced's is not supported)" : "");
 		goto err;
 	}
 	/* libibverbs would otherwise ask the (absent) kernel for an async fd. */

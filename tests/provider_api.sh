@@ -20,6 +20,12 @@ CK_RUN_CASE=nohooks urun bwrap --dev-bind / / --tmpfs /proc -- "$top_builddir/te
 cat "$T/nohooks.out"
 expect_eq "the reason, said once" 1 "$(grep -c '^uroce: completion channels are unavailable (ibv_create_comp_channel fails with EBADF): cannot patch the GOT of /.*libibverbs\.so\.1: No such file or directory$' "$T/nohooks.out")"
 
+# A process in its own PID namespace: refused, and told why.
+urun bwrap --dev-bind / / --unshare-pid -- ibv_devinfo -d uroce0 >"$T/pidns.out" 2>&1
+expect_eq "ibv_devinfo in another PID namespace: exit (Failed to open device)" 1 $?
+expect_line "ibv_devinfo in another PID namespace: reason" "$T/pidns.out" \
+	"uroce: uroce0: HELLO to the daemon at $UROCE_RUN_DIR/uroce0.sock failed: Operation not permitted (the daemon sees this process under another pid: a PID namespace other than uroced's is not supported)"
+
 # The daemon's end, seen by a client holding objects: a clean shutdown
 # (IBV_EVENT_DEVICE_FATAL), then, on a new daemon, SIGKILL.
 UROCE_TEST_SHUTDOWN="$UROCE down --dev uroce0"
