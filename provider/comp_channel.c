@@ -23,15 +23,18 @@
  *      cmd_fd -> -1/EOPNOTSUPP; any other fd -> the original write.
  *  close(fd): fd is a channel we made (ibv_destroy_comp_channel) -> also
  *      close our end; then the original close.
- *  read(fd, ...): fd is a channel we made (ibv_get_cq_event) and blocking ->
- *      an event whose CQ has nothing to poll is dropped and the CQ re-armed
- *      (uroce_cq_drop_stale_event), then the read goes on; else the original
- *      read. Why: verbs applications re-arm, then poll; a CQE written between
- *      the two fires an event although that very poll consumes the CQE. The
+ *  read(fd, ...): fd is a blocking channel we made, serving one CQ
+ *      (ibv_get_cq_event) -> an event whose CQ has nothing to poll is held
+ *      back: the CQ is re-armed (uroce_cq_event_is_stale) and, if a newer
+ *      event comes within UROCE_STALE_EVENT_WAIT_MS, that one is returned
+ *      instead; otherwise the held one is, late but as the spec wants it.
+ *      Why: verbs applications re-arm, then poll; a CQE written between the
+ *      two fires an event although that very poll consumes the CQE. The
  *      application then reads an event for an empty CQ, and some treat the
  *      ENOENT of the poll that follows as an error (ibv_rc_pingpong -t -e).
  *      On a NIC the window is a few hundred ns; here the re-arm's doorbell
- *      wakes the daemon inside it. Non-blocking readers get every event.
+ *      wakes the daemon inside it. Non-blocking readers, and channels shared
+ *      by several CQs, get every event as it comes.
  *
  * Destroying a CQ takes its unread records out of the channel, as the kernel
  * drops them (uroce_chan_drop_cq_events): otherwise a later
@@ -51,6 +54,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +83,9 @@ static char install_why[200];
 
 /* Our cmd_fds and channels; small, so plain arrays under one mutex. */
 struct channel_ent {
-	int app_fd;  /* handed to libibverbs as channel->fd */
-	int peer_fd; /* ours; dup'ed to the daemon per CQ */
+	int app_fd;        /* handed to libibverbs as channel->fd */
+	int peer_fd;       /* ours; dup'ed to the daemon per CQ */
+	unsigned int ncq;  /* CQs created on it and not destroyed */
 };
 static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int *cmd_fds;
@@ -262,34 +267,63 @@ static ssize_t hook_write(int fd, const void *buf, size_t count)
 	return orig_write(fd, buf, count);
 }
 
-static bool is_channel(int fd)
+void uroce_chan_count_cq(int channel_fd, int delta)
 {
-	bool ours = false;
+	pthread_mutex_lock(&tbl_lock);
+	for (size_t i = 0; i < n_chans; i++)
+		if (chans[i].app_fd == channel_fd)
+			chans[i].ncq += delta;
+	pthread_mutex_unlock(&tbl_lock);
+}
+
+/* CQs on channel fd, 0 if fd is not one of our channels. */
+static unsigned int channel_cqs(int fd)
+{
+	unsigned int ncq = 0;
 
 	pthread_mutex_lock(&tbl_lock);
-	for (size_t i = 0; i < n_chans && !ours; i++)
-		ours = chans[i].app_fd == fd;
+	for (size_t i = 0; i < n_chans; i++)
+		if (chans[i].app_fd == fd)
+			ncq = chans[i].ncq;
 	pthread_mutex_unlock(&tbl_lock);
-	return ours;
+	return ncq;
+}
+
+/* UROCE_STALE_EVENT_WAIT_MS from the environment (0..60000), else the default. */
+static int stale_wait_ms(void)
+{
+	const char *s = getenv("UROCE_STALE_EVENT_WAIT_MS");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return UROCE_STALE_EVENT_WAIT_MS;
+	v = strtol(s, &end, 10);
+	return (*end || v < 0 || v > 60000) ? UROCE_STALE_EVENT_WAIT_MS : (int)v;
 }
 
 static ssize_t hook_read(int fd, void *buf, size_t count)
 {
-	struct ib_uverbs_comp_event_desc ev;
+	struct ib_uverbs_comp_event_desc ev, newer;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 	int fl;
 
-	if (count != sizeof(ev) || !is_channel(fd))
+	if (count != sizeof(ev) || channel_cqs(fd) != 1)
 		return orig_read(fd, buf, count);
 	fl = fcntl(fd, F_GETFL);
-	for (;;) {
-		n = orig_read(fd, buf, count);
-		if (n != (ssize_t)sizeof(ev) || fl < 0 || (fl & O_NONBLOCK))
-			return n;
-		memcpy(&ev, buf, sizeof(ev));
-		if (!uroce_cq_drop_stale_event((struct ibv_cq *)(uintptr_t)ev.cq_handle))
-			return n;
-	}
+	n = orig_read(fd, buf, count);
+	if (n != (ssize_t)sizeof(ev) || fl < 0 || (fl & O_NONBLOCK))
+		return n;
+	memcpy(&ev, buf, sizeof(ev));
+	/* One CQ on this channel: a newer event names the same CQ and replaces
+	 * the held one. */
+	while (uroce_cq_event_is_stale((struct ibv_cq *)(uintptr_t)ev.cq_handle) &&
+	       poll(&pfd, 1, stale_wait_ms()) == 1 &&
+	       orig_read(fd, &newer, sizeof(newer)) == (ssize_t)sizeof(newer))
+		ev = newer;
+	memcpy(buf, &ev, sizeof(ev));
+	return n;
 }
 
 static int hook_close(int fd)

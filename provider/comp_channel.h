@@ -54,4 +54,13 @@ int uroce_chan_peer_fd(int channel_fd);
  */
 int uroce_chan_drop_cq_events(int channel_fd, uint64_t cq_handle);
 
+/* CQs created on / destroyed from the channel whose application fd is
+ * channel_fd (delta +1 / -1); the read hook treats one-CQ channels alone. */
+void uroce_chan_count_cq(int channel_fd, int delta);
+
+/* How long (ms) the read hook holds an event that announces nothing while
+ * waiting for a newer one on the same CQ (comp_channel.c); the environment
+ * variable UROCE_STALE_EVENT_WAIT_MS (0..60000) overrides it. */
+#define UROCE_STALE_EVENT_WAIT_MS 200
+
 #endif

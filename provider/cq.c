@@ -138,6 +138,8 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	cq->cqn = resp.cqn;
 	cq->vcq.cq.handle = resp.handle;
 	cq->vcq.cq.cqe = (int)cq->nent - 1;
+	if (channel)
+		uroce_chan_count_cq(channel->fd, +1);
 	return cq;
 err:
 	unmap_ring(cq);
@@ -221,8 +223,10 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 		return ret;
 	}
 	/* The daemon wrote this CQ's last record before its reply. */
-	if (ibcq->channel)
+	if (ibcq->channel) {
 		uroce_chan_drop_cq_events(ibcq->channel->fd, (uint64_t)(uintptr_t)ibcq);
+		uroce_chan_count_cq(ibcq->channel->fd, -1);
+	}
 	pthread_mutex_lock(&ibcq->mutex);
 	while (ibcq->comp_events_completed <
 		       __atomic_load_n(&cq->comp_events_read, __ATOMIC_ACQUIRE) ||
@@ -274,7 +278,7 @@ int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return cq_arm(cq);
 }
 
-bool uroce_cq_drop_stale_event(struct ibv_cq *ibcq)
+bool uroce_cq_event_is_stale(struct ibv_cq *ibcq)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
 

@@ -213,14 +213,14 @@ int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void uroce_cq_event(struct ibv_cq *cq);
 /*
- * uroce_cq_drop_stale_event - for an event just read from CQ's channel,
- * decide whether it announces nothing: the CQ has no CQE to poll because the
+ * uroce_cq_event_is_stale - for an event just read from CQ's channel, decide
+ * whether it announces nothing: the CQ has no CQE to poll because the
  * application's poll after arming already took the CQE that fired it
  * (comp_channel.c explains when that happens). Then the CQ is armed again as
- * the application's last arm asked, and true is returned (drop the event,
- * wait for the next); false when there is a CQE to poll (deliver it).
+ * the application's last arm asked (so a newer CQE fires a newer event) and
+ * true is returned; false when there is a CQE to poll.
  */
-bool uroce_cq_drop_stale_event(struct ibv_cq *cq);
+bool uroce_cq_event_is_stale(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
 bool uroce_cq_has_cqe(struct uroce_cq *cq);
 

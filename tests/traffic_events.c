@@ -5,8 +5,10 @@
  * The pattern of ibv_get_cq_event(3) is: read the event, ack, re-arm, poll
  * the CQ empty. A CQE written between the re-arm and that poll fires an
  * event, yet the poll consumes the CQE, so the next event read finds an empty
- * CQ. The provider drops such an event on a blocking channel and re-arms the
- * CQ (provider/comp_channel.c); a non-blocking channel gets every event.
+ * CQ. On a blocking one-CQ channel the provider holds such an event, re-arms
+ * the CQ and returns a newer event if one comes within
+ * UROCE_STALE_EVENT_WAIT_MS, else the held one (provider/comp_channel.c); a
+ * non-blocking channel gets every event at once.
  * Each case: one RC QP connected to itself, its send CQ on a channel, armed;
  * SEND 1 completes and is polled BEFORE its event is read.
  */
@@ -129,12 +131,12 @@ static void *send_later(void *arg)
 {
 	struct fixture *f = ((struct later_send *)arg)->f;
 
-	usleep(200 * 1000);
+	usleep(100 * 1000);
 	post_send(f->qp, f->mr, f->buf, 2);
 	return NULL;
 }
 
-START_TEST(blocking_channel_skips_event_for_polled_cqe)
+START_TEST(blocking_channel_returns_newer_event)
 {
 	struct later_send ls;
 	struct fixture f;
@@ -143,6 +145,8 @@ START_TEST(blocking_channel_skips_event_for_polled_cqe)
 	pthread_t t;
 	struct ibv_wc wc;
 
+	/* Long enough that SEND 2 (posted 100 ms in) always falls inside. */
+	ck_assert_int_eq(setenv("UROCE_STALE_EVENT_WAIT_MS", "30000", 1), 0);
 	setup_fixture(&f);
 	consume_before_event(&f);
 	ls.f = &f;
@@ -156,6 +160,25 @@ START_TEST(blocking_channel_skips_event_for_polled_cqe)
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(ibv_poll_cq(f.scq, 1, &wc), 0);
 	ck_assert_uint_eq(poll_one(f.rcq), 101);
+	teardown_fixture(&f, 1);
+}
+END_TEST
+
+START_TEST(blocking_channel_late_event_when_nothing_newer)
+{
+	struct fixture f;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct ibv_wc wc;
+
+	/* Nothing newer comes: after the wait the held event is returned, as
+	 * ibv_req_notify_cq(3) promises an event for a CQE added after the arm. */
+	ck_assert_int_eq(setenv("UROCE_STALE_EVENT_WAIT_MS", "300", 1), 0);
+	setup_fixture(&f);
+	consume_before_event(&f);
+	ck_assert_int_eq(ibv_get_cq_event(f.ch, &ev_cq, &ev_ctx), 0);
+	ck_assert_ptr_eq(ev_cq, f.scq);
+	ck_assert_int_eq(ibv_poll_cq(f.scq, 1, &wc), 0);
 	teardown_fixture(&f, 1);
 }
 END_TEST
@@ -191,7 +214,8 @@ int main(void)
 	int failed;
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, blocking_channel_skips_event_for_polled_cqe);
+	tcase_add_test(tc, blocking_channel_returns_newer_event);
+	tcase_add_test(tc, blocking_channel_late_event_when_nothing_newer);
 	tcase_add_test(tc, nonblocking_channel_gets_every_event);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
