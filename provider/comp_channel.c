@@ -83,15 +83,23 @@ static char install_why[200];
 
 /* Our cmd_fds and channels; small, so plain arrays under one mutex. */
 struct channel_ent {
-	int app_fd;        /* handed to libibverbs as channel->fd */
-	int peer_fd;       /* ours; dup'ed to the daemon per CQ */
-	unsigned int ncq;  /* CQs created on it and not destroyed */
+	int app_fd;  /* handed to libibverbs as channel->fd */
+	int peer_fd; /* ours; dup'ed to the daemon per CQ */
+};
+/* Live CQs on our channels: the read hook delivers only their events. */
+struct chan_cq {
+	int app_fd;
+	struct ibv_cq *cq;
+	unsigned int held; /* read hooks looking at this CQ right now */
 };
 static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
 static int *cmd_fds;
 static size_t n_cmd_fds, cap_cmd_fds;
 static struct channel_ent *chans;
 static size_t n_chans, cap_chans;
+static struct chan_cq *chan_cqs;
+static size_t n_chan_cqs, cap_chan_cqs;
+static pthread_cond_t held_cond = PTHREAD_COND_INITIALIZER;
 
 static bool is_cmd_fd_locked(int fd)
 {
@@ -267,26 +275,46 @@ static ssize_t hook_write(int fd, const void *buf, size_t count)
 	return orig_write(fd, buf, count);
 }
 
-void uroce_chan_count_cq(int channel_fd, int delta)
+int uroce_chan_add_cq(int channel_fd, struct ibv_cq *cq)
 {
+	int ret = 0;
+
 	pthread_mutex_lock(&tbl_lock);
-	for (size_t i = 0; i < n_chans; i++)
-		if (chans[i].app_fd == channel_fd)
-			chans[i].ncq += delta;
+	if (n_chan_cqs == cap_chan_cqs) {
+		size_t cap = cap_chan_cqs ? cap_chan_cqs * 2 : 8;
+		struct chan_cq *n = realloc(chan_cqs, cap * sizeof(*n));
+
+		if (!n) {
+			ret = ENOMEM;
+			goto out;
+		}
+		chan_cqs = n;
+		cap_chan_cqs = cap;
+	}
+	chan_cqs[n_chan_cqs++] = (struct chan_cq){ .app_fd = channel_fd, .cq = cq };
+out:
 	pthread_mutex_unlock(&tbl_lock);
+	return ret;
 }
 
-/* CQs on channel fd, 0 if fd is not one of our channels. */
-static unsigned int channel_cqs(int fd)
+static struct chan_cq *find_cq_locked(int fd, struct ibv_cq *cq)
 {
-	unsigned int ncq = 0;
+	for (size_t i = 0; i < n_chan_cqs; i++)
+		if (chan_cqs[i].app_fd == fd && chan_cqs[i].cq == cq)
+			return &chan_cqs[i];
+	return NULL;
+}
+
+void uroce_chan_remove_cq(int channel_fd, struct ibv_cq *cq)
+{
+	struct chan_cq *e;
 
 	pthread_mutex_lock(&tbl_lock);
-	for (size_t i = 0; i < n_chans; i++)
-		if (chans[i].app_fd == fd)
-			ncq = chans[i].ncq;
+	while ((e = find_cq_locked(channel_fd, cq)) && e->held)
+		pthread_cond_wait(&held_cond, &tbl_lock);
+	if (e)
+		*e = chan_cqs[--n_chan_cqs];
 	pthread_mutex_unlock(&tbl_lock);
-	return ncq;
 }
 
 /* UROCE_STALE_EVENT_WAIT_MS from the environment (0..60000), else the default. */
@@ -302,28 +330,97 @@ static int stale_wait_ms(void)
 	return (*end || v < 0 || v > 60000) ? UROCE_STALE_EVENT_WAIT_MS : (int)v;
 }
 
+static bool is_channel(int fd)
+{
+	bool ours = false;
+
+	pthread_mutex_lock(&tbl_lock);
+	for (size_t i = 0; i < n_chans && !ours; i++)
+		ours = chans[i].app_fd == fd;
+	pthread_mutex_unlock(&tbl_lock);
+	return ours;
+}
+
+enum cq_take { CQ_GONE, CQ_TAKEN, CQ_HELD };
+
+/*
+ * For an event of cq just read from channel fd: CQ_GONE if the CQ was
+ * destroyed meanwhile (its event is void, as over the kernel); CQ_HELD if it
+ * may be held back (blocking fd, the only CQ of its channel), with a hold
+ * that uroce_chan_remove_cq waits for; else CQ_TAKEN. CQ_TAKEN counts the
+ * event as read (ibv_destroy_cq then waits for its ack) under the same lock
+ * as the destroy, so a delivered event always names a live CQ.
+ */
+static enum cq_take take_cq(int fd, struct ibv_cq *cq, bool may_hold)
+{
+	enum cq_take t = CQ_GONE;
+	struct chan_cq *e;
+	size_t ncq = 0;
+
+	pthread_mutex_lock(&tbl_lock);
+	e = find_cq_locked(fd, cq);
+	for (size_t i = 0; e && i < n_chan_cqs; i++)
+		ncq += chan_cqs[i].app_fd == fd;
+	if (e && may_hold && ncq == 1) {
+		e->held++;
+		t = CQ_HELD;
+	} else if (e) {
+		uroce_cq_count_event_read(cq);
+		t = CQ_TAKEN;
+	}
+	pthread_mutex_unlock(&tbl_lock);
+	return t;
+}
+
+static void release_cq(int fd, struct ibv_cq *cq)
+{
+	struct chan_cq *e;
+
+	pthread_mutex_lock(&tbl_lock);
+	e = find_cq_locked(fd, cq);
+	if (e && e->held && --e->held == 0)
+		pthread_cond_broadcast(&held_cond);
+	pthread_mutex_unlock(&tbl_lock);
+}
+
 static ssize_t hook_read(int fd, void *buf, size_t count)
 {
-	struct ib_uverbs_comp_event_desc ev, newer;
+	struct ib_uverbs_comp_event_desc ev;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	bool blocking, stale;
+	struct ibv_cq *cq;
 	ssize_t n;
 	int fl;
 
-	if (count != sizeof(ev) || channel_cqs(fd) != 1)
+	if (count != sizeof(ev) || !is_channel(fd))
 		return orig_read(fd, buf, count);
 	fl = fcntl(fd, F_GETFL);
-	n = orig_read(fd, buf, count);
-	if (n != (ssize_t)sizeof(ev) || fl < 0 || (fl & O_NONBLOCK))
-		return n;
-	memcpy(&ev, buf, sizeof(ev));
-	/* One CQ on this channel: a newer event names the same CQ and replaces
-	 * the held one. */
-	while (uroce_cq_event_is_stale((struct ibv_cq *)(uintptr_t)ev.cq_handle) &&
-	       poll(&pfd, 1, stale_wait_ms()) == 1 &&
-	       orig_read(fd, &newer, sizeof(newer)) == (ssize_t)sizeof(newer))
-		ev = newer;
-	memcpy(buf, &ev, sizeof(ev));
-	return n;
+	blocking = fl >= 0 && !(fl & O_NONBLOCK);
+	for (;;) {
+		n = orig_read(fd, &ev, sizeof(ev));
+		if (n != (ssize_t)sizeof(ev))
+			return n;
+		cq = (struct ibv_cq *)(uintptr_t)ev.cq_handle;
+		switch (take_cq(fd, cq, blocking)) {
+		case CQ_GONE:
+			continue;
+		case CQ_TAKEN:
+			memcpy(buf, &ev, sizeof(ev));
+			return n;
+		case CQ_HELD:
+			break;
+		}
+		stale = uroce_cq_event_is_stale(cq);
+		release_cq(fd, cq);
+		/* A newer event of the same (only) CQ replaces a stale one; without
+		 * one in time, the stale one is delivered after all. */
+		if (stale && poll(&pfd, 1, stale_wait_ms()) == 1)
+			continue;
+		if (take_cq(fd, cq, false) == CQ_TAKEN) {
+			memcpy(buf, &ev, sizeof(ev));
+			return n;
+		}
+	}
 }
 
 static int hook_close(int fd)

@@ -54,9 +54,17 @@ int uroce_chan_peer_fd(int channel_fd);
  */
 int uroce_chan_drop_cq_events(int channel_fd, uint64_t cq_handle);
 
-/* CQs created on / destroyed from the channel whose application fd is
- * channel_fd (delta +1 / -1); the read hook treats one-CQ channels alone. */
-void uroce_chan_count_cq(int channel_fd, int delta);
+struct ibv_cq;
+/*
+ * uroce_chan_add_cq / uroce_chan_remove_cq - CQ lives on the channel whose
+ * application fd is channel_fd, from before the daemon can write its first
+ * event until ibv_destroy_cq. The read hook delivers only live CQs' events,
+ * counting each as read (destroy then waits for its ack), and holds back
+ * stale events only on one-CQ channels. add: 0 or ENOMEM. remove: waits
+ * until no read hook looks at the CQ any more.
+ */
+int uroce_chan_add_cq(int channel_fd, struct ibv_cq *cq);
+void uroce_chan_remove_cq(int channel_fd, struct ibv_cq *cq);
 
 /* How long (ms) the read hook holds an event that announces nothing while
  * waiting for a newer one on the same CQ (comp_channel.c); the environment

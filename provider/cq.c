@@ -119,6 +119,11 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	ret = map_ring(cq);
 	if (ret)
 		goto err;
+	if (channel) {
+		ret = uroce_chan_add_cq(channel->fd, &cq->vcq.cq);
+		if (ret)
+			goto err;
+	}
 
 	memset(&req, 0, sizeof(req));
 	req.user_handle = (uint64_t)(uintptr_t)&cq->vcq.cq;
@@ -138,10 +143,10 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	cq->cqn = resp.cqn;
 	cq->vcq.cq.handle = resp.handle;
 	cq->vcq.cq.cqe = (int)cq->nent - 1;
-	if (channel)
-		uroce_chan_count_cq(channel->fd, +1);
 	return cq;
 err:
+	if (channel)
+		uroce_chan_remove_cq(channel->fd, &cq->vcq.cq);
 	unmap_ring(cq);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
@@ -224,8 +229,8 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	}
 	/* The daemon wrote this CQ's last record before its reply. */
 	if (ibcq->channel) {
+		uroce_chan_remove_cq(ibcq->channel->fd, ibcq);
 		uroce_chan_drop_cq_events(ibcq->channel->fd, (uint64_t)(uintptr_t)ibcq);
-		uroce_chan_count_cq(ibcq->channel->fd, -1);
 	}
 	pthread_mutex_lock(&ibcq->mutex);
 	while (ibcq->comp_events_completed <
@@ -295,12 +300,14 @@ bool uroce_cq_event_is_stale(struct ibv_cq *ibcq)
 
 /*
  * Called by ibv_get_cq_event for each event of this CQ: the next arm gets a
- * new sn, and destroy_cq waits for this event's ack.
+ * new sn. (The event was counted as read by the channel's read hook.)
  */
 void uroce_cq_event(struct ibv_cq *ibcq)
 {
-	struct uroce_cq *cq = to_ucq(ibcq);
+	to_ucq(ibcq)->arm_sn++;
+}
 
-	cq->arm_sn++;
-	__atomic_add_fetch(&cq->comp_events_read, 1, __ATOMIC_RELEASE);
+void uroce_cq_count_event_read(struct ibv_cq *ibcq)
+{
+	__atomic_add_fetch(&to_ucq(ibcq)->comp_events_read, 1, __ATOMIC_RELEASE);
 }

@@ -7,12 +7,14 @@
  * object's events still unread in the completion channel or the async queue
  * (uverbs counts an event as reported when read(2) returns it). Here the
  * daemon writes the records into sockets and cannot know what was read, so:
- *   - the provider counts the events the application read (the cq_event and
- *     async_event ops, which libibverbs calls after each read) and destroy
- *     waits for acks up to that count, never for unread events (which would
- *     hang forever);
+ *   - the provider counts the events the application read (completion
+ *     events in the channel's read hook, under the lock that destroy takes to
+ *     unregister the CQ; async events in the async_event op, which
+ *     libibverbs calls after each read) and destroy waits for acks up to that
+ *     count, never for unread events (which would hang forever);
  *   - a CQ's unread completion-event records are taken out of its channel at
- *     destroy (uroce_chan_drop_cq_events, comp_channel.c), so
+ *     destroy (uroce_chan_drop_cq_events, comp_channel.c), and a record the
+ *     read hook gets for an unregistered CQ is discarded, so
  *     ibv_get_cq_event never returns a freed CQ;
  *   - the async socket's writer is the daemon alone (its end of file tells
  *     the application the daemon died), so unread async records cannot be

@@ -92,7 +92,8 @@ struct uroce_ah {
  * a sealed memfd shared with the daemon (abi.h "CQ ring").
  *   nent       ring entries (power of two); ibv_cq.cqe reports nent - 1
  *   cons_index free-running consumer index (CQEs consumed)
- *   arm_sn     2-bit arm sequence number, advanced by the cq_event op
+ *   arm_sn     2-bit arm sequence number, advanced by the cq_event op (and by
+ *              the channel's read hook when it re-arms for a stale event)
  *   comp_events_read, async_events_read   events ibv_get_cq_event /
  *              ibv_get_async_event returned for this CQ (events.c)
  */
@@ -221,6 +222,9 @@ void uroce_cq_event(struct ibv_cq *cq);
  * true is returned; false when there is a CQE to poll.
  */
 bool uroce_cq_event_is_stale(struct ibv_cq *cq);
+/* One completion event of cq handed to the application (the channel's read
+ * hook, under its lock): ibv_destroy_cq waits for its ack. */
+void uroce_cq_count_event_read(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
 bool uroce_cq_has_cqe(struct uroce_cq *cq);
 

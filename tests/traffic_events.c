@@ -37,16 +37,40 @@ struct fixture {
 	char buf[256];
 };
 
-static void setup_fixture(struct fixture *f)
+/* An RC QP connected to itself, sending on SCQ, two receives posted. */
+static struct ibv_qp *self_qp(struct fixture *f, struct ibv_cq *scq)
 {
 	struct ibv_qp_init_attr qa;
 	union ibv_gid gid;
+	struct ibv_qp *qp;
 	int i;
 
+	ck_assert_int_eq(ibv_query_gid(f->ctx, 1, 0, &gid), 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = scq;
+	qa.recv_cq = f->rcq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	qp = ibv_create_qp(f->pd, &qa);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_int_eq(tv_rc_connect(qp, qp->qp_num, &gid, IBV_MTU_1024, 14), 0);
+	for (i = 0; i < 2; i++) {
+		struct ibv_sge sge = { (uintptr_t)f->buf + 128, 64, f->mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+	}
+	return qp;
+}
+
+static void setup_fixture(struct fixture *f)
+{
 	memset(f, 0, sizeof(*f));
 	f->ctx = tv_open(DEV);
 	ck_assert_ptr_nonnull(f->ctx);
-	ck_assert_int_eq(ibv_query_gid(f->ctx, 1, 0, &gid), 0);
 	f->ch = ibv_create_comp_channel(f->ctx);
 	ck_assert_ptr_nonnull(f->ch);
 	f->pd = ibv_alloc_pd(f->ctx);
@@ -57,23 +81,7 @@ static void setup_fixture(struct fixture *f)
 	f->rcq = ibv_create_cq(f->ctx, 16, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(f->scq);
 	ck_assert_ptr_nonnull(f->rcq);
-	memset(&qa, 0, sizeof(qa));
-	qa.send_cq = f->scq;
-	qa.recv_cq = f->rcq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = 4;
-	qa.cap.max_recv_wr = 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	f->qp = ibv_create_qp(f->pd, &qa);
-	ck_assert_ptr_nonnull(f->qp);
-	ck_assert_int_eq(tv_rc_connect(f->qp, f->qp->qp_num, &gid, IBV_MTU_1024, 14), 0);
-	for (i = 0; i < 2; i++) {
-		struct ibv_sge sge = { (uintptr_t)f->buf + 128, 64, f->mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = 100 + i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		ck_assert_int_eq(ibv_post_recv(f->qp, &wr, &bad), 0);
-	}
+	f->qp = self_qp(f, f->scq);
 }
 
 static void teardown_fixture(struct fixture *f, unsigned int events_read)
@@ -183,6 +191,56 @@ START_TEST(blocking_channel_late_event_when_nothing_newer)
 }
 END_TEST
 
+struct reader {
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *ev_cq;
+	int ret;
+};
+
+static void *read_event(void *arg)
+{
+	struct reader *r = arg;
+	void *ev_ctx;
+
+	r->ret = ibv_get_cq_event(r->ch, &r->ev_cq, &ev_ctx);
+	return NULL;
+}
+
+/* The CQ of a held event is destroyed meanwhile: that event is never handed
+ * over (the CQ is freed); the reader gets the next live CQ's event. */
+START_TEST(held_event_of_destroyed_cq_is_void)
+{
+	struct reader r = { 0 };
+	struct fixture f;
+	struct ibv_cq *cq2;
+	struct ibv_qp *qp2;
+	pthread_t t;
+
+	ck_assert_int_eq(setenv("UROCE_STALE_EVENT_WAIT_MS", "1000", 1), 0);
+	setup_fixture(&f);
+	consume_before_event(&f);
+	r.ch = f.ch;
+	ck_assert_int_eq(pthread_create(&t, NULL, read_event, &r), 0);
+	usleep(100 * 1000); /* the reader holds SEND 1's event */
+	/* cq2 first, so that it cannot reuse the freed CQ's address */
+	cq2 = ibv_create_cq(f.ctx, 16, NULL, f.ch, 0);
+	ck_assert_ptr_nonnull(cq2);
+	ck_assert_int_eq(ibv_destroy_qp(f.qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(f.scq), 0);
+	qp2 = self_qp(&f, cq2);
+	ck_assert_int_eq(ibv_req_notify_cq(cq2, 0), 0);
+	post_send(qp2, f.mr, f.buf, 3);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(r.ret, 0);
+	ck_assert_ptr_eq(r.ev_cq, cq2);
+	ck_assert_uint_eq(poll_one(cq2), 3);
+	ibv_ack_cq_events(cq2, 1);
+	f.qp = qp2;
+	f.scq = cq2;
+	teardown_fixture(&f, 0);
+}
+END_TEST
+
 START_TEST(nonblocking_channel_gets_every_event)
 {
 	struct fixture f;
@@ -216,6 +274,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, blocking_channel_returns_newer_event);
 	tcase_add_test(tc, blocking_channel_late_event_when_nothing_newer);
+	tcase_add_test(tc, held_event_of_destroyed_cq_is_void);
 	tcase_add_test(tc, nonblocking_channel_gets_every_event);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
