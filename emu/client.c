@@ -96,6 +96,7 @@ struct client *client_new(struct uroce_dev *d, int fd)
 	c->gid = cred.gid;
 	c->async_fd = -1;
 	c->db_fd = -1;
+	c->mem_fd = -1;
 	c->pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
 	c->id = d->next_client_id++;
 	snprintf(c->comm, sizeof(c->comm), "?");
@@ -118,6 +119,26 @@ struct client *client_new(struct uroce_dev *d, int fd)
 		d->clients->prev = c;
 	d->clients = c;
 	return c;
+}
+
+int client_open_mem(struct client *c)
+{
+	char path[64];
+	int fd;
+
+	if (c->mem_fd >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c->pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	/* alive now (pidfd) => alive at open => the fd is the client's mm */
+	if (c->pidfd < 0 || syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0) < 0) {
+		close(fd);
+		return ESRCH;
+	}
+	c->mem_fd = fd;
+	return 0;
 }
 
 /* Free every object of one table with FREE_FN (handles ascending). */
@@ -159,6 +180,8 @@ void client_destroy(struct client *c)
 		close(c->async_fd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
 	if (c->prev)
 		c->prev->next = c->next;
 	else

@@ -48,6 +48,10 @@ struct client {
 	char comm[17];          /* /proc/PID/comm at connect time */
 	int pidfd;              /* pidfd of pid (-1 if unavailable): tells a live
 				 * client from a reused pid */
+	int mem_fd;             /* /proc/PID/mem, opened at HELLO (or at the first
+				 * REG_MR if HELLO had no ptrace right yet); bound
+				 * to the client's mm of that moment, so after an
+				 * execve every access through it fails; -1 = none */
 
 	bool hello;             /* a verbs client (HELLO done) */
 	int async_fd;           /* provider's async_fd peer; -1 before HELLO */
@@ -62,6 +66,11 @@ struct client {
 /* A new client for connection FD (already accepted, non-blocking). Reads
  * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
 struct client *client_new(struct uroce_dev *d, int fd);
+
+/* Open C's /proc/PID/mem into c->mem_fd (no-op if open). The pidfd is
+ * checked after the open, so the fd is the client's, never a reused pid's.
+ * Returns 0 or an errno (EACCES/EPERM: no ptrace right; ESRCH: gone). */
+int client_open_mem(struct client *c);
 
 /* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
  * unlink it from the device and free it. */

@@ -26,7 +26,7 @@ int op_hello(struct client *c, struct ctl_call *call)
 	struct uroce_hello_resp *resp = call->resp;
 	struct uroce_dev *d = c->dev;
 	struct stat st;
-	int db;
+	int db, rc;
 
 	if (c->hello)
 		return EALREADY;
@@ -38,6 +38,13 @@ int op_hello(struct client *c, struct ctl_call *call)
 		return EPERM;
 	if (fstat(call->fds[0], &st) < 0 || !S_ISSOCK(st.st_mode))
 		return EBADF;
+	/* The memory of the process that says HELLO, not of whatever it may
+	 * execve later (a setuid program): see client.h mem_fd. Without a
+	 * ptrace right yet (a non-root daemon under Yama, before the
+	 * provider's PR_SET_PTRACER) the first REG_MR opens it. */
+	rc = client_open_mem(c);
+	if (rc && rc != EACCES && rc != EPERM)
+		return rc;
 	db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (db < 0)
 		return errno;

@@ -10,21 +10,20 @@
 #include "emu/objects.h"
 
 #include <errno.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-/* Copy LEN bytes between BUF and ADDR in process PID (partial transfers
- * resumed). Returns 0 or -1. */
-static int vm_copy(pid_t pid, uint64_t addr, void *buf, uint32_t len, bool write)
+/* Copy LEN bytes between BUF and ADDR through MEM_FD, the client's
+ * /proc/PID/mem (partial transfers resumed). 0 bytes means the mm is gone
+ * (exit or execve). Returns 0 or -1. */
+static int mem_copy(int mem_fd, uint64_t addr, void *buf, uint32_t len, bool write)
 {
 	uint32_t done = 0;
 
+	if (mem_fd < 0 || addr > (uint64_t)INT64_MAX - len)
+		return -1;
 	while (done < len) {
-		struct iovec local = { .iov_base = (char *)buf + done, .iov_len = len - done };
-		struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + done), .iov_len = len - done };
-		ssize_t n = write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
-				  : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		ssize_t n = write ? pwrite(mem_fd, (const char *)buf + done, len - done, (off_t)(addr + done))
+				  : pread(mem_fd, (char *)buf + done, len - done, (off_t)(addr + done));
 
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
@@ -56,11 +55,10 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 		return XPORT_MEM_BOUNDS;
 	if (op == XPORT_MEM_CHECK)
 		return XPORT_MEM_OK;
-	/* The client may have died with its disconnect not handled yet; its
-	 * pid could then name another process. Its pidfd knows. */
-	if (mr->owner->pidfd >= 0 && syscall(SYS_pidfd_send_signal, mr->owner->pidfd, 0, NULL, 0) < 0)
-		return XPORT_MEM_FAULT;
-	if (vm_copy(mr->owner->pid, addr, buf, len, op == XPORT_MEM_WRITE))
+	/* The fd reaches the mm the client had at HELLO only: not a reused pid,
+	 * not the image of a later execve. Its writes are FOLL_FORCE (they
+	 * pass a read-only mapping): the access flags above are the guard. */
+	if (mem_copy(mr->owner->mem_fd, addr, buf, len, op == XPORT_MEM_WRITE))
 		return XPORT_MEM_FAULT;
 	return XPORT_MEM_OK;
 }

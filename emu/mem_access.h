@@ -1,7 +1,8 @@
 /*
  * mem_access.h - the data path's window into registered memory (DESIGN §3
  * "Memory"): look up an lkey/rkey, check PD, bounds and access flags, then
- * read or write the owning process's memory with process_vm_readv/writev.
+ * read or write the owning process's memory with pread/pwrite on its
+ * /proc/PID/mem fd opened at HELLO (client.h mem_fd).
  * Ahead of issue 4: this is the body of the transport engine's ops->mem.
  */
 #ifndef UROCE_EMU_MEM_ACCESS_H
@@ -26,9 +27,10 @@ struct uroce_dev;
  * variant), _BAD_PD (MR of another PD), _BOUNDS (range not inside the MR;
  * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a
  * needed flag), _FAULT (the process's memory could not be read/written in
- * full: unmapped, process gone — checked through the client's pidfd, so a
- * reused pid is never written — or no ptrace permission; the provider
- * grants it with PR_SET_PTRACER).
+ * full: unmapped, process gone or its image replaced by execve — the fd is
+ * bound to the mm seen at HELLO, so neither a reused pid nor a new
+ * (setuid) program is ever reached — or no fd: no ptrace permission; the
+ * provider grants it with PR_SET_PTRACER).
  */
 enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,

@@ -2,7 +2,8 @@
  * obj_mr.c - memory regions: REG_MR / DEREG_MR (include/uroce/abi.h).
  * Registration records the range, access flags and a key from the device's
  * key table (keytab.c); the memory itself is not touched here (the data path
- * reads and writes it with process_vm_readv/writev, DESIGN §3).
+ * reads and writes it with pread/pwrite on the client's /proc/PID/mem fd,
+ * mem_access.h, DESIGN §3).
  */
 #include "config.h"
 #include "emu/client.h"
@@ -43,6 +44,10 @@ int op_reg_mr(struct client *c, struct ctl_call *call)
 		return EINVAL;
 	if (d->counts.mr >= DEV_MAX_MR)
 		return ENOMEM;
+	/* no /proc/PID/mem fd yet (no ptrace right at HELLO): the memory is
+	 * unreachable unless it opens now (mem_access.h) */
+	if (client_open_mem(c))
+		return EFAULT;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;

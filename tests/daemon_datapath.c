@@ -3,9 +3,9 @@
  * provider: two verbs sessions (two contexts of this process) on one daemon,
  * RC QPs connected to each other over 127.0.0.1, WQEs written straight into
  * the shared QP rings (include/uroce/abi.h format), doorbells rung, CQEs read
- * from the shared CQ rings. Real UDP, real ICRC, real process_vm_* copies.
+ * from the shared CQ rings. Real UDP, real ICRC, real copies through /proc/PID/mem.
  *
- * Usage: daemon_datapath SOCK [lossy N | netfuzz N]
+ * Usage: daemon_datapath SOCK [lossy N | netfuzz N | exec]
  * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
  * SEND WQE opcode, responder RESP_SEND with byte count and source QPN, bytes
  * placed, exactly one completion event on the armed CQ's channel); RDMA WRITE with immediate of 10000 bytes (multi-packet at MTU
@@ -18,7 +18,8 @@
  * flag and RoCE packet type 2 in flags_rqpn, payload at offset 40).
  * With "lossy N": N SENDs of mixed sizes through a daemon started with
  * --loss (see lossy() below). With "netfuzz N": N hostile datagrams at live
- * QPs (see netfuzz() below).
+ * QPs (see netfuzz() below). With "exec": MRs of a process that execs are
+ * out of reach afterwards (see exec_test() below).
  * Exit 0 if all pass.
  */
 #include "config.h"
@@ -31,6 +32,7 @@
 #include <netinet/in.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +83,9 @@ static void die(const char *what, int rc)
 
 static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type);
 
+/* If set, setup_type maps the next side's buffer at this address. */
+static uintptr_t fixed_buf;
+
 static void setup(struct side *s, const char *sock)
 {
 	setup_type(s, sock, IBV_QPT_RC);
@@ -101,7 +107,15 @@ static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 	prctl(PR_SET_PTRACER, (unsigned long)s->ss.hello.daemon_pid, 0, 0, 0);
 	if ((rc = dp_alloc_pd(&s->ss, &s->pd)))
 		die("ALLOC_PD", rc);
-	s->buf = aligned_alloc(4096, BUF);
+	if (fixed_buf) {
+		p = mmap((void *)fixed_buf, BUF, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (p != (void *)fixed_buf)
+			die("mmap fixed buffer", errno);
+		s->buf = p;
+	} else {
+		s->buf = aligned_alloc(4096, BUF);
+	}
 	memset(s->buf, 0, BUF);
 	if ((rc = dp_reg_mr(&s->ss, s->pd, (uintptr_t)s->buf, BUF,
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, &s->mr)))
@@ -598,6 +612,119 @@ static int netfuzz(const char *sock, uint32_t n)
 	return failures ? 1 : 0;
 }
 
+/*
+ * Registered memory does not follow an execve (finding 1 of the daemon
+ * review: a client could exec a setuid program and keep its control
+ * socket). A child process ("victim") opens two sessions, each with an MR
+ * of pattern 0xA5 at a fixed address and an RC QP connected to a QP of
+ * this process, clears FD_CLOEXEC on both control sockets and execs this
+ * program ("exec-victim"), which maps the same addresses with pattern 0x5A.
+ * Then an RDMA WRITE and an RDMA READ at the old rkeys must fail with
+ * REMOTE_ACCESS_ERR (the daemon reaches the old mm only), and the new
+ * image's memory must be unchanged. Exit 0 if all pass.
+ */
+#define EXEC_ADDR 0x5a5a00000000ull
+
+static int exec_victim(char **argv)
+{
+	int rfd = atoi(argv[3]), wfd = atoi(argv[4]), i;
+	unsigned char *m[2];
+	char c;
+
+	for (i = 0; i < 2; i++) {
+		m[i] = mmap((void *)(uintptr_t)(EXEC_ADDR + (uint64_t)i * BUF), BUF, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m[i] != (void *)(uintptr_t)(EXEC_ADDR + (uint64_t)i * BUF))
+			return 3;
+		memset(m[i], 0x5A, BUF);
+	}
+	if (write(wfd, "R", 1) != 1 || read(rfd, &c, 1) != 1)
+		return 4;
+	for (i = 0; i < BUF; i++)
+		if (m[0][i] != 0x5A || m[1][i] != 0x5A) {
+			fprintf(stderr, "FAIL exec: the new image's memory was changed at +%d\n", i);
+			return 1;
+		}
+	return 0;
+}
+
+static int exec_test(const char *self, const char *sock)
+{
+	struct side a[2], b[2];
+	int c2p[2], p2c[2], i, st;
+	uint32_t info[4];
+	pid_t child;
+	char arg[2][16], c;
+	struct mlx5_cqe64 q;
+	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&q;
+
+	if (pipe(c2p) || pipe(p2c))
+		die("pipe", errno);
+	child = fork();
+	if (child < 0)
+		die("fork", errno);
+	if (child == 0) {
+		for (i = 0; i < 2; i++) {
+			memset(&a[i], 0, sizeof(a[i]));
+			fixed_buf = EXEC_ADDR + (uint64_t)i * BUF;
+			setup(&a[i], sock);
+			memset(a[i].buf, 0xA5, BUF);
+			info[2 * i] = a[i].qpn;
+			info[2 * i + 1] = a[i].mr.rkey;
+		}
+		if (write(c2p[1], info, sizeof(info)) != sizeof(info) ||
+		    read(p2c[0], info, 2 * sizeof(uint32_t)) != 2 * sizeof(uint32_t))
+			_exit(5);
+		for (i = 0; i < 2; i++) {
+			connect_qp(&a[i], info[i]);
+			/* keep the control connection over the exec */
+			fcntl(a[i].ss.s, F_SETFD, 0);
+		}
+		snprintf(arg[0], sizeof(arg[0]), "%d", p2c[0]);
+		snprintf(arg[1], sizeof(arg[1]), "%d", c2p[1]);
+		execl(self, self, sock, "exec-victim", arg[0], arg[1], (char *)NULL);
+		_exit(6);
+	}
+	if (read(c2p[0], info, sizeof(info)) != sizeof(info))
+		die("victim setup", EIO);
+	for (i = 0; i < 2; i++) {
+		memset(&b[i], 0, sizeof(b[i]));
+		setup(&b[i], sock);
+	}
+	{
+		uint32_t qpns[2] = { b[0].qpn, b[1].qpn };
+
+		if (write(p2c[1], qpns, sizeof(qpns)) != sizeof(qpns))
+			die("pipe write", EIO);
+	}
+	for (i = 0; i < 2; i++)
+		connect_qp(&b[i], info[2 * i]);
+	if (read(c2p[0], &c, 1) != 1 || c != 'R')
+		die("victim exec", EIO);
+
+	memset(b[0].buf, 0x11, BUF);
+	post_send(&b[0], IBV_WR_RDMA_WRITE, 0, 4096, EXEC_ADDR, info[1], 0);
+	q = poll_cqe(&b[0], "WRITE after exec");
+	CHECK(q.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+	      "WRITE after exec: opcode %u syndrome 0x%x (want REQ_ERR 0x%x)", q.op_own >> 4, e->syndrome,
+	      MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	memset(b[1].buf, 0, BUF);
+	post_send(&b[1], IBV_WR_RDMA_READ, 0, 4096, EXEC_ADDR + BUF, info[3], 0);
+	q = poll_cqe(&b[1], "READ after exec");
+	CHECK(q.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+	      "READ after exec: opcode %u syndrome 0x%x (want REQ_ERR 0x%x)", q.op_own >> 4, e->syndrome,
+	      MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+	CHECK(b[1].buf[0] == 0 && b[1].buf[4095] == 0, "READ after exec: bytes 0x%02x.. arrived", b[1].buf[0]);
+	if (write(p2c[1], "C", 1) != 1 || waitpid(child, &st, 0) != child)
+		die("victim", EIO);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "victim status 0x%x", st);
+	if (!failures)
+		printf("ok   after execve: RDMA WRITE and READ at the old MRs -> REMOTE_ACCESS_ERR, new image untouched\n");
+	for (i = 0; i < 2; i++)
+		side_close(&b[i]);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct side a, b;
@@ -605,10 +732,15 @@ int main(int argc, char **argv)
 	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
 	int i;
 
-	if (argc != 2 && !(argc == 4 && (!strcmp(argv[2], "lossy") || !strcmp(argv[2], "netfuzz")))) {
-		fprintf(stderr, "usage: daemon_datapath SOCK [lossy N | netfuzz N]\n");
+	if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "exec")) && !(argc == 5 && !strcmp(argv[2], "exec-victim")) &&
+	    !(argc == 4 && (!strcmp(argv[2], "lossy") || !strcmp(argv[2], "netfuzz")))) {
+		fprintf(stderr, "usage: daemon_datapath SOCK [lossy N | netfuzz N | exec]\n");
 		return 2;
 	}
+	if (argc == 5 && !strcmp(argv[2], "exec-victim"))
+		return exec_victim(argv);
+	if (argc == 3 && !strcmp(argv[2], "exec"))
+		return exec_test("/proc/self/exe", argv[1]);
 	if (argc == 4 && !strcmp(argv[2], "netfuzz"))
 		return netfuzz(argv[1], (uint32_t)atoi(argv[3]));
 	memset(&a, 0, sizeof(a));

@@ -2,13 +2,17 @@
 # uroced's data path end to end without the provider (tests/daemon_datapath.c):
 # SEND, RDMA WRITE with immediate, RDMA READ, a remote access error and a
 # flush between two contexts over real UDP; the capture then holds the
-# packets and `uroce inspect` finds every ICRC good and consecutive PSNs.
+# packets and `uroce inspect` finds every ICRC good and consecutive PSNs;
+# MRs of a process are unreachable after it execs.
 # Then 10000 messages over a link with 5% seeded loss.
 . "$top_srcdir/tests/daemon_lib.sh"
 
 start_uroced --mtu 1024 --pcap "$D/dp.pcap"
 "$top_builddir/tests/daemon_datapath" "$SOCK" || fail "data path"
 kill -0 "$PID" 2>/dev/null || fail "uroced died"
+# An MR does not follow its process through execve (a setuid program could
+# be next): RDMA WRITE/READ at it afterwards fail with a remote access error.
+"$top_builddir/tests/daemon_datapath" "$SOCK" exec || fail "MR access after execve"
 st=$("$UROCED" --admin "$SOCK" status)
 echo "$st" | grep -q "^udp rx_packets=[1-9][0-9]* rx_bytes=[0-9]* tx_packets=[1-9][0-9]* " || fail "no traffic counted: $st"
 "$UROCED" --admin "$SOCK" capture stop || fail "capture stop"

@@ -2,9 +2,10 @@
  * daemon_mem_access.c - unit tests of emu/mem_access.c: key lookup (live,
  * key+1, stale), PD check, bounds (exact fit, one byte past, before the MR,
  * 64-bit wrap-around from hostile addr/len), access flags, and real copies
- * through process_vm_readv/writev (this process is the MR's owner), incl.
- * FAULT on an unmapped page inside a registered range, and FAULT without any
- * copy when the owner's pidfd says it is gone.
+ * through pread/pwrite on /proc/self/mem (this process is the MR's owner),
+ * incl. FAULT on an unmapped page inside a registered range, FAULT without
+ * any copy when the mm behind the owner's mem fd is gone, and FAULT without
+ * a mem fd.
  */
 #include "config.h"
 #include "emu/client.h"
@@ -13,6 +14,8 @@
 #include "emu/objects.h"
 
 #include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -33,6 +36,8 @@ static void setup(void)
 	owner.pid = getpid();
 	owner.pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	ck_assert_int_ge(owner.pidfd, 0);
+	owner.mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(owner.mem_fd, 0);
 	mr_rw = (struct mr){ .pd = &pd1, .addr = (uintptr_t)mem, .length = 4096,
 			     .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 			     .owner = &owner };
@@ -51,6 +56,8 @@ static void setup(void)
 static void teardown(void)
 {
 	close(owner.pidfd);
+	if (owner.mem_fd >= 0)
+		close(owner.mem_fd);
 	munmap(hole, 4096);
 	munmap((char *)hole + 8192, 4096);
 	keytab_fini(&dev.keys);
@@ -108,26 +115,42 @@ START_TEST(copies)
 }
 END_TEST
 
-/* The owner died (its disconnect not handled yet) and its pid might be
- * reused: the pidfd says so and nothing is copied. */
+/* The mem fd was opened on a process that is gone now (as after an exit or
+ * an execve: the mm it is bound to has no users): nothing is copied, though
+ * the pid and the MR are unchanged. Without a mem fd: FAULT too. */
 START_TEST(dead_owner)
 {
 	unsigned char buf[16] = { 1 };
-	pid_t child = fork();
-	int fd;
+	int go[2], fd;
+	char path[64];
+	char c = 0;
+	pid_t child;
 
-	if (child == 0)
-		_exit(0);
-	fd = (int)syscall(SYS_pidfd_open, child, 0);
+	ck_assert_int_eq(pipe(go), 0);
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	close(go[0]);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
+	fd = open(path, O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
+	close(go[1]);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
-	close(owner.pidfd);
-	owner.pidfd = fd; /* pid is still ours: only the pidfd tells */
+	close(owner.mem_fd);
+	owner.mem_fd = fd; /* pid and pidfd are still ours: only the fd counts */
 	mem[0] = 0;
 	ck_assert_int_eq(mem_access(&dev, 1, true, mr_rw.key, mr_rw.addr, buf, 16, IBV_ACCESS_REMOTE_WRITE,
 				    XPORT_MEM_WRITE), XPORT_MEM_FAULT);
+	ck_assert_int_eq(mem_access(&dev, 1, true, mr_rw.key, mr_rw.addr, buf, 16, IBV_ACCESS_REMOTE_READ,
+				    XPORT_MEM_READ), XPORT_MEM_FAULT);
 	ck_assert_uint_eq(mem[0], 0);
 	ck_assert_int_eq(CHK(1, mr_rw.key, mr_rw.addr, 16, IBV_ACCESS_REMOTE_WRITE), XPORT_MEM_OK);
+	close(owner.mem_fd);
+	owner.mem_fd = -1;
+	ck_assert_int_eq(mem_access(&dev, 1, true, mr_rw.key, mr_rw.addr, buf, 16, IBV_ACCESS_REMOTE_READ,
+				    XPORT_MEM_READ), XPORT_MEM_FAULT);
 }
 END_TEST
 
