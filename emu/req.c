@@ -52,7 +52,9 @@ static uint32_t npkts(uint32_t len, uint32_t mtu)
 }
 
 /* Fail WQE W with a local STATUS: it is reported (after any earlier WQEs)
- * when the QP, now in ERR, flushes (IBTA 10.8.3.1: the QP enters ERR). */
+ * when the QP, now in ERR, flushes (IBTA 10.8.3.1: the QP enters ERR).
+ * No affiliated async event: the error CQE is the report, as in comp.c
+ * (IBTA 10.10.2.3; mlx5 raises none for an error CQE either). */
 static void req_local_error(struct xport_qp *qp, struct xport_swqe *w,
 			    enum ibv_wc_status status)
 {
@@ -60,7 +62,7 @@ static void req_local_error(struct xport_qp *qp, struct xport_swqe *w,
 	xport_log(qp, XPORT_LOG_ERR, "send WQE %u (%s, %u bytes) failed locally: %s",
 		  w->wr.wr_index, xport_wr_opcode_name(w->wr.opcode), w->length,
 		  xport_wc_status_name(status));
-	xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
+	xport_qp_fatal(qp, -1);
 }
 
 /* Arm the retransmit timer if something is outstanding and it is not. */
