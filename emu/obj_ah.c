@@ -24,6 +24,10 @@ int op_create_ah(struct client *c, struct ctl_call *call)
 	if (!req->attr.is_global || req->attr.port_num != 1 ||
 	    req->attr.grh.sgid_index >= c->dev->gid_tbl_len)
 		return EINVAL;
+	/* only GID 0 is populated; an empty entry has no source address
+	 * (the kernel's rdma_get_gid_attr fails for it) */
+	if (req->attr.grh.sgid_index != 0)
+		return EINVAL;
 	if (c->dev->counts.ah >= DEV_MAX_AH)
 		return ENOMEM;
 	ah = calloc(1, sizeof(*ah));

@@ -208,6 +208,10 @@ static int av_ok(const struct ibv_ah_attr *ah, const struct qp_limits *lim)
 		return EINVAL;
 	if (ah->grh.sgid_index >= lim->gid_tbl_len)
 		return EINVAL;
+	/* Only GID 0 is populated (the others read all-zero in sysfs); the
+	 * kernel's rdma_get_gid_attr fails for an empty entry. */
+	if (ah->grh.sgid_index != 0)
+		return EINVAL;
 	return 0;
 }
 

@@ -177,7 +177,7 @@ static void rtr_attr(struct ibv_qp_attr *a)
 	a->min_rnr_timer = 12;
 	a->ah_attr.is_global = 1;
 	a->ah_attr.port_num = 1;
-	a->ah_attr.grh.sgid_index = 15;
+	a->ah_attr.grh.sgid_index = 0;
 	a->ah_attr.grh.hop_limit = 1;
 }
 
@@ -207,6 +207,8 @@ static void mut18(struct ibv_qp_attr *a) { a->qp_state = (enum ibv_qp_state)-1; 
 static void mut19(struct ibv_qp_attr *a) { (void)a; }
 static void mut20(struct ibv_qp_attr *a) { (void)a; }
 static void mut21(struct ibv_qp_attr *a) { a->cur_qp_state = S(INIT); }
+static void mut22(struct ibv_qp_attr *a) { a->ah_attr.grh.sgid_index = 1; }
+static void mut23(struct ibv_qp_attr *a) { a->ah_attr.grh.sgid_index = 15; }
 
 static const struct {
 	const char *name;
@@ -225,6 +227,8 @@ static const struct {
 	{ "min_rnr_timer 31", mut8, 0, 0 },
 	{ "AV without GRH", mut9, 0, EINVAL },
 	{ "AV sgid_index 16", mut10, 0, EINVAL },
+	{ "AV sgid_index 1 (empty GID entry)", mut22, 0, EINVAL },
+	{ "AV sgid_index 15 (empty GID entry)", mut23, 0, EINVAL },
 	{ "AV port 2", mut11, 0, EINVAL },
 	{ "AV port 0 (the QP's)", mut12, 0, 0 },
 	{ "access flags MW_BIND", mut13, A(ACCESS_FLAGS), EINVAL },

@@ -256,6 +256,7 @@ static void ah_noglobal(struct msg *m) { ah(m, X.pd, 0, 1, 0); }
 static void ah_badpd(struct msg *m) { ah(m, 0, 1, 1, 0); }
 static void ah_port(struct msg *m) { ah(m, X.pd, 1, 2, 0); }
 static void ah_sgid(struct msg *m) { ah(m, X.pd, 1, 1, 16); }
+static void ah_sgid1(struct msg *m) { ah(m, X.pd, 1, 1, 1); }
 
 static void link2(struct msg *m) { BODY(m, struct uroce_admin_link_req)->up = 2; }
 static void capture_ro(struct msg *m) { m->fds[m->nfds++] = devnull(); }
@@ -351,6 +352,7 @@ static const struct hcase cases[] = {
 	{ "CREATE_AH bad PD", SESSION, UROCE_OP_CREATE_AH, ah_badpd, EINVAL },
 	{ "CREATE_AH port 2", SESSION, UROCE_OP_CREATE_AH, ah_port, EINVAL },
 	{ "CREATE_AH sgid_index 16", SESSION, UROCE_OP_CREATE_AH, ah_sgid, EINVAL },
+	{ "CREATE_AH sgid_index 1 (empty GID entry)", SESSION, UROCE_OP_CREATE_AH, ah_sgid1, EINVAL },
 	{ "ADMIN_LINK up=2", SESSION, UROCE_OP_ADMIN_LINK, link2, EINVAL },
 	{ "ADMIN_CAPTURE_START without fd", FRESH, UROCE_OP_ADMIN_CAPTURE_START, nothing, EBADF },
 	{ "ADMIN_CAPTURE_START read-only fd", FRESH, UROCE_OP_ADMIN_CAPTURE_START, capture_ro, EBADF },
