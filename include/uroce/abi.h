@@ -316,8 +316,8 @@ struct uroce_reg_mr_resp {
  * barrier), then polls. Either the daemon sees the arm and fires, or the
  * consumer's poll after arming finds the CQE: no completion is lost. The
  * doorbell only makes the daemon read arm words of idle CQs early.
- * Events delivered are counted per CQ; DESTROY_CQ returns the count so the
- * provider can wait for ibv_ack_cq_events to reach it.
+ * Events delivered are counted per CQ; DESTROY_CQ returns the count (what
+ * the provider does with it: below).
  */
 #define UROCE_CQ_RING_HDR_SIZE 64
 struct uroce_cq_ring_hdr {
@@ -372,11 +372,13 @@ struct uroce_create_cq_resp {
 /*
  * DESTROY_CQ: handle. EBUSY while a QP uses the CQ.
  * Reply: comp_events_reported / async_events_reported — how many completion
- * events and async events the daemon ever WROTE for this CQ. Note the kernel
- * reports events the application READ (an event left unread in the channel
- * is dropped and never acked): for completion events the provider must wait
- * on its own count of events ibv_get_cq_event returned (the cq_event op),
- * not on comp_events_reported, or a destroy after an unread event hangs.
+ * events and async events the daemon ever WROTE (delivered into the
+ * socket) for this CQ. The kernel reports events the application READ, and
+ * the daemon cannot know what was read, so the provider (provider/events.c)
+ * waits for the acks of the events it saw the application read, takes the
+ * CQ's unread completion-event records out of its channel, and uses
+ * async_events_reported only to know whether an unread CQ_ERR may still come
+ * (then the CQ struct is kept until ibv_close_device).
  */
 struct uroce_destroy_cq_resp {
 	struct uroce_hdr hdr;
@@ -474,8 +476,11 @@ struct uroce_query_qp_resp {
 	uint32_t sq_sig_all;
 };
 
-/* DESTROY_QP: handle (uroce_handle_req). Reply: async events reported for
- * the QP (the provider waits for that many ibv_ack_async_event acks). */
+/* DESTROY_QP: handle (uroce_handle_req). Reply: async events the daemon
+ * delivered (wrote into the async socket) for the QP. The provider
+ * (provider/events.c) waits for the acks of the events it saw the
+ * application read, not for this many; a larger count means an unread event
+ * may still come, so the QP struct is kept until ibv_close_device. */
 struct uroce_destroy_qp_resp {
 	struct uroce_hdr hdr;
 	uint32_t async_events_reported;
