@@ -201,10 +201,13 @@ int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe)
 	used = ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
 	if (used >= cq->nent && !(cq->flags & UROCE_CQ_IGNORE_OVERRUN)) {
 		cq->overrun = true;
-		cq->async_events++;
 		ulog(ULOG_WARN, "client#%u cqn %u: overrun (pi %u ci %u nent %u): CQ in error",
 		     cq->owner->id, cq->cqn, cq->pi, ci, cq->nent);
-		client_async_event(cq->owner, cq->user_handle, IBV_EVENT_CQ_ERR);
+		/* counted only if delivered, as the QP paths do: DESTROY_CQ's
+		 * async_events_reported tells the provider an unread one may
+		 * still come (abi.h) */
+		if (client_async_event(cq->owner, cq->user_handle, IBV_EVENT_CQ_ERR) == 0)
+			cq->async_events++;
 		return EOVERFLOW;
 	}
 	slot = ring_cqe(cq, cq->pi);

@@ -130,6 +130,29 @@ START_TEST(overrun_is_cq_error)
 }
 END_TEST
 
+/* The async socket is full: the CQ_ERR record is lost and not counted in
+ * the CQ's async events (DESTROY_CQ would announce an event that never
+ * comes), but the CQ is in error all the same. */
+START_TEST(overrun_event_lost_not_counted)
+{
+	struct ib_uverbs_async_event_desc ev = { .element = 1, .event_type = IBV_EVENT_PORT_ACTIVE };
+	uint32_t n, filled = 0;
+
+	while (send(asy[1], &ev, sizeof(ev), MSG_DONTWAIT) == (ssize_t)sizeof(ev))
+		filled++;
+	ck_assert_uint_gt(filled, 0);
+	set_ci(0);
+	for (n = 0; n < NENT; n++)
+		ck_assert_int_eq(push(2, 0, n), 0);
+	ck_assert_int_eq(push(2, 0, 99), EOVERFLOW);
+	ck_assert_uint_eq(cq.async_events, 0);
+	ck_assert_uint_eq(cl.async_dropped, 1);
+	ck_assert_uint_eq(cl.async_events, 0);
+	set_ci(NENT);
+	ck_assert_int_eq(push(2, 0, 100), EIO);
+}
+END_TEST
+
 START_TEST(ignore_overrun_overwrites)
 {
 	uint32_t n;
@@ -260,6 +283,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, owner_bit_per_lap);
 	tcase_add_test(tc, overrun_is_cq_error);
+	tcase_add_test(tc, overrun_event_lost_not_counted);
 	tcase_add_test(tc, ignore_overrun_overwrites);
 	tcase_add_test(tc, arm_then_cqe);
 	tcase_add_test(tc, pending_cqes_do_not_fire);
