@@ -169,6 +169,9 @@ void client_destroy(struct client *c)
 		d->n_clients--;
 		ulog(ULOG_INFO, "client#%u pid %d (%s) gone; freed qp=%u ah=%u mr=%u cq=%u pd=%u", c->id,
 		     (int)c->pid, c->comm, nqp, nah, nmr, ncq, npd);
+		if (c->async_dropped)
+			ulog(ULOG_WARN, "client#%u: %llu async events lost (its async socket was full), %llu delivered",
+			     c->id, (unsigned long long)c->async_dropped, (unsigned long long)c->async_events);
 	}
 	ev_io_stop(d->loop, &c->io);
 	close(c->fd);
@@ -200,8 +203,12 @@ int client_async_event(struct client *c, uint64_t element, uint32_t event_type)
 	if (send(c->async_fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(ev)) {
 		int e = errno;
 
-		c->async_dropped++;
-		ulog(ULOG_WARN, "client#%u: async event %u lost: %s", c->id, event_type, strerror(e));
+		/* one line per client, not per event: a client that never reads
+		 * its async_fd would otherwise grow the log with every event;
+		 * the total is logged at disconnect */
+		if (c->async_dropped++ == 0)
+			ulog(ULOG_WARN, "client#%u: async event %u lost: %s (further losses counted, logged at disconnect)",
+			     c->id, event_type, strerror(e));
 		return e;
 	}
 	c->async_events++;

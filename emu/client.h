@@ -77,7 +77,8 @@ int client_open_mem(struct client *c);
 void client_destroy(struct client *c);
 
 /* Write one struct ib_uverbs_async_event_desc {element, event_type} to C's
- * async_fd (non-blocking; counted, and logged if the socket is full).
+ * async_fd (non-blocking; counted; a record the full socket cannot take is
+ * lost: the first loss of a client is logged, the total at disconnect).
  * Returns 0 or the errno of send. */
 int client_async_event(struct client *c, uint64_t element, uint32_t event_type);
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # A client killed with SIGKILL while holding objects is cleaned up (the daemon
-# stays up, totals go back to 0), and 1000 connect/create/destroy/close cycles
+# stays up, totals go back to 0; async events it never read are logged once,
+# counted at disconnect), and 1000 connect/create/destroy/close cycles
 # leak nothing: totals 0 and the daemon's VmRSS flat within the bound stated
 # in tests/daemon_churn.c. A daemon out of descriptors (connection flood
 # beyond its limit) survives and serves again once they are closed.
@@ -20,6 +21,14 @@ t=$(totals)
 n=$("$UROCED" --admin "$SOCK" status | grep -c "^  qp qpn=0x[0-9a-f]* type=\(RC\|UD\) state=RESET dest_qpn=0x0 sq_psn=0x0 rq_psn=0x0 path_mtu=0 tx_pkts=0 rx_pkts=0 retransmits=0 timeouts=0 rnr_naks_rx=0 seq_naks_rx=0 dup_requests=0 dropped=0\$")
 [ "$n" = 2 ] || fail "status does not list the holder's 2 QPs: $("$UROCED" --admin "$SOCK" status)"
 echo "holder pid $HOLDER: $t"
+# The holder never reads its async_fd: 300 link flaps (600 port events)
+# overflow its socket. One log line for the first lost event, the total at
+# disconnect (lost + delivered = 600).
+for i in $(seq 300); do
+	"$UROCED" --admin "$SOCK" link down && "$UROCED" --admin "$SOCK" link up || fail "link flap $i"
+done
+n=$(grep -c "client#[0-9]*: async event [0-9]* lost" "$D/log")
+[ "$n" = 1 ] || fail "lost async events logged $n times, want once"
 kill -KILL "$HOLDER"
 wait "$HOLDER" 2>/dev/null
 i=0
@@ -32,6 +41,10 @@ kill -0 "$PID" 2>/dev/null || fail "uroced died with its client"
 echo "after SIGKILL: $t"
 grep -q "client#[0-9]* pid $HOLDER (daemon_churn) gone; freed qp=2 ah=1 mr=2 cq=2 pd=1" "$D/log" ||
 	fail "log does not record the cleanup"
+lost=$(sed -n 's/.*client#[0-9]*: \([0-9]*\) async events lost (its async socket was full), \([0-9]*\) delivered$/\1 \2/p' "$D/log")
+set -- $lost
+[ $# -eq 2 ] && [ "$1" -gt 0 ] && [ $(($1 + $2)) -eq 600 ] || fail "lost-event count at disconnect: '$lost'"
+echo "async events of the holder: $1 lost, $2 delivered, 1 loss line"
 
 "$CHURN" "$SOCK" cycles 1000 || fail "churn cycles"
 kill -0 "$PID" 2>/dev/null || fail "uroced died during the cycles"
