@@ -10,6 +10,9 @@
 #include "emu/objects.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* Copy LEN bytes between BUF and ADDR through MEM_FD, the client's
@@ -61,4 +64,41 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 	if (mem_copy(mr->owner->mem_fd, addr, buf, len, op == XPORT_MEM_WRITE))
 		return XPORT_MEM_FAULT;
 	return XPORT_MEM_OK;
+}
+
+int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write)
+{
+	uint64_t cur = addr, end = addr + len;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	unsigned char byte;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return EFAULT;
+	/* lines are sorted by address: walk them, covering [cur, end) */
+	while (cur < end && getline(&line, &cap, fp) > 0) {
+		uint64_t s, e;
+		char perms[5];
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &s, &e, perms) != 3)
+			break;
+		if (e <= cur)
+			continue;
+		if (s > cur || perms[0] != 'r' || (write && perms[1] != 'w'))
+			break;
+		cur = e;
+	}
+	free(line);
+	fclose(fp);
+	if (cur < end)
+		return EFAULT;
+	/* the maps were read by pid: the mem fd says whether it is still the
+	 * process of HELLO */
+	if (c->mem_fd < 0 || addr > (uint64_t)INT64_MAX ||
+	    pread(c->mem_fd, &byte, 1, (off_t)addr) != 1)
+		return EFAULT;
+	return 0;
 }

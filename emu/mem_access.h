@@ -36,4 +36,19 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
 				 enum xport_mem_op op);
 
+struct client;
+
+/*
+ * mem_range_check - may C register [addr, addr+len) (REG_MR)? Every byte
+ * must lie in a mapping of C's /proc/PID/maps that is readable, and writable
+ * if WRITE (LOCAL_WRITE / REMOTE_WRITE / REMOTE_ATOMIC requested); then one
+ * byte at ADDR must be readable through C's mem fd (the mm seen at HELLO:
+ * fails if the process has exec'd or exited since). LEN > 0 and addr+len must
+ * not wrap (the caller checks). Mirrors the kernel, whose ib_umem_get fails
+ * to pin such memory (ibv_reg_mr(3): EFAULT).
+ * Returns 0, or EFAULT (gap, NULL page, PROT_NONE, read-only for WRITE, no
+ * mem fd, maps unreadable).
+ */
+int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write);
+
 #endif

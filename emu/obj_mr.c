@@ -9,6 +9,7 @@
 #include "emu/client.h"
 #include "emu/device.h"
 #include "emu/log.h"
+#include "emu/mem_access.h"
 #include "emu/objects.h"
 
 #include <errno.h>
@@ -48,6 +49,13 @@ int op_reg_mr(struct client *c, struct ctl_call *call)
 	 * unreachable unless it opens now (mem_access.h) */
 	if (client_open_mem(c))
 		return EFAULT;
+	/* as the kernel's ib_umem_get: the range mapped, and writable if the
+	 * MR may be written (writes through /proc/PID/mem would pass a
+	 * read-only mapping: FOLL_FORCE) */
+	rc = mem_range_check(c, req->addr, req->length,
+			     acc & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC));
+	if (rc)
+		return rc;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;

@@ -43,6 +43,9 @@ static __attribute__((noreturn)) void die(const char *what, int rc)
 	exit(1);
 }
 
+/* What the MRs register: mapped read-write memory (REG_MR checks). */
+static unsigned char mrmem[65536 + 4096] __attribute__((aligned(4096)));
+
 static void objects(struct dp_session *ss, int with_channel, uint32_t out[8])
 {
 	struct uroce_reg_mr_resp m;
@@ -53,10 +56,10 @@ static void objects(struct dp_session *ss, int with_channel, uint32_t out[8])
 
 	if ((rc = dp_alloc_pd(ss, &out[0])))
 		die("ALLOC_PD", rc);
-	if ((rc = dp_reg_mr(ss, out[0], 0x100000, 65536, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, &m)))
+	if ((rc = dp_reg_mr(ss, out[0], (uintptr_t)mrmem, 65536, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, &m)))
 		die("REG_MR", rc);
 	out[1] = m.handle;
-	if ((rc = dp_reg_mr(ss, out[0], 0x200000, 4096, 0, &m)))
+	if ((rc = dp_reg_mr(ss, out[0], (uintptr_t)mrmem + 65536, 4096, 0, &m)))
 		die("REG_MR", rc);
 	out[2] = m.handle;
 	if (with_channel && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)

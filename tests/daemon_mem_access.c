@@ -5,7 +5,8 @@
  * through pread/pwrite on /proc/self/mem (this process is the MR's owner),
  * incl. FAULT on an unmapped page inside a registered range, FAULT without
  * any copy when the mm behind the owner's mem fd is gone, and FAULT without
- * a mem fd.
+ * a mem fd; REG_MR's range check (mapped, readable, writable for write
+ * access) against this process's own mappings.
  */
 #include "config.h"
 #include "emu/client.h"
@@ -154,6 +155,55 @@ START_TEST(dead_owner)
 }
 END_TEST
 
+/* REG_MR's range check against this process's mappings (table-driven):
+ * page layout rw | rw (a separate mapping) | ro | none | hole. */
+START_TEST(range_check)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 5 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static const struct {
+		const char *name;
+		int first, last; /* pages, inclusive */
+		bool write;
+		int rc;
+	} rows[] = {
+		{ "rw page, write", 0, 0, true, 0 },
+		{ "two adjacent rw mappings, write", 0, 1, true, 0 },
+		{ "read-only page, read", 2, 2, false, 0 },
+		{ "read-only page, write", 2, 2, true, EFAULT },
+		{ "rw + read-only, write", 1, 2, true, EFAULT },
+		{ "rw + read-only, read", 0, 2, false, 0 },
+		{ "PROT_NONE page, read", 3, 3, false, EFAULT },
+		{ "read-only + PROT_NONE, read", 2, 3, false, EFAULT },
+		{ "unmapped page, read", 4, 4, false, EFAULT },
+		{ "rw .. unmapped, read", 0, 4, false, EFAULT },
+	};
+	unsigned int i;
+
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	ck_assert_int_eq(munmap(m + 4 * pg, pg), 0);
+	ck_assert_ptr_eq(mmap(m, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0), m);
+	ck_assert_ptr_eq(mmap(m + pg, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+			 m + pg);
+	ck_assert_int_eq(mprotect(m + 2 * pg, pg, PROT_READ), 0);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint64_t a = (uintptr_t)m + (uint64_t)rows[i].first * pg;
+		uint64_t len = (uint64_t)(rows[i].last - rows[i].first + 1) * pg;
+
+		ck_assert_msg(mem_range_check(&owner, a, len, rows[i].write) == rows[i].rc, "%s: got %d, want %d",
+			      rows[i].name, mem_range_check(&owner, a, len, rows[i].write), rows[i].rc);
+	}
+	ck_assert_int_eq(mem_range_check(&owner, 0, 4096, false), EFAULT);          /* NULL */
+	ck_assert_int_eq(mem_range_check(&owner, (uintptr_t)mem, 16, true), 0);     /* .bss */
+	ck_assert_int_eq(mem_range_check(&owner, 1ull << 63, 4096, false), EFAULT); /* kernel half */
+	/* no mem fd (the process of HELLO is gone): EFAULT though mapped */
+	close(owner.mem_fd);
+	owner.mem_fd = -1;
+	ck_assert_int_eq(mem_range_check(&owner, (uintptr_t)mem, 16, true), EFAULT);
+	munmap(m, 4 * pg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mem_access");
@@ -165,6 +215,7 @@ int main(void)
 	tcase_add_test(tc, checks);
 	tcase_add_test(tc, copies);
 	tcase_add_test(tc, dead_owner);
+	tcase_add_test(tc, range_check);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

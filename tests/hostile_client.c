@@ -40,6 +40,13 @@ struct ctx {
 
 static struct ctx X;
 
+/* Memory the REG_MR rows register: MRMEM is mapped read-write (the session's
+ * MR at +0, the good client's at +8192 and +12288); RO_PAGE read-only;
+ * HOLE a page nobody maps (mapped and unmapped again in main). */
+static unsigned char mrmem[4 * 8192] __attribute__((aligned(4096)));
+#define MRMEM ((uintptr_t)mrmem)
+static uintptr_t ro_page, hole;
+
 enum conn { FRESH, SESSION };
 
 struct hcase {
@@ -132,7 +139,13 @@ static void mr_odp(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_LOCAL_
 static void mr_mwbind(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_MW_BIND); }
 static void mr_unknown(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 1u << 14); }
 static void mr_fd(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 0); with_fd(m); }
-static void mr_ok(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING); }
+static void mr_ok(struct msg *m) { mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING); }
+static void mr_hole(struct msg *m) { mr(m, X.pd, hole, 4096, IBV_ACCESS_LOCAL_WRITE); }
+static void mr_null(struct msg *m) { mr(m, X.pd, 0, 4096, 0); }
+static void mr_past_end(struct msg *m) { mr(m, X.pd, MRMEM + sizeof(mrmem) - 4096, 4096, 0); }
+static void mr_ro_lw(struct msg *m) { mr(m, X.pd, ro_page, 4096, IBV_ACCESS_LOCAL_WRITE); }
+static void mr_ro_rw(struct msg *m) { mr(m, X.pd, ro_page, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE); }
+static void mr_ro_rr(struct msg *m) { mr(m, X.pd, ro_page, 4096, IBV_ACCESS_REMOTE_READ); }
 
 static void cq(struct msg *m, uint32_t cqe, uint32_t nent, uint32_t flags, int ring)
 {
@@ -312,6 +325,12 @@ static const struct hcase cases[] = {
 	{ "REG_MR unknown access bit", SESSION, UROCE_OP_REG_MR, mr_unknown, EINVAL },
 	{ "REG_MR with an fd", SESSION, UROCE_OP_REG_MR, mr_fd, EINVAL },
 	{ "REG_MR relaxed ordering (optional bit)", SESSION, UROCE_OP_REG_MR, mr_ok, 0 },
+	{ "REG_MR of an unmapped page", SESSION, UROCE_OP_REG_MR, mr_hole, EFAULT },
+	{ "REG_MR of NULL, 4096 bytes", SESSION, UROCE_OP_REG_MR, mr_null, EFAULT },
+	{ "REG_MR last page of a mapped buffer", SESSION, UROCE_OP_REG_MR, mr_past_end, 0 },
+	{ "REG_MR read-only page, LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_ro_lw, EFAULT },
+	{ "REG_MR read-only page, REMOTE_WRITE", SESSION, UROCE_OP_REG_MR, mr_ro_rw, EFAULT },
+	{ "REG_MR read-only page, REMOTE_READ", SESSION, UROCE_OP_REG_MR, mr_ro_rr, 0 },
 	{ "CREATE_CQ without ring fd", SESSION, UROCE_OP_CREATE_CQ, cq_nofd, EBADF },
 	{ "CREATE_CQ unsealed ring", SESSION, UROCE_OP_CREATE_CQ, cq_unsealed, EBADF },
 	{ "CREATE_CQ /dev/null as ring", SESSION, UROCE_OP_CREATE_CQ, cq_devnull, EBADF },
@@ -427,7 +446,7 @@ static int setup(void)
 		fprintf(stderr, "setup: HELLO: %s\n", strerror(rc));
 		return -1;
 	}
-	if (dp_alloc_pd(&X.ss, &X.pd) || dp_reg_mr(&X.ss, X.pd, 0x20000, 8192, IBV_ACCESS_LOCAL_WRITE, &mrr) ||
+	if (dp_alloc_pd(&X.ss, &X.pd) || dp_reg_mr(&X.ss, X.pd, MRMEM, 8192, IBV_ACCESS_LOCAL_WRITE, &mrr) ||
 	    dp_create_cq(&X.ss, 8, -1, &X.cq) || dp_create_cq(&X.ss, 8, -1, &X.cq_free) ||
 	    dp_create_qp(&X.ss, IBV_QPT_RC, X.pd, X.cq, &qpr)) {
 		fprintf(stderr, "setup: creating the session's objects failed\n");
@@ -516,8 +535,8 @@ static void check_good_client(void)
 	    g.hello.dev.max_qp_rd_atom < 1 || g.hello.port.state != IBV_PORT_ACTIVE)
 		fail("good client HELLO", "device attributes", 1, 0);
 	rc = dp_alloc_pd(&g, &pd);
-	rc = rc ? rc : dp_reg_mr(&g, pd, 0x40000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &m1);
-	rc = rc ? rc : dp_reg_mr(&g, pd, 0x50000, 4096, IBV_ACCESS_LOCAL_WRITE, &m2);
+	rc = rc ? rc : dp_reg_mr(&g, pd, MRMEM + 8192, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &m1);
+	rc = rc ? rc : dp_reg_mr(&g, pd, MRMEM + 12288, 4096, IBV_ACCESS_LOCAL_WRITE, &m2);
 	rc = rc ? rc : dp_create_cq(&g, 100, -1, &cq);
 	rc = rc ? rc : dp_create_qp(&g, IBV_QPT_RC, pd, cq, &q);
 	if (rc) {
@@ -668,6 +687,16 @@ int main(int argc, char **argv)
 	}
 	sock_path = argv[1];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	{
+		void *p = mmap(NULL, 2 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED || munmap((char *)p + 4096, 4096)) {
+			perror("mmap");
+			return 2;
+		}
+		ro_page = (uintptr_t)p;
+		hole = ro_page + 4096;
+	}
 	if (setup())
 		return 1;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

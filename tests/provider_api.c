@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -185,6 +186,29 @@ START_TEST(test_mr_keys)
 	errno = 0;
 	ck_assert_ptr_null(ibv_reg_mr(pd, buf[1], 16, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
+
+	/* memory the kernel could not pin: EFAULT (ibv_reg_mr(3)) */
+	{
+		long pg = sysconf(_SC_PAGESIZE);
+		char *ro = mmap(NULL, 2 * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct ibv_mr *m;
+
+		ck_assert_ptr_ne(ro, MAP_FAILED);
+		ck_assert_int_eq(munmap(ro + pg, pg), 0);
+		errno = 0;
+		ck_assert_ptr_null(ibv_reg_mr(pd, ro + pg, pg, IBV_ACCESS_LOCAL_WRITE)); /* unmapped */
+		ck_assert_int_eq(errno, EFAULT);
+		errno = 0;
+		ck_assert_ptr_null(ibv_reg_mr(pd, NULL, pg, 0));
+		ck_assert_int_eq(errno, EFAULT);
+		errno = 0;
+		ck_assert_ptr_null(ibv_reg_mr(pd, ro, pg, IBV_ACCESS_LOCAL_WRITE)); /* read-only */
+		ck_assert_int_eq(errno, EFAULT);
+		m = ibv_reg_mr(pd, ro, pg, IBV_ACCESS_REMOTE_READ);
+		ck_assert_msg(m != NULL, "read-only page, REMOTE_READ: %s", strerror(errno));
+		ck_assert_int_eq(ibv_dereg_mr(m), 0);
+		munmap(ro, pg);
+	}
 
 	ck_assert_int_eq(ibv_dealloc_pd(pd), EBUSY);
 	for (int i = 0; i < NMR; i++)

@@ -247,7 +247,10 @@ struct uroce_handle_resp {
  * Reply: handle, lkey, rkey. Keys are index<<8 | variant (index 1..2^24-1,
  * unique per device; variant 8 bits, advanced each time the index is reused),
  * lkey == rkey, so lkey+1 / rkey+1 never name a live MR. ENOMEM when max_mr is
- * reached. The memory itself is not touched or pinned.
+ * reached. EFAULT (as the kernel's ib_umem_get) when part of the range is not
+ * mapped in the client (NULL included), not readable (PROT_NONE), or not
+ * writable while LOCAL_WRITE / REMOTE_WRITE / REMOTE_ATOMIC is asked for;
+ * the check reads /proc/PID/maps and one byte. The memory is not pinned.
  */
 struct uroce_reg_mr_req {
 	struct uroce_hdr hdr;
