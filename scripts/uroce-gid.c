@@ -64,8 +64,13 @@ static const char *owner_netdev(int family, const struct in_addr *v4, const stru
 			continue;
 		if (family == AF_INET) {
 			const struct sockaddr_in *sin = (const void *)ifa->ifa_addr;
+			const struct sockaddr_in *mask = (const void *)ifa->ifa_netmask;
 
-			if (sin->sin_addr.s_addr != v4->s_addr)
+			/* Linux's loopback answers for its whole prefix (127.0.0.0/8),
+			 * so 127.0.0.2 is as local as 127.0.0.1: a second device. */
+			if (sin->sin_addr.s_addr != v4->s_addr &&
+			    !((ifa->ifa_flags & IFF_LOOPBACK) && mask &&
+			      ((sin->sin_addr.s_addr ^ v4->s_addr) & mask->sin_addr.s_addr) == 0))
 				continue;
 		} else {
 			const struct sockaddr_in6 *sin6 = (const void *)ifa->ifa_addr;

@@ -4,7 +4,7 @@
 # uroce command, each test in its own run directory on its own UDP port
 # (tests/lib.sh).  They run through the automake parallel harness.
 IT_TESTS = tests/it_launch.sh tests/it_cli.sh tests/it_sysfs.sh tests/it_devices.sh \
-	tests/it_nobody.sh tests/it_link.sh tests/it_kill_client.sh tests/it_pyverbs.sh \
+	tests/it_nobody.sh tests/it_two_devices.sh tests/it_link.sh tests/it_kill_client.sh tests/it_pyverbs.sh \
 	tests/it_capture.sh tests/it_down.sh tests/it_harness.sh tests/it_ipv6.sh \
 	tests/it_default.sh tests/it_tmpfiles.sh
 TESTS += $(IT_TESTS)
