@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "emu/xport_int.h"
+#include "uroce/abi.h"
 
 uint32_t xport_mtu_bytes(enum ibv_mtu mtu)
 {
@@ -296,31 +297,6 @@ uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge)
 	return n;
 }
 
-/* Which opcodes each QP type may post: 0 = ok, else the errno. */
-static int check_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return type == IBV_QPT_UD ? EINVAL : 0;
-	case IBV_WR_RDMA_READ:
-		return type == IBV_QPT_RC ? 0 : EINVAL;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_ATOMIC_WRITE:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_LOCAL_INV:
-	case IBV_WR_BIND_MW:
-	case IBV_WR_TSO:
-	case IBV_WR_DRIVER1:
-		return EOPNOTSUPP;
-	}
-	return EINVAL;
-}
-
 int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 {
 	struct xport_swqe *w;
@@ -332,7 +308,7 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 	if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT ||
 	    qp->state == IBV_QPS_RTR)
 		return EINVAL;
-	err = check_opcode(qp->type, wqe->opcode);
+	err = uroce_send_opcode_check(qp->type, wqe->opcode);
 	if (err)
 		return err;
 	if (wqe->send_flags & IBV_SEND_INLINE) {

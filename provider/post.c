@@ -43,28 +43,6 @@ static inline uint32_t in_use(uint32_t head, const uint32_t *ci, const uint32_t 
 	return a > b ? a : b;
 }
 
-/* 0 if opcode is valid for a QP of this type; EINVAL / EOPNOTSUPP otherwise. */
-static int check_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return type == IBV_QPT_UD ? EINVAL : 0;
-	case IBV_WR_RDMA_READ:
-		return type == IBV_QPT_RC ? 0 : EINVAL;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		/* atomic_cap is IBV_ATOMIC_NONE */
-		return type == IBV_QPT_RC ? EOPNOTSUPP : EINVAL;
-	default:
-		/* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, DRIVER1, ATOMIC_WRITE */
-		return EOPNOTSUPP;
-	}
-}
-
 /* Fills one send WQE in its slot; returns 0 or the errno for *bad_wr. */
 static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *slot)
 {
@@ -72,7 +50,7 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 	uint64_t total = 0;
 	int ret;
 
-	ret = check_opcode(qp->vqp.qp.qp_type, wr->opcode);
+	ret = uroce_send_opcode_check(qp->vqp.qp.qp_type, wr->opcode);
 	if (ret)
 		return ret;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)

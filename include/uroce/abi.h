@@ -23,6 +23,7 @@
 #ifndef UROCE_ABI_H
 #define UROCE_ABI_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -731,6 +732,39 @@ struct uroce_sge {
 	uint32_t length; /* bytes */
 	uint32_t lkey;
 };
+
+/*
+ * uroce_send_opcode_check - whether a QP of type TYPE may carry send WR opcode
+ * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
+ * carry (RDMA on UD, READ or atomics on UC/UD) or an unknown value; EOPNOTSUPP
+ * for what uroce does not implement (atomics on RC: atomic_cap is
+ * IBV_ATOMIC_NONE; ATOMIC_WRITE, SEND_WITH_INV, LOCAL_INV, BIND_MW, TSO,
+ * DRIVER1). The provider checks at post time, the daemon again for each WQE.
+ */
+static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type == IBV_QPT_UD ? EINVAL : 0;
+	case IBV_WR_RDMA_READ:
+		return type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IBV_QPT_RC ? EOPNOTSUPP : EINVAL;
+	case IBV_WR_ATOMIC_WRITE:
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
+	case IBV_WR_TSO:
+	case IBV_WR_DRIVER1:
+		return EOPNOTSUPP;
+	}
+	return EINVAL;
+}
 
 /* Send WQE flags */
 #define UROCE_WQE_SIGNALED  0x01 /* IBV_SEND_SIGNALED (or sq_sig_all) */
