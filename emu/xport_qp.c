@@ -515,47 +515,14 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 	xport_timer_update(qp);
 }
 
-enum xport_mem_status xport_gather(struct xport_qp *qp,
-				   const struct xport_send_wqe *wr,
-				   uint32_t offset, void *buf, uint32_t len)
+/* Moves len bytes between buf and the SGE list, starting offset bytes into
+ * it: reads the registered memory (XPORT_MEM_READ) or writes it
+ * (XPORT_MEM_WRITE, needs IBV_ACCESS_LOCAL_WRITE). */
+static enum xport_mem_status sge_copy(struct xport_qp *qp, const struct ibv_sge *sgl,
+				      uint32_t num_sge, uint32_t offset, uint8_t *buf,
+				      uint32_t len, enum xport_mem_op dir)
 {
-	uint8_t *out = buf;
-
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		if ((uint64_t)offset + len > wr->inline_len)
-			return XPORT_MEM_BOUNDS;
-		memcpy(out, wr->inline_data + offset, len);
-		return XPORT_MEM_OK;
-	}
-	for (uint32_t i = 0; i < wr->num_sge && len; i++) {
-		const struct ibv_sge *s = &wr->sg_list[i];
-		uint32_t n;
-		enum xport_mem_status st;
-
-		if (offset >= s->length) {
-			offset -= s->length;
-			continue;
-		}
-		n = s->length - offset;
-		if (n > len)
-			n = len;
-		st = qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, false, s->lkey,
-				      s->addr + offset, out, n, 0, XPORT_MEM_READ);
-		if (st)
-			return st;
-		out += n;
-		len -= n;
-		offset = 0;
-	}
-	return len ? XPORT_MEM_BOUNDS : XPORT_MEM_OK;
-}
-
-enum xport_mem_status xport_scatter(struct xport_qp *qp,
-				    const struct ibv_sge *sgl, uint32_t num_sge,
-				    uint32_t offset, const void *buf,
-				    uint32_t len)
-{
-	const uint8_t *in = buf;
+	int access = dir == XPORT_MEM_WRITE ? IBV_ACCESS_LOCAL_WRITE : 0;
 
 	for (uint32_t i = 0; i < num_sge && len; i++) {
 		const struct ibv_sge *s = &sgl[i];
@@ -570,15 +537,36 @@ enum xport_mem_status xport_scatter(struct xport_qp *qp,
 		if (n > len)
 			n = len;
 		st = qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, false, s->lkey,
-				      s->addr + offset, (void *)in, n,
-				      IBV_ACCESS_LOCAL_WRITE, XPORT_MEM_WRITE);
+				      s->addr + offset, buf, n, access, dir);
 		if (st)
 			return st;
-		in += n;
+		buf += n;
 		len -= n;
 		offset = 0;
 	}
 	return len ? XPORT_MEM_BOUNDS : XPORT_MEM_OK;
+}
+
+enum xport_mem_status xport_gather(struct xport_qp *qp,
+				   const struct xport_send_wqe *wr,
+				   uint32_t offset, void *buf, uint32_t len)
+{
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		if ((uint64_t)offset + len > wr->inline_len)
+			return XPORT_MEM_BOUNDS;
+		memcpy(buf, wr->inline_data + offset, len);
+		return XPORT_MEM_OK;
+	}
+	return sge_copy(qp, wr->sg_list, wr->num_sge, offset, buf, len, XPORT_MEM_READ);
+}
+
+enum xport_mem_status xport_scatter(struct xport_qp *qp,
+				    const struct ibv_sge *sgl, uint32_t num_sge,
+				    uint32_t offset, const void *buf,
+				    uint32_t len)
+{
+	/* the memory callback only reads buf for a write */
+	return sge_copy(qp, sgl, num_sge, offset, (uint8_t *)buf, len, XPORT_MEM_WRITE);
 }
 
 int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
