@@ -3,10 +3,10 @@
  *
  * alloc_context (libibverbs' verbs_open_device, after it opened the
  * /dev/infiniband/uverbs_NAME alias as cmd_fd): connect to the daemon socket
- * named in sysfs, HELLO with the peer end of our async_fd socketpair, map
- * the HCA clock page, allow the daemon to ptrace-read our memory
- * (PR_SET_PTRACER, DESIGN §3), and make sure completion channels can be
- * created (comp_channel.c). The context then answers queries from the HELLO
+ * named in sysfs, allow its peer (the daemon) to open our memory
+ * (PR_SET_PTRACER, DESIGN §3; it does so while serving HELLO), HELLO with the
+ * peer end of our async_fd socketpair, map the HCA clock page, and make sure
+ * completion channels can be created (comp_channel.c). The context then answers queries from the HELLO
  * reply without round trips.
  */
 #include "config.h"
@@ -149,6 +149,8 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	struct uroce_device *dev = uroce_container_of(ibdev, struct uroce_device, vdev.device);
 	struct uroce_context *ctx;
 	char sock_path[PATH_MAX];
+	struct ucred peer;
+	socklen_t peer_len = sizeof(peer);
 	int sv[2] = { -1, -1 };
 	long ncpu;
 	int ret;
@@ -177,6 +179,14 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 			ibdev->name, sock_path, strerror(ret));
 		goto err;
 	}
+	/* Let the daemon read/write registered memory (Yama ptrace_scope 1)
+	 * before HELLO: it opens /proc/PID/mem while serving HELLO. The peer
+	 * of the control socket is the daemon. EINVAL means Yama is not
+	 * active and nothing needs allowing. */
+	if (getsockopt(ctx->sock, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 &&
+	    prctl(PR_SET_PTRACER, (unsigned long)peer.pid, 0, 0, 0) && errno != EINVAL)
+		fprintf(stderr, UROCE_LOG_PREFIX "%s: PR_SET_PTRACER(%d): %s\n", ibdev->name,
+			(int)peer.pid, strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		ret = errno;
 		goto err;
@@ -195,13 +205,6 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	}
 	/* libibverbs would otherwise ask the (absent) kernel for an async fd. */
 	ctx->vctx.context.async_fd = sv[0];
-
-	/* Let the daemon read/write registered memory (Yama ptrace_scope 1).
-	 * EINVAL means Yama is not active and nothing needs allowing. */
-	if (prctl(PR_SET_PTRACER, (unsigned long)ctx->hello.daemon_pid, 0, 0, 0) &&
-	    errno != EINVAL)
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: PR_SET_PTRACER(%u): %s\n", ibdev->name,
-			ctx->hello.daemon_pid, strerror(errno));
 
 	ctx->gid_tbl_len = count_sysfs_gids(dev->ibdev_path);
 	if (!ctx->gid_tbl_len)
