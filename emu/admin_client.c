@@ -7,6 +7,7 @@
 #include "config.h"
 #include "emu/admin.h"
 #include "uroce/abi.h"
+#include "uroce/fdmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,28 +59,13 @@ static int transact(int s, void *req, size_t len, int send_fd, void *resp, size_
 		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
 		struct cmsghdr align;
 	} ctrl;
-	struct iovec iov = { .iov_base = req, .iov_len = len };
+	struct iovec iov = { .iov_base = resp, .iov_len = resp_len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 	ssize_t n;
 
-	if (send_fd >= 0) {
-		memset(&ctrl, 0, sizeof(ctrl));
-		mh.msg_control = ctrl.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &send_fd, sizeof(int));
-	}
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)len)
+	if (uroce_send_fds(s, req, len, &send_fd, send_fd >= 0, MSG_NOSIGNAL) != (ssize_t)len)
 		return -1;
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = resp;
-	iov.iov_len = resp_len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
 	mh.msg_control = ctrl.buf;
 	mh.msg_controllen = sizeof(ctrl.buf);
 	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);

@@ -8,6 +8,7 @@
 #include "emu/device.h"
 #include "emu/log.h"
 #include "emu/objects.h"
+#include "uroce/fdmsg.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -61,25 +62,7 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 /* Send the reply in BUF (LEN bytes) with descriptors FDS. Returns 0 or errno. */
 static int send_reply(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
-		struct cmsghdr align;
-	} ctrl;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	if (nfds > 0) {
-		memset(&ctrl, 0, sizeof(ctrl));
-		mh.msg_control = ctrl.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-	}
-	if (sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
+	if (uroce_send_fds(c->fd, buf, len, fds, nfds, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
 		return errno ? errno : EIO;
 	return 0;
 }

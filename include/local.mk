@@ -1,1 +1,2 @@
 # include/: headers shared by the pieces (declared where they are used).
+noinst_HEADERS += include/uroce/fdmsg.h

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "uroce.h"
+#include "uroce/fdmsg.h"
 
 int uroce_ctl_connect(const char *path)
 {
@@ -40,28 +41,10 @@ int uroce_ctl_connect(const char *path)
 
 static int send_req(int sock, const void *req, size_t len, const int *fds, int nfds)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
-		struct cmsghdr align;
-	} cbuf;
-	struct iovec iov = { .iov_base = (void *)req, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(&cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfds);
-	}
 	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+		n = uroce_send_fds(sock, req, len, fds, nfds, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	return n == (ssize_t)len ? 0 : -1;
 }

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "daemon_proto.h"
+#include "uroce/fdmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,25 +32,7 @@ int dp_connect(const char *path)
 
 int dp_send_raw(int s, const void *buf, size_t len, const int *fds, int nfds)
 {
-	union {
-		char b[CMSG_SPACE(sizeof(int) * 8)];
-		struct cmsghdr a;
-	} ctrl;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	if (nfds > 0) {
-		memset(&ctrl, 0, sizeof(ctrl));
-		mh.msg_control = ctrl.b;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
-	}
-	return sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+	return uroce_send_fds(s, buf, len, fds, nfds, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 ssize_t dp_recv(int s, void *buf, size_t cap, int *fds, int *nfds)
