@@ -183,3 +183,41 @@ devinfo_ok() {
 	[ -n "$_clk" ] && [ "$_clk" -gt 0 ] || fail "hca_core_clock" "<N>kHZ, N > 0" "$(grep -i clock "$4")"
 	echo "ok: hca_core_clock ${_clk}kHZ"
 }
+
+# pyverbs_run TIMEOUT COUNT TEST...: rdma-core 44's python tests (Debian's
+# python3-pyverbs ships them gzipped; clients.md §3) on uroce0 through
+# `uroce run`, output in $T/py.log. Fails unless run_tests.py exits 0,
+# ran exactly COUNT tests, printed no FAIL/ERROR line and ended with OK.
+pyverbs_run() {
+	_to=$1 _count=$2
+	shift 2
+	_src=/usr/share/doc/rdma-core/tests
+	[ -f "$_src/run_tests.py" ] || fail "pyverbs tests" "$_src/run_tests.py (Debian package python3-pyverbs)" "missing"
+	rm -rf "$T/rdma"
+	mkdir "$T/rdma" && cp -r "$_src" "$T/rdma/" && gunzip "$T/rdma/tests/"*.gz ||
+		fail "copying and unpacking $_src"
+	(cd "$T/rdma" && timeout "$_to" "$UROCE" run -- /usr/bin/python3 tests/run_tests.py \
+		--dev uroce0 --port 1 --gid 0 -v "$@") >"$T/py.log" 2>&1
+	_rc=$?
+	cat "$T/py.log"
+	echo "==== summary"
+	grep -E '^Ran [0-9]+ tests' "$T/py.log"
+	tail -n 1 "$T/py.log"
+	expect_eq "run_tests.py exit status" 0 "$_rc"
+	expect_eq "tests run" "Ran $_count tests" "$(sed -n 's/^\(Ran [0-9]* tests\) in .*/\1/p' "$T/py.log")"
+	expect_eq "FAIL/ERROR lines" "" "$(grep -E '^(FAIL|ERROR):' "$T/py.log")"
+	case $(tail -n 1 "$T/py.log") in
+	OK | "OK (skipped="*")") echo "ok: $(tail -n 1 "$T/py.log")" ;;
+	*) fail "unittest result line" "OK [(skipped=N)]" "$(tail -n 1 "$T/py.log")" ;;
+	esac
+}
+
+# pyverbs_skips_allowed REGEX-LINES: every skip reason in $T/py.log matches
+# one of the extended regular expressions (one per line).
+pyverbs_skips_allowed() {
+	sed -n "s/.* \.\.\. skipped '\(.*\)'\$/\1/p" "$T/py.log" | sort | uniq -c >"$T/skips"
+	echo "skip reasons:"
+	cat "$T/skips"
+	_bad=$(sed 's/^ *[0-9]* //' "$T/skips" | grep -Ev "$1" || true)
+	expect_eq "skip reasons outside the allow-list" "" "$_bad"
+}
