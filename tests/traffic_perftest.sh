@@ -2,8 +2,10 @@
 # traffic_perftest: Debian's perftest 4.5 (unmodified) over uroce0 with
 # -x 0 and the TCP exchange (no rdma_cm): ib_send_bw, ib_send_lat,
 # ib_write_bw, ib_write_lat, ib_read_bw, ib_read_lat, short runs.  Each:
-# both sides exit 0, no failure marker, and the client's result row is
-# plausible (BW: average > 0 MB/s; latency: t_avg > 0 and finite).  The
+# both sides exit 0, no failure marker, and the client's result row has
+# perftest's default size (65536 bytes for BW, 2 for latency) and exactly
+# the 200 iterations asked for, and is plausible (BW: average > 0 MB/s;
+# latency: 0 < t_min <= t_avg, finite).  The
 # write/read servers never touch their CQ: the daemon is the responder.
 # Source: reference/clients.md §2.  No speed is asserted.
 . "$top_srcdir/tests/lib.sh"
@@ -30,12 +32,14 @@ run() {
 		# #bytes #iterations BW-peak BW-average MsgRate
 		_row=$(grep -E '^[[:space:]]*[0-9]+([[:space:]]+[0-9.]+){4}[[:space:]]*$' "$T/cli.log")
 		[ "$(printf '%s\n' "$_row" | grep -c .)" = 1 ] || fail "$_prog: one BW result row" "1 row" "$_row"
+		expect_eq "$_prog: #bytes #iterations" "65536 200" "$(echo "$_row" | awk '{print $1, $2}')"
 		echo "$_row" | awk '{ exit !($4 > 0) }' || fail "$_prog: BW average > 0" "> 0" "$_row"
 		echo "ok: $_prog: BW average $(echo "$_row" | awk '{print $4}') MB/sec"
 	else
 		# #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
 		_row=$(grep -E '^[[:space:]]*[0-9]+([[:space:]]+[0-9.]+){8}[[:space:]]*$' "$T/cli.log")
 		[ "$(printf '%s\n' "$_row" | grep -c .)" = 1 ] || fail "$_prog: one latency row" "1 row" "$_row"
+		expect_eq "$_prog: #bytes #iterations" "2 200" "$(echo "$_row" | awk '{print $1, $2}')"
 		echo "$_row" | awk '{ exit !($6 > 0 && $6 < 1e9 && $3 > 0 && $3 <= $6) }' ||
 			fail "$_prog: 0 < t_min <= t_avg, finite" "t_avg in (0, 1e9) usec" "$_row"
 		echo "ok: $_prog: t_avg $(echo "$_row" | awk '{print $6}') usec"
