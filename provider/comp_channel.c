@@ -144,8 +144,18 @@ void uroce_chan_unregister_cmd_fd(int cmd_fd)
 	pthread_mutex_unlock(&tbl_lock);
 }
 
+/* Our channel whose application fd is fd, or NULL. Caller holds tbl_lock. */
+static struct channel_ent *find_chan_locked(int fd)
+{
+	for (size_t i = 0; i < n_chans; i++)
+		if (chans[i].app_fd == fd)
+			return &chans[i];
+	return NULL;
+}
+
 int uroce_chan_peer_fd(int channel_fd)
 {
+	struct channel_ent *e;
 	int peer = -1;
 
 	if (install_result != 0) {
@@ -153,9 +163,9 @@ int uroce_chan_peer_fd(int channel_fd)
 		return -1;
 	}
 	pthread_mutex_lock(&tbl_lock);
-	for (size_t i = 0; i < n_chans; i++)
-		if (chans[i].app_fd == channel_fd)
-			peer = chans[i].peer_fd;
+	e = find_chan_locked(channel_fd);
+	if (e)
+		peer = e->peer_fd;
 	pthread_mutex_unlock(&tbl_lock);
 	if (peer < 0)
 		errno = EBADF;
@@ -332,11 +342,10 @@ static int stale_wait_ms(void)
 
 static bool is_channel(int fd)
 {
-	bool ours = false;
+	bool ours;
 
 	pthread_mutex_lock(&tbl_lock);
-	for (size_t i = 0; i < n_chans && !ours; i++)
-		ours = chans[i].app_fd == fd;
+	ours = find_chan_locked(fd) != NULL;
 	pthread_mutex_unlock(&tbl_lock);
 	return ours;
 }
@@ -425,15 +434,14 @@ static ssize_t hook_read(int fd, void *buf, size_t count)
 
 static int hook_close(int fd)
 {
+	struct channel_ent *e;
 	int peer = -1;
 
 	pthread_mutex_lock(&tbl_lock);
-	for (size_t i = 0; i < n_chans; i++) {
-		if (chans[i].app_fd == fd) {
-			peer = chans[i].peer_fd;
-			chans[i] = chans[--n_chans];
-			break;
-		}
+	e = find_chan_locked(fd);
+	if (e) {
+		peer = e->peer_fd;
+		*e = chans[--n_chans];
 	}
 	for (size_t i = 0; i < n_cmd_fds; i++) {
 		if (cmd_fds[i] == fd) {
