@@ -1,26 +1,26 @@
 # emu/local.mk: uroced, the emulated NIC (control plane: objects, QP state
 # machine, CQ rings, HCA clock, control socket, admin). The daemon's code is a
 # convenience library so the unit tests link the same objects; the transport
-# engine has its own fragment (emu/transport.mk).
+# engine has its own fragment (emu/xport/local.mk).
 noinst_LTLIBRARIES += emu/liburoced.la
 emu_liburoced_la_SOURCES = \
 	emu/log.c emu/log.h \
-	emu/id_alloc.c emu/id_alloc.h \
-	emu/keytab.c emu/keytab.h \
-	emu/qp_state.c emu/qp_state.h \
-	emu/hca_clock.c emu/hca_clock.h \
-	emu/udp_port.c emu/udp_port.h \
-	emu/device.c emu/device.h \
-	emu/client.c emu/client.h \
-	emu/objects.h \
-	emu/hello.c \
-	emu/obj_pd.c emu/obj_mr.c emu/obj_cq.c emu/obj_qp.c emu/obj_ah.c \
-	emu/ctl_server.c emu/ctl_server.h \
-	emu/admin.c emu/admin.h emu/admin_client.c \
-	emu/cqe_writer.c emu/cqe_writer.h \
-	emu/mem_access.c emu/mem_access.h \
-	emu/wqe_reader.c emu/wqe_reader.h \
-	emu/datapath.c emu/datapath.h
+	emu/ctl/id_alloc.c emu/ctl/id_alloc.h \
+	emu/ctl/keytab.c emu/ctl/keytab.h \
+	emu/ctl/qp_state.c emu/ctl/qp_state.h \
+	emu/nic/hca_clock.c emu/nic/hca_clock.h \
+	emu/nic/udp_port.c emu/nic/udp_port.h \
+	emu/nic/device.c emu/nic/device.h \
+	emu/ctl/client.c emu/ctl/client.h \
+	emu/ctl/objects.h \
+	emu/ctl/hello.c \
+	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_ah.c \
+	emu/ctl/server.c emu/ctl/server.h \
+	emu/ctl/admin.c emu/ctl/admin.h tools/admin_client.c \
+	emu/nic/cqe_writer.c emu/nic/cqe_writer.h \
+	emu/nic/mem_access.c emu/nic/mem_access.h \
+	emu/nic/wqe_reader.c emu/nic/wqe_reader.h \
+	emu/nic/datapath.c emu/nic/datapath.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h

@@ -4,9 +4,9 @@
  * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
  */
 #include "config.h"
-#include "emu/admin.h"
-#include "emu/ctl_server.h"
-#include "emu/device.h"
+#include "emu/ctl/admin.h"
+#include "emu/ctl/server.h"
+#include "emu/nic/device.h"
 #include "emu/log.h"
 
 #include <arpa/inet.h>

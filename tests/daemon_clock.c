@@ -1,12 +1,12 @@
 /*
- * daemon_clock.c - unit tests of the HCA clock page (emu/hca_clock.c and the
+ * daemon_clock.c - unit tests of the HCA clock page (emu/nic/hca_clock.c and the
  * reader formulas in include/uroce/abi.h): fixed-point factors and re-base
  * period per frequency/width, wrap-around of the counter, cycles->wallclock
  * for timestamps after and before the base (also across a wrap), refused
  * options, and continuity of the counter across a re-base.
  */
 #include "config.h"
-#include "emu/hca_clock.h"
+#include "emu/nic/hca_clock.h"
 
 #include <check.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * daemon_cq_ring.c - unit tests of the CQ ring in the daemon (emu/obj_cq.c):
+ * daemon_cq_ring.c - unit tests of the CQ ring in the daemon (emu/ctl/obj_cq.c):
  * owner bit per lap, consumer-index doorbell and overrun (IBV_EVENT_CQ_ERR /
  * IGNORE_OVERRUN), and arming: one event per arm, only for CQEs written after
  * the arm (pending ones do not fire), an arm word stored but not yet read when
@@ -7,8 +7,8 @@
  * The CQ is driven in-process with a real socketpair as completion channel.
  */
 #include "config.h"
-#include "emu/client.h"
-#include "emu/objects.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/objects.h"
 
 #include <check.h>
 #include <endian.h>

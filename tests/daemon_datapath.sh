@@ -16,7 +16,7 @@ kill -0 "$PID" 2>/dev/null || fail "uroced died"
 st=$("$UROCED" --admin "$SOCK" status)
 echo "$st" | grep -q "^udp rx_packets=[1-9][0-9]* rx_bytes=[0-9]* tx_packets=[1-9][0-9]* " || fail "no traffic counted: $st"
 "$UROCED" --admin "$SOCK" capture stop || fail "capture stop"
-INSPECT="$top_builddir/scripts/uroce-inspect"
+INSPECT="$top_builddir/tools/inspect/uroce-inspect"
 if [ -x "$INSPECT" ]; then
 	PORT=$(sed -n 's/.*udp port \([0-9]*\) .*/\1/p' "$D/log" | head -1)
 	"$INSPECT" --flows --port "$PORT" "$D/dp.pcap" > "$D/inspect.out" 2>&1 ||

@@ -1,13 +1,13 @@
 /*
- * daemon_keys.c - unit tests of memory-key allocation (emu/keytab.c: keys are
+ * daemon_keys.c - unit tests of memory-key allocation (emu/ctl/keytab.c: keys are
  * index<<8 | variant, key+1 never live, stale keys dead), the round-robin id
- * allocator (emu/id_alloc.c: QPNs, CQNs) and the per-client handle tables
- * (emu/client.c objtab_*).
+ * allocator (emu/ctl/id_alloc.c: QPNs, CQNs) and the per-client handle tables
+ * (emu/ctl/client.c objtab_*).
  */
 #include "config.h"
-#include "emu/client.h"
-#include "emu/id_alloc.h"
-#include "emu/keytab.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/id_alloc.h"
+#include "emu/ctl/keytab.h"
 
 #include <check.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * daemon_mem_access.c - unit tests of emu/mem_access.c: key lookup (live,
+ * daemon_mem_access.c - unit tests of emu/nic/mem_access.c: key lookup (live,
  * key+1, stale), PD check, bounds (exact fit, one byte past, before the MR,
  * 64-bit wrap-around from hostile addr/len), access flags, and real copies
  * through pread/pwrite on /proc/self/mem (this process is the MR's owner),
@@ -9,10 +9,10 @@
  * access) against this process's own mappings.
  */
 #include "config.h"
-#include "emu/client.h"
-#include "emu/device.h"
-#include "emu/mem_access.h"
-#include "emu/objects.h"
+#include "emu/ctl/client.h"
+#include "emu/nic/device.h"
+#include "emu/nic/mem_access.h"
+#include "emu/ctl/objects.h"
 
 #include <check.h>
 #include <fcntl.h>

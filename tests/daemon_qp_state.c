@@ -1,12 +1,12 @@
 /*
- * daemon_qp_state.c - unit tests of the QP state machine (emu/qp_state.c):
+ * daemon_qp_state.c - unit tests of the QP state machine (emu/ctl/qp_state.c):
  * which transitions exist, the required and optional attribute masks per QP
  * type, and the value checks of qp_modify_check, each with its exact errno.
  * Expected values are written out independently from the ibv_modify_qp(3) man
  * page and IBTA Vol 1 §10.3.1 (not derived from the table under test).
  */
 #include "config.h"
-#include "emu/qp_state.h"
+#include "emu/ctl/qp_state.h"
 
 #include <check.h>
 #include <errno.h>

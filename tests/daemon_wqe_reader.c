@@ -1,14 +1,14 @@
 /*
- * daemon_wqe_reader.c - unit tests of emu/wqe_reader.c: well-formed send
+ * daemon_wqe_reader.c - unit tests of emu/nic/wqe_reader.c: well-formed send
  * (SGE list, inline, UD with AH) and receive WQEs convert field for field;
  * every malformed WQE (stale wqe_index, unknown flags, too many SGEs,
  * byte_len mismatch or overflow, inline too long, foreign or missing AH, QPN
  * out of range, no ring) gets its errno.
  */
 #include "config.h"
-#include "emu/client.h"
-#include "emu/objects.h"
-#include "emu/wqe_reader.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/objects.h"
+#include "emu/nic/wqe_reader.h"
 
 #include <check.h>
 #include <errno.h>

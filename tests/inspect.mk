@@ -30,8 +30,8 @@ tests_inspect_pcap_writer_LDADD = netstack/libpcapw.la $(PCAP_LIBS) $(CHECK_LIBS
 # libFuzzer harness of inspect's per-frame path (framing + decode + printers),
 # compiled with $(FUZZ_CC) like tests/fuzz_parse (see tests/netstack.mk).
 INSPECT_FUZZ_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/inspect_fuzz.c \
-	scripts/inspect_link.c scripts/inspect_decode.c scripts/inspect_print.c scripts/inspect_json.c \
-	scripts/inspect_flows.c)
+	tools/inspect/link.c tools/inspect/decode.c tools/inspect/print.c tools/inspect/json.c \
+	tools/inspect/flows.c)
 EXTRA_DIST += tests/inspect_fuzz.c tests/inspect_fuzz.sh
 CLEANFILES += tests/inspect_fuzz tests/inspect-fuzz-crash-*
 if HAVE_FUZZER

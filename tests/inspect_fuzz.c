@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scripts/inspect_decode.h"
-#include "scripts/inspect_flows.h"
-#include "scripts/inspect_print.h"
+#include "tools/inspect/decode.h"
+#include "tools/inspect/flows.h"
+#include "tools/inspect/print.h"
 
 static const int dlts[] = {
 	DLT_EN10MB, DLT_RAW, 228 /* IPV4 */, 229 /* IPV6 */, DLT_LINUX_SLL,

@@ -15,7 +15,7 @@ import zlib
 
 TOP_SRCDIR = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..")
 TOP_BUILDDIR = os.environ.get("top_builddir") or "."
-INSPECT = os.path.join(TOP_BUILDDIR, "scripts", "uroce-inspect")
+INSPECT = os.path.join(TOP_BUILDDIR, "tools", "inspect", "uroce-inspect")
 UROCE = os.path.join(TOP_BUILDDIR, "uroce")
 GEN = os.path.join(TOP_BUILDDIR, "tests", "gen_pcap")
 SAMPLE = os.path.join(TOP_SRCDIR, "tests", "data", "sample.pcap")

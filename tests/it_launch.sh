@@ -4,7 +4,7 @@
 # This kernel has no RDMA netlink (socket(AF_NETLINK, *, 20) already fails),
 # so the filter is proven on NETLINK_ROUTE (0), which `ip` needs.
 . "$top_srcdir/tests/lib.sh"
-launch=$top_builddir/scripts/uroce-launch
+launch=$top_builddir/tools/uroce-launch
 
 out=$(urun sh -c 'echo "$SYSFS_PATH|$RDMAV_DRIVERS"' 2>/dev/null)
 expect_eq "uroce run environment" "$UROCE_RUN_DIR/sysfs|$top_builddir/provider/.libs/liburoce" "$out"

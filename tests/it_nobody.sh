@@ -19,16 +19,16 @@ if [ "$(id -u)" = 0 ]; then
 	# ... and no node for this name (remove one an earlier root run made).
 	if [ -L "$node" ] && [ "$(readlink "$node")" = /dev/null ]; then rm -f "$node"; fi
 	if ! as_user test -x "$UROCE" -a -r "$top_srcdir/scripts/uroce-up" -a -r "$top_srcdir/scripts/uroce-lib.sh" \
-		-a -x "$top_builddir/scripts/uroce-launch" -a -x "$top_builddir/emu/uroced" \
+		-a -x "$top_builddir/tools/uroce-launch" -a -x "$top_builddir/emu/uroced" \
 		-a -r "$top_builddir/provider/.libs/liburoce-rdmav34.so"; then
 		# The build tree is not readable by nobody (e.g. under /root):
 		# copy what the commands need into $T, laid out like a build
 		# tree (the dispatcher looks for Makefile and config.status
 		# beside it).
 		tree=$T/tree
-		mkdir -p "$tree/scripts" "$tree/emu" "$tree/provider/.libs"
+		mkdir -p "$tree/scripts" "$tree/tools" "$tree/emu" "$tree/provider/.libs"
 		cp "$top_builddir/uroce" "$tree/uroce" && : >"$tree/Makefile" && : >"$tree/config.status" &&
-			cp "$top_builddir/scripts/uroce-launch" "$top_builddir/scripts/uroce-gid" "$tree/scripts/" &&
+			cp "$top_builddir/tools/uroce-launch" "$top_builddir/tools/uroce-gid" "$tree/tools/" &&
 			cp "$top_srcdir/scripts/uroce-"* "$tree/scripts/" &&
 			cp "$top_builddir/emu/uroced" "$tree/emu/" &&
 			cp "$top_builddir/provider/.libs/liburoce-rdmav34.so" "$tree/provider/.libs/" ||

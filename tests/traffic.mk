@@ -30,4 +30,4 @@ EXTRA_DIST += $(TRAFFIC_TESTS) tests/traffic_hostile.py
 dist_check_DATA += tests/traffic_lib.sh
 
 # The benchmark beside raw UDP (docs/performance.md; not a test).
-EXTRA_DIST += scripts/bench scripts/udp_loopback.c
+EXTRA_DIST += scripts/bench tools/udp_loopback.c

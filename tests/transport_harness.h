@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emu/xport.h"
+#include "emu/xport/xport.h"
 #include "netstack/packet.h"
 
 #define TH_MAX_MR 8

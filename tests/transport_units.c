@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu/xport_int.h"
+#include "emu/xport/xport_int.h"
 #include "tests/transport_harness.h"
 
 /* Every RNR timer code, in ns (roce-wire §1.3, in ms there). */

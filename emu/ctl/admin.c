@@ -1,0 +1,184 @@
+/*
+ * admin.c - the server side of `uroced --admin SOCK ...`: status (device,
+ * clients, object counts), link up|down, capture start|stop, shutdown.
+ * Permission (daemon uid or root) is checked by ctl_server.c. Formats and
+ * errors: include/uroce/abi.h (ADMIN_*) and docs/daemon.md.
+ */
+#include "config.h"
+#include "emu/ctl/admin.h"
+#include "emu/ctl/client.h"
+#include "emu/nic/device.h"
+#include "emu/log.h"
+#include "emu/ctl/objects.h"
+#include "emu/ctl/qp_state.h"
+#include "emu/nic/datapath.h"
+#include "emu/xport/xport.h"
+#include "netstack/pcap_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int admin_write_status(struct uroce_dev *d, FILE *fp)
+{
+	struct client *c;
+
+	fprintf(fp, "device %s addr %s port %u mtu %u state %s\n", d->name, d->addr_str, d->port,
+		d->mtu, d->port_state == IBV_PORT_ACTIVE ? "PORT_ACTIVE" : "PORT_DOWN");
+	fprintf(fp, "daemon pid=%d gid_tbl_len=%u clock_khz=%llu clock_bits=%u\n", (int)d->pid,
+		d->gid_tbl_len, (unsigned long long)d->clock.freq_khz, d->clock.bits);
+	fprintf(fp, "udp rx_packets=%llu rx_bytes=%llu tx_packets=%llu tx_bytes=%llu tx_dropped=%llu\n",
+		(unsigned long long)d->udp.rx_packets, (unsigned long long)d->udp.rx_bytes,
+		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
+		(unsigned long long)d->udp.tx_dropped);
+	if (d->capture)
+		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
+			(unsigned long long)pcapw_frames(d->capture));
+	else
+		fprintf(fp, "capture off\n");
+	for (c = d->clients; c; c = c->next) {
+		uint32_t h;
+
+		if (!c->hello)
+			continue;
+		fprintf(fp, "client id=%u pid=%d uid=%d comm=%s pd=%u mr=%u cq=%u qp=%u ah=%u\n", c->id,
+			(int)c->pid, (int)c->uid, c->comm, c->pds.count, c->mrs.count, c->cqs.count,
+			c->qps.count, c->ahs.count);
+		/* one indented line per QP: where each connection stands */
+		for (h = 1; h <= c->qps.cap; h++) {
+			const struct qp *qp = objtab_get(&c->qps, h);
+
+			const struct xport_qp_stats *st;
+
+			if (!qp)
+				continue;
+			/* PSNs: the engine's current ones (next to send, next expected) */
+			fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "
+				    "path_mtu=%u",
+				qp->qpn, qp->type == IBV_QPT_RC ? "RC" : qp->type == IBV_QPT_UC ? "UC" : "UD",
+				qp_state_name(datapath_qp_state(qp)), qp->attr.dest_qp_num,
+				qp->xqp ? xport_qp_sq_psn(qp->xqp) : qp->attr.sq_psn,
+				qp->xqp ? xport_qp_rq_psn(qp->xqp) : qp->attr.rq_psn,
+				qp->attr.path_mtu ? 128u << qp->attr.path_mtu : 0);
+			st = qp->xqp ? xport_qp_stats(qp->xqp) : NULL;
+			if (st)
+				fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu "
+					    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu dropped=%llu",
+					(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
+					(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
+					(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
+					(unsigned long long)st->dup_requests, (unsigned long long)st->dropped);
+			fputc('\n', fp);
+		}
+	}
+	fprintf(fp, "totals clients=%u pd=%u mr=%u cq=%u qp=%u ah=%u\n", d->n_clients, d->counts.pd,
+		d->counts.mr, d->counts.cq, d->counts.qp, d->counts.ah);
+	return ferror(fp) ? EIO : 0;
+}
+
+int op_admin_status(struct client *c, struct ctl_call *call)
+{
+	struct uroce_admin_status_resp *resp = call->resp;
+	int fd = memfd_create("uroce-status", MFD_CLOEXEC);
+	FILE *fp;
+	int rc;
+
+	if (fd < 0)
+		return errno;
+	fp = fdopen(dup(fd), "w");
+	if (!fp) {
+		close(fd);
+		return ENOMEM;
+	}
+	rc = admin_write_status(c->dev, fp);
+	resp->text_bytes = (uint64_t)ftell(fp);
+	if (fclose(fp) != 0 && !rc)
+		rc = EIO;
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	lseek(fd, 0, SEEK_SET);
+	call->out_fds[0] = fd;
+	call->n_out = 1;
+	call->close_out = true;
+	return 0;
+}
+
+int op_admin_link(struct client *c, struct ctl_call *call)
+{
+	const struct uroce_admin_link_req *req = call->req;
+
+	if (req->up > 1 || req->reserved)
+		return EINVAL;
+	dev_set_link(c->dev, req->up);
+	return 0;
+}
+
+int admin_capture_open(struct uroce_dev *d, const char *path, char *err, size_t errlen)
+{
+	struct pcapw *w;
+
+	if (d->capture)
+		return EBUSY;
+	w = pcapw_open(path, PCAPW_LINK_RAW, 0, err, errlen);
+	if (!w)
+		return errno ? errno : EIO;
+	d->capture = w;
+	return 0;
+}
+
+int op_admin_capture_start(struct client *c, struct ctl_call *call)
+{
+	struct uroce_dev *d = c->dev;
+	char path[64], err[PCAPW_ERRBUF_SIZE] = "";
+	int fl = fcntl(call->fds[0], F_GETFL);
+	ssize_t n;
+	int rc;
+
+	if (d->capture)
+		return EBUSY;
+	if (fl < 0 || ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR))
+		return EBADF;
+	/* Reopen through /proc so libpcap gets its own FILE; same file. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", call->fds[0]);
+	rc = admin_capture_open(d, path, err, sizeof(err));
+	if (rc) {
+		ulog(ULOG_WARN, "capture start: %s", err[0] ? err : strerror(rc));
+		return rc;
+	}
+	n = readlink(path, d->capture_path, sizeof(d->capture_path) - 1);
+	d->capture_path[n > 0 ? n : 0] = 0;
+	ulog(ULOG_INFO, "capture started: %s", d->capture_path);
+	return 0;
+}
+
+int admin_capture_close(struct uroce_dev *d)
+{
+	int rc = 0;
+
+	if (!d->capture)
+		return ENOENT;
+	ulog(ULOG_INFO, "capture stopped: %s (%llu frames)", d->capture_path,
+	     (unsigned long long)pcapw_frames(d->capture));
+	if (pcapw_close(d->capture) < 0)
+		rc = errno ? errno : EIO;
+	d->capture = NULL;
+	d->capture_path[0] = 0;
+	return rc;
+}
+
+int op_admin_capture_stop(struct client *c, struct ctl_call *call)
+{
+	return admin_capture_close(c->dev);
+}
+
+int op_admin_shutdown(struct client *c, struct ctl_call *call)
+{
+	ulog(ULOG_INFO, "shutdown requested by pid %d uid %d", (int)c->pid, (int)c->uid);
+	c->dev->stopping = true;
+	return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * keytab.h - the device's memory-key table: MR lkey/rkey allocation and lookup.
+ *
+ * A key is index<<8 | variant (IBTA §10.6: the low 8 bits are the "key" part a
+ * consumer may vary; mlx5 builds its mkeys the same way). The index (1..2^24-1,
+ * round-robin) selects the table slot; the variant advances every time the slot
+ * is reused. So key+1 (a different variant) never names a live MR, and a stale
+ * key of a freed MR does not match the slot's next owner (pyverbs
+ * test_atomic_invalid_lkey/rkey; clients.md §0 item 5). Key 0 is never valid.
+ */
+#ifndef UROCE_EMU_KEYTAB_H
+#define UROCE_EMU_KEYTAB_H
+
+#include <stdint.h>
+#include "emu/ctl/id_alloc.h"
+
+struct keytab_slot {
+	void *obj;        /* owner (struct mr *), NULL = free */
+	uint8_t variant;  /* variant of the current (or next) key of this slot */
+};
+
+struct keytab {
+	struct id_alloc ids;      /* indices 1 .. size */
+	struct keytab_slot *slot; /* size+1 entries, [0] unused */
+	uint32_t size;
+};
+
+/* Table for SIZE keys (1 .. 2^24-1). Returns 0, EINVAL or ENOMEM. */
+int keytab_init(struct keytab *t, uint32_t size);
+void keytab_fini(struct keytab *t);
+
+/* New key for OBJ into *key. Returns 0, or ENOMEM when the table is full. */
+int keytab_alloc(struct keytab *t, void *obj, uint32_t *key);
+
+/* The object of KEY, or NULL if KEY is not live (wrong index or variant). */
+void *keytab_lookup(const struct keytab *t, uint32_t key);
+
+/* Release KEY (must be live). Returns 0 or EINVAL. */
+int keytab_free(struct keytab *t, uint32_t key);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * obj_pd.c - protection domains: ALLOC_PD / DEALLOC_PD (include/uroce/abi.h).
+ * A PD counts its users (MRs, QPs, AHs); it cannot go while it has any
+ * (EBUSY, as the kernel's uverbs answers).
+ */
+#include "config.h"
+#include "emu/ctl/client.h"
+#include "emu/nic/device.h"
+#include "emu/log.h"
+#include "emu/ctl/objects.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int op_alloc_pd(struct client *c, struct ctl_call *call)
+{
+	struct uroce_handle_resp *resp = call->resp;
+	struct pd *pd;
+	int rc;
+
+	if (req_handle(call) != 0 || ((const struct uroce_handle_req *)call->req)->reserved)
+		return EINVAL;
+	if (c->dev->counts.pd >= DEV_MAX_PD)
+		return ENOMEM;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return ENOMEM;
+	rc = id_alloc_get(&c->dev->pdns, &pd->pdn);
+	if (rc) {
+		free(pd);
+		return rc;
+	}
+	rc = objtab_add(&c->pds, pd, &pd->handle);
+	if (rc) {
+		id_alloc_put(&c->dev->pdns, pd->pdn);
+		free(pd);
+		return rc;
+	}
+	c->dev->counts.pd++;
+	resp->handle = pd->handle;
+	return 0;
+}
+
+void pd_free(struct client *c, struct pd *pd)
+{
+	objtab_del(&c->pds, pd->handle);
+	id_alloc_put(&c->dev->pdns, pd->pdn);
+	c->dev->counts.pd--;
+	free(pd);
+}
+
+int op_dealloc_pd(struct client *c, struct ctl_call *call)
+{
+	struct pd *pd = objtab_get(&c->pds, req_handle(call));
+
+	if (!pd)
+		return EINVAL;
+	if (pd->users)
+		return EBUSY;
+	pd_free(c, pd);
+	return 0;
+}

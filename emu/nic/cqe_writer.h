@@ -1,0 +1,48 @@
+/*
+ * cqe_writer.h - turn one transport-engine completion (struct xport_cqe,
+ * emu/xport/xport.h) into the 64-byte CQE a ConnectX writes (struct mlx5_cqe64 /
+ * mlx5_err_cqe from <infiniband/mlx5dv.h>; field use in roce-wire.md §4).
+ * Ahead of issue 4: the data path calls cqe_build() and then cq_push().
+ */
+#ifndef UROCE_EMU_CQE_WRITER_H
+#define UROCE_EMU_CQE_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/mlx5dv.h>
+#include "emu/xport/xport.h"
+
+/*
+ * cqe_build - fill OUT from C.
+ *   ts       completion time in HCA cycles (hca_clock_now()), big-endian in
+ *            the timestamp field. Error CQEs share bytes 54-55 with the
+ *            syndromes, so there the timestamp is ts rounded down to 65536
+ *            cycles with the vendor syndrome and syndrome in its low 16 bits.
+ *   ipv6     the device's address family: receive CQEs carry the RoCE
+ *            packet type in the SL bits of flags_rqpn as ConnectX does
+ *            (2 = RoCEv2/IPv4, 1 = RoCEv2/IPv6), which UCX's ud_verbs checks.
+ * Success, requester (C->is_recv false): opcode MLX5_CQE_REQ, sop_drop_qpn =
+ *   MLX5_OPCODE_* of the WQE << 24 | qpn, byte_cnt, wqe_counter.
+ * Success, responder: MLX5_CQE_RESP_SEND / _SEND_IMM / _SEND_INV / _WR_IMM,
+ *   byte_cnt, imm_inval_pkey (immediate as sent; invalidated rkey
+ *   big-endian), flags_rqpn = GRH bit 28 (IBV_WC_GRH) | packet type << 24 |
+ *   src_qp, SE bit in op_own for solicited requests.
+ * Errors: MLX5_CQE_REQ_ERR / MLX5_CQE_RESP_ERR, syndrome from the status
+ *   (cqe_syndrome()), vendor syndrome (cqe_vendor_err()), s_wqe_opcode_qpn,
+ *   wqe_counter.
+ * The owner bit is left 0: cq_push() sets it for the ring lap.
+ */
+void cqe_build(const struct xport_cqe *c, uint64_t ts, bool ipv6, struct mlx5_cqe64 *out);
+
+/* mlx5 error syndrome for an ibv_wc_status (the inverse of mlx5's
+ * syndrome -> status table); unknown statuses: 0xff (GENERAL_ERR on read). */
+uint8_t cqe_syndrome(enum ibv_wc_status status);
+
+/* Vendor syndrome uroce reports with an error status (read back as
+ * ibv_wc.vendor_err); documented in docs/daemon.md. */
+uint8_t cqe_vendor_err(enum ibv_wc_status status);
+
+/* MLX5_OPCODE_* of a send work request opcode (0 if it has none). */
+uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op);
+
+#endif

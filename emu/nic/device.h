@@ -1,0 +1,116 @@
+/*
+ * device.h - one emulated RoCE device (the NIC uroced is): its identity and
+ * port, its limits, the resources it shares between clients (memory keys,
+ * QPNs, CQNs, the UDP socket, the HCA clock, the capture file) and its list of
+ * connected clients.
+ */
+#ifndef UROCE_EMU_DEVICE_H
+#define UROCE_EMU_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <ev.h>
+#include <infiniband/verbs.h>
+
+#include "emu/nic/hca_clock.h"
+#include "emu/ctl/id_alloc.h"
+#include "emu/ctl/keytab.h"
+#include "emu/nic/udp_port.h"
+
+struct client;
+struct qp;
+struct pcapw;
+struct xport_dev;
+
+/* Limits the device reports (ibv_query_device) and enforces. */
+#define DEV_MAX_QP 4096u
+#define DEV_MAX_QP_WR 4096u
+#define DEV_MAX_SGE 16u
+#define DEV_MAX_CQ 4096u
+#define DEV_MAX_CQE 65535u         /* ring of 65536 CQEs = 4 MiB */
+#define DEV_MAX_MR 65535u
+#define DEV_MAX_PD 4096u
+#define DEV_MAX_AH 65535u
+#define DEV_MAX_QP_RD_ATOM 16u
+#define DEV_MAX_INLINE 256u        /* bytes of inline data per send WQE */
+#define DEV_MAX_MR_SIZE (1ull << 40)
+#define DEV_QPN_FIRST 0x11u        /* QPNs 0 and 1 are the special QPs; start above */
+
+/* Per-device object totals (all clients). */
+struct dev_counts {
+	uint32_t pd, mr, cq, qp, ah;
+};
+
+struct uroce_dev {
+	char name[64];
+	struct sockaddr_storage addr;   /* address:port the UDP socket is bound to */
+	socklen_t addr_len;
+	char addr_str[64];              /* printable address (no port) */
+	uint16_t port;                  /* UDP port, host order */
+	uint32_t mtu;                   /* active MTU in bytes (256..4096) */
+	enum ibv_mtu active_mtu;
+	uint32_t gid_tbl_len;
+	enum ibv_port_state port_state;
+
+	struct ibv_device_attr attr;    /* what query_device returns */
+	uint64_t node_guid;             /* host order */
+
+	struct ev_loop *loop;
+	struct hca_clock clock;
+	ev_timer clock_timer;
+	struct udp_port udp;
+	struct pcapw *capture;          /* NULL when no capture runs */
+	struct xport_dev *xdev;         /* the transport engine (datapath.c) */
+	char capture_path[256];
+
+	double loss_percent;            /* --loss, used by the data path */
+	uint64_t seed;                  /* --seed */
+
+	struct keytab keys;             /* MR lkeys/rkeys */
+	struct id_alloc qpns;
+	struct id_alloc cqns;
+	struct id_alloc pdns;
+	struct qp **qp_by_qpn;          /* DEV_MAX_QP entries, index qpn - DEV_QPN_FIRST */
+
+	struct dev_counts counts;
+	struct client *clients;         /* doubly linked list of connections */
+	uint32_t n_clients;             /* verbs clients (after HELLO) */
+	uint32_t next_client_id;
+
+	int listen_fd;
+	ev_io listen_io;
+	ev_timer listen_pause;          /* accept paused after EMFILE */
+	char sock_path[108];
+	pid_t pid;
+	uid_t uid;
+	bool stopping;
+};
+
+/*
+ * dev_init - fill the device's identity and limits from the options and set up
+ * its tables, clock and UDP socket. ADDR carries the port. MTU in bytes must
+ * be 256, 512, 1024, 2048 or 4096; gid_tbl_len 1..128.
+ * Returns 0, EINVAL (a bad option; message logged), or the errno of the
+ * socket or clock setup.
+ */
+int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
+	     const struct sockaddr *addr, socklen_t addr_len, uint32_t mtu, uint32_t gid_tbl_len,
+	     uint64_t clock_khz, uint32_t clock_bits);
+
+/* Release everything dev_init set up (clients must be gone). */
+void dev_fini(struct uroce_dev *d);
+
+/* Port 1 attributes as ibv_query_port reports them now. */
+void dev_port_attr(const struct uroce_dev *d, struct ibv_port_attr *pa);
+
+/* Set the port state (ADMIN_LINK): PORT_ACTIVE or PORT_DOWN, and send
+ * IBV_EVENT_PORT_ACTIVE / IBV_EVENT_PORT_ERR to every client if it changed. */
+void dev_set_link(struct uroce_dev *d, bool up);
+
+/* enum ibv_mtu of a byte count (0 if not a valid MTU). */
+enum ibv_mtu dev_mtu_enum(uint32_t bytes);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * mem_access.c - registered-memory access for the data path (see
+ * mem_access.h). Every value may come from the network: the checks are
+ * written so that no addr/len combination can overflow.
+ */
+#include "config.h"
+#include "emu/nic/mem_access.h"
+#include "emu/ctl/client.h"
+#include "emu/nic/device.h"
+#include "emu/ctl/objects.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Copy LEN bytes between BUF and ADDR through MEM_FD, the client's
+ * /proc/PID/mem (partial transfers resumed). 0 bytes means the mm is gone
+ * (exit or execve). Returns 0 or -1. */
+static int mem_copy(int mem_fd, uint64_t addr, void *buf, uint32_t len, bool write)
+{
+	uint32_t done = 0;
+
+	if (mem_fd < 0 || addr > (uint64_t)INT64_MAX - len)
+		return -1;
+	while (done < len) {
+		ssize_t n = write ? pwrite(mem_fd, (const char *)buf + done, len - done, (off_t)(addr + done))
+				  : pread(mem_fd, (char *)buf + done, len - done, (off_t)(addr + done));
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		done += (uint32_t)n;
+	}
+	return 0;
+}
+
+enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
+				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
+				 enum xport_mem_op op)
+{
+	const struct mr *mr = keytab_lookup(&d->keys, key);
+
+	(void)is_rkey;
+	if (!mr)
+		return XPORT_MEM_BAD_KEY;
+	if (mr->pd->pdn != pdn)
+		return XPORT_MEM_BAD_PD;
+	if ((access & mr->access) != access)
+		return XPORT_MEM_ACCESS;
+	if (len == 0)
+		return XPORT_MEM_OK;
+	/* inside [mr->addr, mr->addr + mr->length), without overflow */
+	if (addr < mr->addr || len > mr->length || addr - mr->addr > mr->length - len)
+		return XPORT_MEM_BOUNDS;
+	if (op == XPORT_MEM_CHECK)
+		return XPORT_MEM_OK;
+	/* The fd reaches the mm the client had at HELLO only: not a reused pid,
+	 * not the image of a later execve. Its writes are FOLL_FORCE (they
+	 * pass a read-only mapping): the access flags above are the guard. */
+	if (mem_copy(mr->owner->mem_fd, addr, buf, len, op == XPORT_MEM_WRITE))
+		return XPORT_MEM_FAULT;
+	return XPORT_MEM_OK;
+}
+
+int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write)
+{
+	uint64_t cur = addr, end = addr + len;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	unsigned char byte;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return EFAULT;
+	/* lines are sorted by address: walk them, covering [cur, end) */
+	while (cur < end && getline(&line, &cap, fp) > 0) {
+		uint64_t s, e;
+		char perms[5];
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s", &s, &e, perms) != 3)
+			break;
+		if (e <= cur)
+			continue;
+		if (s > cur || perms[0] != 'r' || (write && perms[1] != 'w'))
+			break;
+		cur = e;
+	}
+	free(line);
+	fclose(fp);
+	if (cur < end)
+		return EFAULT;
+	/* the maps were read by pid: the mem fd says whether it is still the
+	 * process of HELLO */
+	if (c->mem_fd < 0 || addr > (uint64_t)INT64_MAX ||
+	    pread(c->mem_fd, &byte, 1, (off_t)addr) != 1)
+		return EFAULT;
+	return 0;
+}

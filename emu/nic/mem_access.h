@@ -1,0 +1,54 @@
+/*
+ * mem_access.h - the data path's window into registered memory (DESIGN §3
+ * "Memory"): look up an lkey/rkey, check PD, bounds and access flags, then
+ * read or write the owning process's memory with pread/pwrite on its
+ * /proc/PID/mem fd opened at HELLO (client.h mem_fd).
+ * Ahead of issue 4: this is the body of the transport engine's ops->mem.
+ */
+#ifndef UROCE_EMU_MEM_ACCESS_H
+#define UROCE_EMU_MEM_ACCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "emu/xport/xport.h"
+
+struct uroce_dev;
+
+/*
+ * mem_access - access [addr, addr+len) through KEY for a QP of PD number PDN.
+ *   is_rkey  a remote request (rkey) or a local SGE (lkey); both name the
+ *            same MR table (lkey == rkey), the flag is kept for logs
+ *   access   IBV_ACCESS_* flags the access needs: REMOTE_WRITE / REMOTE_READ
+ *            for remote requests, LOCAL_WRITE to fill a receive buffer or a
+ *            READ response, 0 to read a local SGE
+ *   op       XPORT_MEM_CHECK (validate only), _READ (memory -> buf), _WRITE
+ *            (buf -> memory); len 0 checks the key only
+ * Returns XPORT_MEM_OK; _BAD_KEY (no live MR with this key, incl. a wrong
+ * variant), _BAD_PD (MR of another PD), _BOUNDS (range not inside the MR;
+ * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a
+ * needed flag), _FAULT (the process's memory could not be read/written in
+ * full: unmapped, process gone or its image replaced by execve — the fd is
+ * bound to the mm seen at HELLO, so neither a reused pid nor a new
+ * (setuid) program is ever reached — or no fd: no ptrace permission; the
+ * provider grants it with PR_SET_PTRACER).
+ */
+enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
+				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
+				 enum xport_mem_op op);
+
+struct client;
+
+/*
+ * mem_range_check - may C register [addr, addr+len) (REG_MR)? Every byte
+ * must lie in a mapping of C's /proc/PID/maps that is readable, and writable
+ * if WRITE (LOCAL_WRITE / REMOTE_WRITE / REMOTE_ATOMIC requested); then one
+ * byte at ADDR must be readable through C's mem fd (the mm seen at HELLO:
+ * fails if the process has exec'd or exited since). LEN > 0 and addr+len must
+ * not wrap (the caller checks). Mirrors the kernel, whose ib_umem_get fails
+ * to pin such memory (ibv_reg_mr(3): EFAULT).
+ * Returns 0, or EFAULT (gap, NULL page, PROT_NONE, read-only for WRITE, no
+ * mem fd, maps unreadable).
+ */
+int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * wqe_reader.c - validated WQE reads from a QP's shared ring (see
+ * wqe_reader.h and the QP ring section of include/uroce/abi.h).
+ */
+#include "config.h"
+#include "emu/nic/wqe_reader.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/objects.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define WQE_FLAGS_ALL (UROCE_WQE_SIGNALED | UROCE_WQE_SOLICITED | UROCE_WQE_INLINE | UROCE_WQE_FENCE)
+/* Largest slot: header + max(16 SGEs, 256 bytes inline), a power of two. */
+#define SLOT_MAX 512
+
+int wqe_read_send(const struct client *c, const struct qp *qp, uint32_t n, struct xport_send_wqe *out)
+{
+	_Alignas(8) unsigned char slot[SLOT_MAX];
+	const struct uroce_send_wqe *w = (const void *)slot;
+	const struct uroce_sge *sge = (const void *)(slot + sizeof(*w));
+	struct uroce_qp_ring_layout lay;
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (!qp->ring)
+		return ENODEV;
+	uroce_qp_ring_layout(&qp->cap, &lay);
+	if (lay.sq_stride > SLOT_MAX)
+		return EINVAL;
+	memcpy(slot, (const char *)qp->ring + lay.sq_offset +
+			     (uint64_t)(n & (qp->cap.max_send_wr - 1)) * lay.sq_stride,
+	       lay.sq_stride);
+	if (w->wqe_index != (uint16_t)n || (w->flags & ~WQE_FLAGS_ALL))
+		return EINVAL;
+	memset(out, 0, offsetof(struct xport_send_wqe, sg_list));
+	out->wr_index = n;
+	out->opcode = (enum ibv_wr_opcode)w->opcode;
+	out->send_flags = (w->flags & UROCE_WQE_SIGNALED ? IBV_SEND_SIGNALED : 0) |
+			  (w->flags & UROCE_WQE_SOLICITED ? IBV_SEND_SOLICITED : 0) |
+			  (w->flags & UROCE_WQE_INLINE ? IBV_SEND_INLINE : 0) |
+			  (w->flags & UROCE_WQE_FENCE ? IBV_SEND_FENCE : 0);
+	out->imm_data = w->imm_data;
+	out->remote_addr = w->remote_addr;
+	out->rkey = w->rkey;
+	if (w->flags & UROCE_WQE_INLINE) {
+		if (w->byte_len > qp->cap.max_inline_data || w->byte_len > XPORT_MAX_INLINE ||
+		    sizeof(*w) + w->byte_len > lay.sq_stride)
+			return EINVAL;
+		out->num_sge = 0;
+		out->inline_len = w->byte_len;
+		memcpy(out->inline_data, slot + sizeof(*w), w->byte_len);
+	} else {
+		if (w->num_sge > qp->cap.max_send_sge || w->num_sge > XPORT_MAX_SGE ||
+		    sizeof(*w) + w->num_sge * sizeof(*sge) > lay.sq_stride)
+			return EINVAL;
+		out->num_sge = w->num_sge;
+		out->inline_len = 0;
+		for (i = 0; i < w->num_sge; i++) {
+			out->sg_list[i].addr = sge[i].addr;
+			out->sg_list[i].length = sge[i].length;
+			out->sg_list[i].lkey = sge[i].lkey;
+			total += sge[i].length;
+		}
+		if (total != w->byte_len)
+			return EINVAL;
+	}
+	if (qp->type == IBV_QPT_UD) {
+		const struct ah *ah = objtab_get(&c->ahs, w->ah_handle);
+
+		if (!ah || ah->pd != qp->pd || w->remote_qpn > 0xFFFFFF)
+			return EINVAL;
+		out->dgid = ah->attr.grh.dgid;
+		out->remote_qpn = w->remote_qpn;
+		out->remote_qkey = w->remote_qkey;
+	}
+	return 0;
+}
+
+int wqe_read_recv(const struct qp *qp, uint32_t n, struct xport_recv_wqe *out)
+{
+	_Alignas(8) unsigned char slot[SLOT_MAX];
+	const struct uroce_recv_wqe *w = (const void *)slot;
+	const struct uroce_sge *sge = (const void *)(slot + sizeof(*w));
+	struct uroce_qp_ring_layout lay;
+	uint32_t i;
+
+	if (!qp->ring || qp->cap.max_recv_wr == 0)
+		return ENODEV;
+	uroce_qp_ring_layout(&qp->cap, &lay);
+	if (lay.rq_stride > SLOT_MAX)
+		return EINVAL;
+	memcpy(slot, (const char *)qp->ring + lay.rq_offset +
+			     (uint64_t)(n & (qp->cap.max_recv_wr - 1)) * lay.rq_stride,
+	       lay.rq_stride);
+	if (w->wqe_index != (uint16_t)n || w->num_sge > qp->cap.max_recv_sge || w->num_sge > XPORT_MAX_SGE ||
+	    sizeof(*w) + w->num_sge * sizeof(*sge) > lay.rq_stride)
+		return EINVAL;
+	out->wr_id = 0;
+	out->wr_index = n;
+	out->num_sge = w->num_sge;
+	for (i = 0; i < w->num_sge; i++) {
+		out->sg_list[i].addr = sge[i].addr;
+		out->sg_list[i].length = sge[i].length;
+		out->sg_list[i].lkey = sge[i].lkey;
+	}
+	return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * xport_input.c: entry of received packets into the engine (the role of
+ * rxe_recv.c): parse and ICRC-check the UDP payload with the netstack,
+ * find the QP by destination QPN, check that the opcode's transport
+ * matches the QP type and that the QP state accepts packets, then hand
+ * requests to the responder and responses to the completer.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "emu/xport/xport_int.h"
+
+/* Transport prefix each QP type accepts (IBA Table 38). */
+static uint8_t qp_transport(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_UC: return ROCE_TRANSPORT_UC;
+	case IBV_QPT_UD: return ROCE_TRANSPORT_UD;
+	default: return ROCE_TRANSPORT_RC;
+	}
+}
+
+int xport_input(struct xport_dev *dev, const void *buf, size_t len,
+		const union ibv_gid *sgid, const union ibv_gid *dgid,
+		uint16_t sport, uint16_t dport)
+{
+	struct roce_l3 l3;
+	struct roce_pkt pkt;
+	struct xport_qp *qp;
+	bool responder_up, requester_up;
+
+	if (!dev || !buf || !sgid || !dgid) {
+		if (dev)
+			dev->stats.rx_bad++;
+		return EBADMSG;
+	}
+	memset(&l3, 0, sizeof(l3));
+	l3.kind = roce_addr_is_v4mapped(sgid->raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
+	memcpy(l3.src, sgid->raw, 16);
+	memcpy(l3.dst, dgid->raw, 16);
+	l3.sport = sport;
+	l3.dport = dport;
+	if (roce_parse_udp(buf, len, &l3, &pkt) != ROCE_OK || !pkt.op) {
+		dev->stats.rx_bad++;
+		return EBADMSG;
+	}
+	qp = xport_qp_lookup(dev, pkt.h.dqpn);
+	if (!qp) {
+		dev->stats.rx_no_qp++;
+		return ENOENT;
+	}
+	qp->stats.rx_pkts++;
+	if (pkt.op->transport != qp_transport(qp->type) ||
+	    (pkt.op->flags & ROCE_OPF_UNSUPPORTED)) {
+		qp->stats.dropped++;
+		return EAGAIN;
+	}
+	/* The receive side works in RTR and later; the send side (which
+	 * takes ACKs and READ responses) in RTS, SQD and SQE. */
+	responder_up = qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RTS ||
+		       qp->state == IBV_QPS_SQD || qp->state == IBV_QPS_SQE;
+	requester_up = qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD ||
+		       qp->state == IBV_QPS_SQE;
+	if (pkt.op->flags & ROCE_OPF_REQUEST) {
+		if (!responder_up) {
+			qp->stats.dropped++;
+			return EAGAIN;
+		}
+		xport_resp_input(qp, &pkt, &l3, buf, len);
+	} else if (pkt.op->flags & ROCE_OPF_RESPONSE) {
+		if (!requester_up) {
+			qp->stats.dropped++;
+			return EAGAIN;
+		}
+		xport_comp_input(qp, &pkt);
+	} else {
+		qp->stats.dropped++;
+		return EAGAIN;
+	}
+	return 0;
+}

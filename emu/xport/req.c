@@ -1,0 +1,265 @@
+/*
+ * req.c: the requester. Turns send WQEs into request packets: segments a
+ * message into FIRST/MIDDLE/LAST (or ONLY) packets of path-MTU payload,
+ * assigns PSNs, places RETH/ImmDt/DETH and the AckReq bit, honours the RC
+ * windows (unacknowledged PSNs, outstanding READs, fences), and restarts
+ * from a PSN when the completer asks (go-back-N).
+ *
+ * Rules: roce-wire.md §1.5 (segmentation, pad, SE, AckReq) and §1.6 (READ
+ * PSN consumption); IBTA 9.7.1-9.7.4. UC and UD WQEs complete as soon as
+ * their last packet is sent (no ACKs exist for them).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "emu/xport/xport_int.h"
+
+/* Packet position inside a message. */
+enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS__N };
+
+/* Operation kinds a request packet can carry. */
+enum req_kind { K_SEND, K_SEND_IMM, K_WRITE, K_WRITE_IMM, K__N };
+
+/* RC opcode for each kind and position (IBA Table 38; UC = RC | 0x20).
+ * Non-IMM kinds and IMM kinds share FIRST/MIDDLE: ImmDt rides only on the
+ * LAST/ONLY packet (roce-wire §1.5). */
+static const uint8_t rc_opcode[K__N][POS__N] = {
+	[K_SEND] = { ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
+		     ROCE_OP_RC_SEND_LAST, ROCE_OP_RC_SEND_ONLY },
+	[K_SEND_IMM] = { ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
+			 ROCE_OP_RC_SEND_LAST_IMM, ROCE_OP_RC_SEND_ONLY_IMM },
+	[K_WRITE] = { ROCE_OP_RC_WRITE_FIRST, ROCE_OP_RC_WRITE_MIDDLE,
+		      ROCE_OP_RC_WRITE_LAST, ROCE_OP_RC_WRITE_ONLY },
+	[K_WRITE_IMM] = { ROCE_OP_RC_WRITE_FIRST, ROCE_OP_RC_WRITE_MIDDLE,
+			  ROCE_OP_RC_WRITE_LAST_IMM, ROCE_OP_RC_WRITE_ONLY_IMM },
+};
+
+static enum req_kind wr_kind(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND_WITH_IMM: return K_SEND_IMM;
+	case IBV_WR_RDMA_WRITE: return K_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return K_WRITE_IMM;
+	default: return K_SEND;
+	}
+}
+
+/* Packets (= PSNs) a message of LEN bytes takes at MTU: at least one. */
+static uint32_t npkts(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+/* Fail WQE W with a local STATUS: it is reported (after any earlier WQEs)
+ * when the QP, now in ERR, flushes (IBTA 10.8.3.1: the QP enters ERR).
+ * No affiliated async event: the error CQE is the report, as in comp.c
+ * (IBTA 10.10.2.3; mlx5 raises none for an error CQE either). */
+static void req_local_error(struct xport_qp *qp, struct xport_swqe *w,
+			    enum ibv_wc_status status)
+{
+	w->err_status = status;
+	xport_log(qp, XPORT_LOG_ERR, "send WQE %u (%s, %u bytes) failed locally: %s",
+		  w->wr.wr_index, xport_wr_opcode_name(w->wr.opcode), w->length,
+		  xport_wc_status_name(status));
+	xport_qp_fatal(qp, -1);
+}
+
+/* Arm the retransmit timer if something is outstanding and it is not. */
+static void arm_retrans(struct xport_qp *qp)
+{
+	uint64_t t = xport_timeout_ns(qp);
+
+	if (qp->type != IBV_QPT_RC || !t || qp->comp.retrans_deadline)
+		return;
+	if (qp->sq.comp == qp->sq.req && qp->req.offset == 0)
+		return;
+	qp->comp.retrans_deadline = xport_now(qp) + t;
+	xport_timer_update(qp);
+}
+
+/* Send the READ request of W from req.psn (a restart sends the remainder
+ * from the PSN the completer asked for: va and length advance by whole
+ * MTUs). Returns false on a local failure. */
+static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
+{
+	struct roce_hdrs h;
+	uint32_t off = qp->req.offset;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = ROCE_OP_RC_READ_REQUEST;
+	h.dqpn = qp->attr.dest_qp_num;
+	h.psn = qp->req.psn;
+	h.ackreq = true;
+	h.reth.va = w->wr.remote_addr + off;
+	h.reth.rkey = w->wr.rkey;
+	h.reth.dma_len = w->length - off;
+	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
+	qp->req.noack = 0;
+	qp->req.psn = roce_psn_add(qp->req.psn, npkts(w->length - off, qp->mtu));
+	qp->req.offset = w->length;
+	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
+		qp->req.psn_max = qp->req.psn;
+	return true;
+}
+
+/* Send the next packet of SEND/WRITE WQE W. Returns false on a local
+ * error (W failed, QP in ERR). */
+static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
+{
+	uint8_t payload[ROCE_MAX_PAYLOAD];
+	struct roce_hdrs h;
+	const union ibv_gid *dgid = &qp->attr.dgid;
+	enum req_kind kind = wr_kind(w->wr.opcode);
+	uint32_t resid = w->length - qp->req.offset;
+	uint32_t n = resid < qp->mtu ? resid : qp->mtu;
+	bool first = qp->req.offset == 0, last = resid <= qp->mtu;
+	enum seg_pos pos = first ? (last ? POS_ONLY : POS_FIRST) :
+				   (last ? POS_LAST : POS_MIDDLE);
+
+	if (n && xport_gather(qp, &w->wr, qp->req.offset, payload, n)) {
+		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
+		return false;
+	}
+
+	memset(&h, 0, sizeof(h));
+	h.psn = qp->req.psn;
+	switch (qp->type) {
+	case IBV_QPT_UD:
+		h.opcode = kind == K_SEND_IMM ? ROCE_OP_UD_SEND_ONLY_IMM :
+						ROCE_OP_UD_SEND_ONLY;
+		h.dqpn = w->wr.remote_qpn & ROCE_QPN_MASK;
+		h.deth.qkey = (w->wr.remote_qkey & ROCE_QKEY_CONTROLLED_BIT) ?
+			      qp->attr.qkey : w->wr.remote_qkey;
+		h.deth.sqpn = qp->qpn;
+		dgid = &w->wr.dgid;
+		break;
+	case IBV_QPT_UC:
+		h.opcode = rc_opcode[kind][pos] | ROCE_TRANSPORT_UC;
+		h.dqpn = qp->attr.dest_qp_num;
+		break;
+	default:
+		h.opcode = rc_opcode[kind][pos];
+		h.dqpn = qp->attr.dest_qp_num;
+		break;
+	}
+	if (first && (kind == K_WRITE || kind == K_WRITE_IMM)) {
+		h.reth.va = w->wr.remote_addr;
+		h.reth.rkey = w->wr.rkey;
+		h.reth.dma_len = w->length;
+	}
+	if (last && (kind == K_SEND_IMM || kind == K_WRITE_IMM))
+		h.imm = be32toh(w->wr.imm_data);
+	if (last && (w->wr.send_flags & IBV_SEND_SOLICITED) &&
+	    (kind == K_SEND || kind == K_SEND_IMM || kind == K_WRITE_IMM))
+		h.se = true;
+	if (qp->type == IBV_QPT_RC) {
+		/* AckReq on the END packet, and at least every 64th so
+		 * that long messages are acknowledged while in flight. */
+		if (last || ++qp->req.noack >= XPORT_ACKREQ_EVERY)
+			h.ackreq = true;
+		if (h.ackreq)
+			qp->req.noack = 0;
+	}
+	xport_send_pkt(qp, dgid, &h, payload, n);
+	qp->req.psn = roce_psn_add(qp->req.psn, 1);
+	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
+		qp->req.psn_max = qp->req.psn;
+	qp->req.offset += n;
+	if (last)
+		qp->req.offset = w->length;
+	return true;
+}
+
+void xport_req_run(struct xport_qp *qp)
+{
+	while ((qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD) &&
+	       !qp->req.rnr_deadline && qp->sq.req != qp->sq.head) {
+		struct xport_swqe *w = xport_sq_at(qp, qp->sq.req);
+		bool is_read = w->wr.opcode == IBV_WR_RDMA_READ;
+
+		/* SQD (drain): finish and retransmit what was started,
+		 * start nothing new (IBTA 10.3.1.2 / ibv_modify_qp(3)). */
+		if (qp->state == IBV_QPS_SQD && !w->psn_assigned)
+			break;
+
+		if (qp->type == IBV_QPT_RC) {
+			uint32_t max_rd = qp->attr.max_rd_atomic ?
+					  qp->attr.max_rd_atomic : 1;
+
+			if (roce_psn_sub(qp->req.psn, qp->comp.psn) >=
+			    XPORT_MAX_UNACKED_PSNS)
+				break;
+			if (!w->psn_assigned) {
+				if (is_read && qp->req.rd_outstanding >= max_rd)
+					break;
+				/* IBV_SEND_FENCE: wait for earlier READs. */
+				if ((w->wr.send_flags & IBV_SEND_FENCE) &&
+				    qp->req.rd_outstanding)
+					break;
+			}
+		}
+		if (!w->psn_assigned) {
+			w->first_psn = qp->req.psn;
+			w->npkts = npkts(w->length, qp->mtu);
+			w->last_psn = roce_psn_add(w->first_psn, w->npkts - 1);
+			w->psn_assigned = true;
+			qp->req.offset = 0;
+			if (is_read)
+				qp->req.rd_outstanding++;
+			/* UD: one packet, at most the port MTU (C10-93.1.1;
+			 * mlx5 reports a local length error). */
+			if (qp->type == IBV_QPT_UD && w->length > qp->mtu) {
+				req_local_error(qp, w, IBV_WC_LOC_LEN_ERR);
+				return;
+			}
+		}
+		if (is_read) {
+			if (!send_read(qp, w))
+				return;
+		} else if (!send_segment(qp, w)) {
+			return;
+		}
+		if (qp->req.offset < w->length)
+			continue;	/* more segments of this WQE */
+
+		w->state = SWQE_PENDING;
+		qp->sq.req++;
+		qp->req.offset = 0;
+		if (qp->type != IBV_QPT_RC)
+			xport_comp_wqe(qp, w, IBV_WC_SUCCESS, w->length);
+	}
+	arm_retrans(qp);
+}
+
+void xport_req_rewind(struct xport_qp *qp, uint32_t psn)
+{
+	uint32_t i;
+
+	for (i = qp->sq.comp; i != qp->sq.head; i++) {
+		struct xport_swqe *w = xport_sq_at(qp, i);
+
+		if (!w->psn_assigned)
+			break;
+		if (roce_psn_in_range(psn, w->first_psn, w->npkts)) {
+			uint64_t off = (uint64_t)roce_psn_sub(psn, w->first_psn) *
+				       qp->mtu;
+
+			qp->sq.req = i;
+			qp->req.psn = psn;
+			qp->req.offset = off > w->length ? w->length : (uint32_t)off;
+			for (uint32_t j = i; j != qp->sq.head; j++)
+				xport_sq_at(qp, j)->state = SWQE_POSTED;
+			qp->req.noack = 0;
+			return;
+		}
+	}
+	/* PSN is the first one of a WQE not sent yet (everything before
+	 * it is acknowledged): continue from there. */
+	if (psn == qp->req.psn_max) {
+		qp->sq.req = i;
+		qp->req.psn = psn;
+		qp->req.offset = 0;
+		qp->req.noack = 0;
+	}
+}

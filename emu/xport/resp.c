@@ -1,0 +1,595 @@
+/*
+ * resp.c: the responder. Executes incoming request packets (SEND, RDMA
+ * WRITE, RDMA READ; RC, UC and UD) as an explicit state machine whose
+ * states follow the IBTA responder flow (IBTA 9.7.5 / C9-xx; rxe_resp.c
+ * has the same shape): check the PSN, the opcode sequence, the operation
+ * against the QP's access, the receive resources, the lengths and the
+ * R_Key; execute; complete; acknowledge. Errors are states too, each
+ * sending its NAK (RC) and moving the QP to ERR where the spec says so.
+ *
+ * Decisions (docs/transport.md): ACKs are sent only for packets with
+ * AckReq (coalescing, as rxe); one PSN-sequence NAK per gap; after an RNR
+ * NAK further out-of-sequence packets are dropped silently until the
+ * NAKed PSN returns; duplicate SEND/WRITE packets are re-ACKed with
+ * ePSN-1 when they carry AckReq or are the last one before ePSN (C9-105);
+ * duplicate READs are replayed from a saved resource; UC drops a damaged
+ * message and reuses its receive WQE for the next one; zero-length RDMA
+ * skips the R_Key check.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "emu/xport/xport_int.h"
+
+enum resp_state {
+	RESPST_CHECK_PSN,
+	RESPST_CHECK_OP_SEQ,
+	RESPST_CHECK_OP_VALID,
+	RESPST_CHECK_RESOURCE,
+	RESPST_CHECK_LENGTH,
+	RESPST_CHECK_RKEY,
+	RESPST_EXECUTE,
+	RESPST_READ_REPLY,
+	RESPST_COMPLETE,
+	RESPST_ACKNOWLEDGE,
+	RESPST_DUPLICATE,
+	RESPST_NAK_PSN_SEQ,
+	RESPST_RNR_NAK,
+	RESPST_ERR_INVALID_REQ,
+	RESPST_ERR_ACCESS,
+	RESPST_ERR_LOC_PROT,
+	RESPST_ERR_LENGTH,
+	RESPST_DROP,
+	RESPST_DONE,
+};
+
+/* One packet's walk through the responder. */
+struct resp_pkt {
+	struct xport_qp *qp;
+	const struct roce_pkt *pkt;
+	uint16_t flags;		/* opcode table flags */
+	bool first, last;
+};
+
+/* Send an ACK / NAK / RNR NAK with SYNDROME for PSN. */
+static void send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome)
+{
+	struct roce_hdrs h;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = ROCE_OP_RC_ACK;
+	h.dqpn = qp->attr.dest_qp_num;
+	h.psn = psn;
+	h.aeth.syndrome = syndrome;
+	h.aeth.msn = qp->resp.msn;
+	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
+	qp->stats.acks_tx++;
+}
+
+/* Abandon a multi-packet message (UC loss, or any error): the receive
+ * WQE, if one is held, stays for the next message. */
+static void abort_msg(struct xport_qp *qp)
+{
+	qp->resp.in_msg = RESP_MSG_NONE;
+	qp->resp.recv_len = 0;
+	qp->resp.resid = 0;
+}
+
+static enum resp_state check_psn(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	uint32_t psn = p->pkt->h.psn;
+	int32_t d = roce_psn_cmp(psn, qp->resp.epsn);
+
+	if (qp->type == IBV_QPT_UC) {
+		if (d == 0 && !qp->resp.uc_drop)
+			return RESPST_CHECK_OP_SEQ;
+		/* UC: out of sequence. A new message (FIRST/ONLY) resyncs;
+		 * anything else ends the damaged message (IBTA 9.8.3.3). */
+		if (p->first) {
+			abort_msg(qp);
+			qp->resp.uc_drop = false;
+			qp->resp.epsn = psn;
+			return RESPST_CHECK_OP_SEQ;
+		}
+		abort_msg(qp);
+		qp->resp.uc_drop = true;
+		qp->resp.epsn = roce_psn_add(psn, 1);
+		return RESPST_DROP;
+	}
+	if (d > 0)
+		return qp->resp.nak_sent ? RESPST_DROP : RESPST_NAK_PSN_SEQ;
+	if (d < 0)
+		return RESPST_DUPLICATE;
+	qp->resp.nak_sent = false;
+	return RESPST_CHECK_OP_SEQ;
+}
+
+static enum resp_state check_op_seq(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	bool ok;
+
+	switch (qp->resp.in_msg) {
+	case RESP_MSG_SEND:
+		ok = (p->flags & ROCE_OPF_SEND) && !p->first;
+		break;
+	case RESP_MSG_WRITE:
+		ok = (p->flags & ROCE_OPF_WRITE) && !p->first;
+		break;
+	default:
+		ok = p->first;
+		break;
+	}
+	if (ok)
+		return RESPST_CHECK_OP_VALID;
+	if (qp->type == IBV_QPT_UC) {
+		abort_msg(qp);
+		qp->resp.uc_drop = !p->first;
+		return p->first ? RESPST_CHECK_OP_VALID : RESPST_DROP;
+	}
+	return RESPST_ERR_INVALID_REQ;
+}
+
+static enum resp_state check_op_valid(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	unsigned int acc = qp->attr.qp_access_flags;
+	bool ok;
+
+	if (p->flags & ROCE_OPF_SEND)
+		ok = true;
+	else if (p->flags & ROCE_OPF_WRITE)
+		ok = acc & IBV_ACCESS_REMOTE_WRITE;
+	else if (p->flags & ROCE_OPF_READ)
+		ok = qp->type == IBV_QPT_RC && (acc & IBV_ACCESS_REMOTE_READ);
+	else
+		ok = false;	/* atomics, SEND_INV, FLUSH: not implemented */
+	if (ok)
+		return RESPST_CHECK_RESOURCE;
+	if (qp->type == IBV_QPT_UC) {
+		abort_msg(qp);
+		qp->resp.uc_drop = !p->last;
+		return RESPST_DROP;
+	}
+	return RESPST_ERR_INVALID_REQ;
+}
+
+static enum resp_state check_resource(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+
+	if (!(p->flags & ROCE_OPF_RWQE) || qp->resp.have_rwqe)
+		return RESPST_CHECK_LENGTH;
+	/* SEND FIRST/ONLY, or the LAST/ONLY of WRITE with immediate. */
+	if (qp->rq.tail != qp->rq.head) {
+		qp->resp.rwqe = qp->rq.ring[qp->rq.tail % qp->rq.depth];
+		qp->rq.tail++;
+		qp->resp.have_rwqe = true;
+		qp->resp.recv_len = 0;
+		return RESPST_CHECK_LENGTH;
+	}
+	if (qp->type == IBV_QPT_RC)
+		return RESPST_RNR_NAK;
+	abort_msg(qp);
+	qp->resp.uc_drop = !p->last;
+	return RESPST_DROP;
+}
+
+static enum resp_state check_length(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	const struct roce_pkt *pkt = p->pkt;
+	uint32_t n = pkt->payload_len;
+
+	if (p->flags & ROCE_OPF_READ)
+		return pkt->h.reth.dma_len > 0x80000000u ?
+		       RESPST_ERR_INVALID_REQ : RESPST_CHECK_RKEY;
+
+	/* Segmentation (roce-wire §1.5): FIRST/MIDDLE carry exactly one
+	 * MTU, LAST and ONLY at most one. */
+	if ((!p->last && n != qp->mtu) || n > qp->mtu)
+		return RESPST_ERR_INVALID_REQ;
+
+	if (p->flags & ROCE_OPF_WRITE) {
+		uint32_t resid = p->first ? pkt->h.reth.dma_len : qp->resp.resid;
+
+		/* A WRITE carries exactly what its RETH announced. */
+		if (resid > qp->mtu ? (p->last || n != qp->mtu) :
+				      (!p->last || n != resid))
+			return RESPST_ERR_INVALID_REQ;
+		return p->first ? RESPST_CHECK_RKEY : RESPST_EXECUTE;
+	}
+	/* SEND: does it still fit the receive buffers? */
+	if ((uint64_t)qp->resp.recv_len + n >
+	    xport_sgl_len(qp->resp.rwqe.sg_list, qp->resp.rwqe.num_sge))
+		return RESPST_ERR_LENGTH;
+	return RESPST_EXECUTE;
+}
+
+static enum resp_state check_rkey(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	const struct roce_pkt *pkt = p->pkt;
+	bool is_read = p->flags & ROCE_OPF_READ;
+	uint32_t len = pkt->h.reth.dma_len;
+
+	if (len) {
+		enum xport_mem_status st = qp->dev->ops.mem(qp->dev->ctx, qp,
+			qp->pd, true, pkt->h.reth.rkey, pkt->h.reth.va, NULL,
+			len, is_read ? IBV_ACCESS_REMOTE_READ :
+				       IBV_ACCESS_REMOTE_WRITE, XPORT_MEM_CHECK);
+
+		if (st) {
+			if (qp->type == IBV_QPT_UC) {
+				abort_msg(qp);
+				qp->resp.uc_drop = !p->last;
+				return RESPST_DROP;
+			}
+			return RESPST_ERR_ACCESS;
+		}
+	}
+	if (is_read)
+		return RESPST_READ_REPLY;
+	qp->resp.va = pkt->h.reth.va;
+	qp->resp.rkey = pkt->h.reth.rkey;
+	qp->resp.write_len = len;
+	qp->resp.resid = len;
+	return RESPST_EXECUTE;
+}
+
+static enum resp_state execute(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	const struct roce_pkt *pkt = p->pkt;
+	uint32_t n = pkt->payload_len;
+
+	if (p->flags & ROCE_OPF_SEND) {
+		if (n && xport_scatter(qp, qp->resp.rwqe.sg_list,
+				       qp->resp.rwqe.num_sge, qp->resp.recv_len,
+				       pkt->payload, n))
+			return RESPST_ERR_LOC_PROT;
+		qp->resp.recv_len += n;
+		qp->resp.in_msg = p->last ? RESP_MSG_NONE : RESP_MSG_SEND;
+	} else {
+		uint64_t va = qp->resp.va + (qp->resp.write_len - qp->resp.resid);
+
+		if (n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true,
+					  qp->resp.rkey, va, (void *)pkt->payload,
+					  n, IBV_ACCESS_REMOTE_WRITE,
+					  XPORT_MEM_WRITE))
+			return qp->type == IBV_QPT_UC ? RESPST_DROP :
+							RESPST_ERR_ACCESS;
+		qp->resp.resid -= n;
+		qp->resp.in_msg = p->last ? RESP_MSG_NONE : RESP_MSG_WRITE;
+	}
+	qp->resp.epsn = roce_psn_add(qp->resp.epsn, 1);
+	return p->last ? RESPST_COMPLETE : RESPST_ACKNOWLEDGE;
+}
+
+/* Send READ responses for [va, va+len) starting at PSN (a replay may
+ * start inside an earlier request). Returns false if memory failed. */
+static bool read_respond(struct xport_qp *qp, uint32_t psn, uint64_t va,
+			 uint32_t rkey, uint32_t len)
+{
+	uint8_t buf[ROCE_MAX_PAYLOAD];
+	uint32_t mtu = qp->mtu;
+	uint32_t n_pkts = len ? (len + mtu - 1) / mtu : 1;
+
+	for (uint32_t i = 0; i < n_pkts; i++) {
+		struct roce_hdrs h;
+		uint32_t off = i * mtu;
+		uint32_t n = len - off < mtu ? len - off : mtu;
+
+		memset(&h, 0, sizeof(h));
+		if (n_pkts == 1)
+			h.opcode = ROCE_OP_RC_READ_RESP_ONLY;
+		else if (i == 0)
+			h.opcode = ROCE_OP_RC_READ_RESP_FIRST;
+		else if (i == n_pkts - 1)
+			h.opcode = ROCE_OP_RC_READ_RESP_LAST;
+		else
+			h.opcode = ROCE_OP_RC_READ_RESP_MIDDLE;
+		h.dqpn = qp->attr.dest_qp_num;
+		h.psn = roce_psn_add(psn, i);
+		h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
+		h.aeth.msn = qp->resp.msn;
+		if (n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true, rkey,
+					  va + off, buf, n,
+					  IBV_ACCESS_REMOTE_READ,
+					  XPORT_MEM_READ)) {
+			send_aeth(qp, h.psn,
+				  ROCE_AETH_SYN_NAK(ROCE_NAK_REM_ACCESS_ERR));
+			return false;
+		}
+		xport_send_pkt(qp, &qp->attr.dgid, &h, buf, n);
+	}
+	return true;
+}
+
+static enum resp_state read_reply(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	const struct roce_pkt *pkt = p->pkt;
+	uint32_t len = pkt->h.reth.dma_len;
+	uint32_t n_pkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	struct xport_rd_res *r = &qp->resp.rd[qp->resp.rd_next++ %
+					      XPORT_RD_RESOURCES];
+
+	/* Remember it for a duplicate (the requester's retry). */
+	r->valid = true;
+	r->first_psn = pkt->h.psn;
+	r->last_psn = roce_psn_add(pkt->h.psn, n_pkts - 1);
+	r->va = pkt->h.reth.va;
+	r->rkey = pkt->h.reth.rkey;
+	r->len = len;
+	qp->resp.msn = (qp->resp.msn + 1) & ROCE_AETH_MSN_MASK; /* C9-148 */
+	qp->resp.epsn = roce_psn_add(qp->resp.epsn, n_pkts);
+	if (!read_respond(qp, pkt->h.psn, r->va, r->rkey, len)) {
+		xport_qp_fatal(qp, IBV_EVENT_QP_ACCESS_ERR);
+		return RESPST_DONE;
+	}
+	return RESPST_DONE;
+}
+
+static enum resp_state complete(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	const struct roce_pkt *pkt = p->pkt;
+
+	qp->resp.msn = (qp->resp.msn + 1) & ROCE_AETH_MSN_MASK;
+	if (p->flags & ROCE_OPF_RWQE) {
+		bool is_send = p->flags & ROCE_OPF_SEND;
+		struct xport_cqe c = {
+			.wr_id = qp->resp.rwqe.wr_id,
+			.wr_index = qp->resp.rwqe.wr_index,
+			.qpn = qp->qpn,
+			.src_qp = qp->attr.dest_qp_num,
+			.byte_len = is_send ? qp->resp.recv_len :
+					      qp->resp.write_len,
+			.status = IBV_WC_SUCCESS,
+			.opcode = is_send ? IBV_WC_RECV :
+					    IBV_WC_RECV_RDMA_WITH_IMM,
+			.is_recv = true,
+			.solicited = pkt->h.se,
+			.signaled = true,
+		};
+		if (p->flags & ROCE_OPF_IMM) {
+			c.wc_flags |= IBV_WC_WITH_IMM;
+			c.imm_data = htobe32(pkt->h.imm);
+		}
+		qp->resp.have_rwqe = false;
+		qp->resp.recv_len = 0;
+		xport_emit(qp, &c);
+	}
+	return RESPST_ACKNOWLEDGE;
+}
+
+static enum resp_state acknowledge(struct resp_pkt *p)
+{
+	if (p->qp->type == IBV_QPT_RC && p->pkt->h.ackreq)
+		send_aeth(p->qp, p->pkt->h.psn,
+			  ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID));
+	return RESPST_DONE;
+}
+
+static enum resp_state duplicate(struct resp_pkt *p)
+{
+	struct xport_qp *qp = p->qp;
+	const struct roce_pkt *pkt = p->pkt;
+	uint32_t prev = roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK); /* -1 */
+
+	qp->stats.dup_requests++;
+	if (p->flags & ROCE_OPF_READ) {
+		for (unsigned i = 0; i < XPORT_RD_RESOURCES; i++) {
+			struct xport_rd_res *r = &qp->resp.rd[i];
+			uint32_t span = roce_psn_sub(r->last_psn, r->first_psn) + 1;
+			uint64_t skip;
+
+			if (!r->valid ||
+			    !roce_psn_in_range(pkt->h.psn, r->first_psn, span))
+				continue;
+			/* The retry must ask for the rest of the same range
+			 * under the same R_Key (IBTA 9.7.5.1.3.2). */
+			skip = (uint64_t)roce_psn_sub(pkt->h.psn, r->first_psn) *
+			       qp->mtu;
+			if (pkt->h.reth.rkey != r->rkey ||
+			    pkt->h.reth.va != r->va + skip ||
+			    (uint64_t)pkt->h.reth.dma_len + skip != r->len)
+				return RESPST_DROP;
+			if (!read_respond(qp, pkt->h.psn, pkt->h.reth.va,
+					  pkt->h.reth.rkey, pkt->h.reth.dma_len))
+				xport_qp_fatal(qp, IBV_EVENT_QP_ACCESS_ERR);
+			return RESPST_DONE;
+		}
+		return RESPST_DROP;
+	}
+	/* SEND/WRITE already executed: acknowledge again (C9-105). */
+	if (pkt->h.ackreq || pkt->h.psn == prev)
+		send_aeth(qp, prev, ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID));
+	return RESPST_DONE;
+}
+
+/* Complete the held receive WQE with an error STATUS (responder side). */
+static void fail_rwqe(struct xport_qp *qp, enum ibv_wc_status status)
+{
+	struct xport_cqe c = {
+		.wr_id = qp->resp.rwqe.wr_id,
+		.wr_index = qp->resp.rwqe.wr_index,
+		.qpn = qp->qpn,
+		.src_qp = qp->attr.dest_qp_num,
+		.status = status,
+		.opcode = IBV_WC_RECV,
+		.is_recv = true,
+		.signaled = true,
+	};
+
+	if (!qp->resp.have_rwqe)
+		return;
+	qp->resp.have_rwqe = false;
+	xport_emit(qp, &c);
+}
+
+/* Fatal responder error: NAK (RC), QP to ERR. */
+static enum resp_state fatal(struct resp_pkt *p, uint8_t nak,
+			     enum ibv_event_type ev)
+{
+	static const char *const why[] = {
+		[ROCE_NAK_INVALID_REQ] = "invalid request",
+		[ROCE_NAK_REM_ACCESS_ERR] = "remote access error",
+		[ROCE_NAK_REM_OP_ERR] = "remote operational error",
+	};
+
+	xport_log(p->qp, XPORT_LOG_ERR, "PSN 0x%06x %s: %s%s",
+		  p->pkt->h.psn, p->pkt->op->name, why[nak],
+		  p->qp->type == IBV_QPT_RC ? " (NAK sent)" : "");
+	if (p->qp->type == IBV_QPT_RC)
+		send_aeth(p->qp, p->pkt->h.psn, ROCE_AETH_SYN_NAK(nak));
+	xport_qp_fatal(p->qp, ev);
+	return RESPST_DONE;
+}
+
+/* UD receive (IBTA 9.8.4; roce-wire §1.6 UD receive buffer): Q_Key
+ * check, 40-byte GRH area, then the payload; one packet per message. */
+static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
+		       const struct roce_l3 *l3, const uint8_t *raw,
+		       size_t raw_len)
+{
+	uint8_t ipbuf[XPORT_PKT_MAX + 64];
+	uint8_t grh[XPORT_UD_GRH_BYTES];
+	struct xport_recv_wqe *r;
+	size_t n = 0;
+	struct xport_cqe c;
+
+	if (pkt->h.deth.qkey != qp->attr.qkey ||
+	    qp->rq.tail == qp->rq.head) {
+		qp->stats.dropped++;
+		return;
+	}
+	r = &qp->rq.ring[qp->rq.tail % qp->rq.depth];
+	qp->rq.tail++;
+	memset(&c, 0, sizeof(c));
+	c.wr_id = r->wr_id;
+	c.wr_index = r->wr_index;
+	c.qpn = qp->qpn;
+	c.src_qp = pkt->h.deth.sqpn;
+	c.opcode = IBV_WC_RECV;
+	c.is_recv = true;
+	c.solicited = pkt->h.se;
+	c.signaled = true;
+	c.wc_flags = IBV_WC_GRH;
+	if (pkt->op->flags & ROCE_OPF_IMM) {
+		c.wc_flags |= IBV_WC_WITH_IMM;
+		c.imm_data = htobe32(pkt->h.imm);
+	}
+	c.byte_len = XPORT_UD_GRH_BYTES + pkt->payload_len;
+
+	/* The GRH area: IPv6 header, or 20 zero bytes + IPv4 header. */
+	memset(grh, 0, sizeof(grh));
+	if (roce_wrap_ip(ipbuf, sizeof(ipbuf), l3, raw, raw_len, &n) == ROCE_OK) {
+		if (l3->kind == ROCE_L3_IPV4)
+			memcpy(grh + 20, ipbuf, 20);
+		else
+			memcpy(grh, ipbuf, 40);
+	}
+	if (c.byte_len > xport_sgl_len(r->sg_list, r->num_sge)) {
+		c.status = IBV_WC_LOC_LEN_ERR;
+		xport_emit(qp, &c);
+		xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
+		return;
+	}
+	if (xport_scatter(qp, r->sg_list, r->num_sge, 0, grh, sizeof(grh)) ||
+	    (pkt->payload_len &&
+	     xport_scatter(qp, r->sg_list, r->num_sge, XPORT_UD_GRH_BYTES,
+			   pkt->payload, pkt->payload_len))) {
+		c.status = IBV_WC_LOC_PROT_ERR;
+		xport_emit(qp, &c);
+		xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
+		return;
+	}
+	c.status = IBV_WC_SUCCESS;
+	xport_emit(qp, &c);
+}
+
+void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
+		      const struct roce_l3 *l3, const uint8_t *raw,
+		      size_t raw_len)
+{
+	struct resp_pkt p = {
+		.qp = qp,
+		.pkt = pkt,
+		.flags = pkt->op->flags,
+		.first = pkt->op->flags & ROCE_OPF_FIRST,
+		.last = pkt->op->flags & ROCE_OPF_LAST,
+	};
+	enum resp_state s = RESPST_CHECK_PSN;
+
+	if (qp->type == IBV_QPT_UD) {
+		ud_receive(qp, pkt, l3, raw, raw_len);
+		return;
+	}
+	/* READ requests are single packets that both start and end. */
+	if (p.flags & ROCE_OPF_READ)
+		p.first = p.last = true;
+
+	while (s != RESPST_DONE) {
+		switch (s) {
+		case RESPST_CHECK_PSN: s = check_psn(&p); break;
+		case RESPST_CHECK_OP_SEQ: s = check_op_seq(&p); break;
+		case RESPST_CHECK_OP_VALID: s = check_op_valid(&p); break;
+		case RESPST_CHECK_RESOURCE: s = check_resource(&p); break;
+		case RESPST_CHECK_LENGTH: s = check_length(&p); break;
+		case RESPST_CHECK_RKEY: s = check_rkey(&p); break;
+		case RESPST_EXECUTE: s = execute(&p); break;
+		case RESPST_READ_REPLY: s = read_reply(&p); break;
+		case RESPST_COMPLETE: s = complete(&p); break;
+		case RESPST_ACKNOWLEDGE: s = acknowledge(&p); break;
+		case RESPST_DUPLICATE: s = duplicate(&p); break;
+		case RESPST_NAK_PSN_SEQ:
+			xport_log(qp, XPORT_LOG_WARN,
+				  "PSN 0x%06x out of sequence: NAK, expected 0x%06x",
+				  pkt->h.psn, qp->resp.epsn);
+			/* ePSN in the NAK acknowledges everything before. */
+			send_aeth(qp, qp->resp.epsn,
+				  ROCE_AETH_SYN_NAK(ROCE_NAK_PSN_SEQ_ERR));
+			qp->resp.nak_sent = true;
+			qp->stats.seq_naks_tx++;
+			s = RESPST_DONE;
+			break;
+		case RESPST_RNR_NAK:
+			xport_log(qp, XPORT_LOG_INFO,
+				  "PSN 0x%06x: no receive WQE: RNR NAK (timer %u)",
+				  pkt->h.psn, qp->attr.min_rnr_timer);
+			send_aeth(qp, pkt->h.psn,
+				  ROCE_AETH_SYN_RNR(qp->attr.min_rnr_timer));
+			qp->resp.nak_sent = true;
+			qp->stats.rnr_naks_tx++;
+			s = RESPST_DONE;
+			break;
+		case RESPST_ERR_INVALID_REQ:
+			s = fatal(&p, ROCE_NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR);
+			break;
+		case RESPST_ERR_ACCESS:
+			s = fatal(&p, ROCE_NAK_REM_ACCESS_ERR,
+				  IBV_EVENT_QP_ACCESS_ERR);
+			break;
+		case RESPST_ERR_LOC_PROT:
+			fail_rwqe(qp, IBV_WC_LOC_PROT_ERR);
+			s = fatal(&p, ROCE_NAK_REM_OP_ERR, IBV_EVENT_QP_FATAL);
+			break;
+		case RESPST_ERR_LENGTH:
+			/* Receive buffer too small: LOC_LEN_ERR here, Invalid
+			 * Request NAK to the requester (IBTA 9.7.5.2.4 C9-?). */
+			fail_rwqe(qp, IBV_WC_LOC_LEN_ERR);
+			s = fatal(&p, ROCE_NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR);
+			break;
+		case RESPST_DROP:
+			qp->stats.dropped++;
+			s = RESPST_DONE;
+			break;
+		case RESPST_DONE:
+			break;
+		}
+	}
+}

@@ -1,0 +1,231 @@
+/*
+ * xport_int.h: the transport engine's private state, shared by its files
+ * (xport_qp.c: QP objects and queues; req.c: requester; resp.c: responder;
+ * comp.c: completer; xport_timer.c: per-QP deadlines; xport_input.c:
+ * classifying received packets). Not part of the daemon's interface.
+ */
+#ifndef UROCE_EMU_XPORT_INT_H
+#define UROCE_EMU_XPORT_INT_H
+
+#include "emu/xport/xport.h"
+#include "netstack/packet.h"
+#include "netstack/psn.h"
+#include "netstack/udp_sport.h"
+
+/* Largest UDP payload the engine builds: BTH + RETH + ImmDt + DETH + 4096
+ * payload + 3 pad + ICRC, rounded up. */
+#define XPORT_PKT_MAX 4224
+
+/* Where a send WQE is in its life (requester/completer view). */
+enum xport_swqe_state {
+	SWQE_POSTED,	/* not yet (fully) transmitted */
+	SWQE_PENDING,	/* all packets sent; RC: waiting for ACK / READ data */
+};
+
+/* A posted send WQE plus what the requester computed for it. PSNs are
+ * assigned when its first packet is sent and are stable across
+ * retransmissions (go-back-N resends the same PSNs). */
+struct xport_swqe {
+	struct xport_send_wqe wr;
+	uint32_t length;	/* message length, bytes */
+	uint32_t first_psn, last_psn;
+	uint32_t npkts;		/* packets (READ: response packets = PSNs used) */
+	enum xport_swqe_state state;
+	bool psn_assigned;
+	enum ibv_wc_status err_status;	/* != SUCCESS: local error found while
+					 * sending; reported when flushed */
+};
+
+/* Send queue: ring of depth slots; free-running indices, slot = i % depth.
+ * comp <= req <= head: [comp, req) sent and awaiting completion, [req,
+ * head) not yet sent. */
+struct xport_sq {
+	struct xport_swqe *ring;
+	uint32_t depth;
+	uint32_t head;		/* next free slot (producer) */
+	uint32_t req;		/* WQE the requester sends next / is sending */
+	uint32_t comp;		/* oldest WQE not yet completed */
+};
+
+/* Receive queue: [tail, head) posted and unused. */
+struct xport_rq {
+	struct xport_recv_wqe *ring;
+	uint32_t depth;
+	uint32_t head, tail;
+};
+
+/* Requester state (req.c). */
+struct xport_req {
+	uint32_t psn;		/* PSN of the next packet to send */
+	uint32_t psn_max;	/* first PSN never sent yet (responses to
+				 * PSNs at or after it are forged/stale) */
+	uint32_t offset;	/* bytes of WQE sq.req already sent */
+	uint32_t noack;		/* packets sent since the last AckReq */
+	uint32_t rd_outstanding; /* READ WQEs sent and not completed */
+	uint64_t rnr_deadline;	/* ns; != 0: paused until then (RNR NAK) */
+};
+
+/* Completer state (comp.c). */
+struct xport_comp {
+	uint32_t psn;		/* oldest PSN not yet acknowledged */
+	uint8_t retry_left;	/* transport retries left (retry_cnt) */
+	uint8_t rnr_left;	/* RNR retries left (rnr_retry, 7 = infinite) */
+	bool read_started;	/* READ_RESP FIRST seen for the READ at comp.psn */
+	bool rewound;		/* a rewind to comp.psn is outstanding: ignore
+				 * further gaps until data at comp.psn arrives */
+	uint64_t retrans_deadline; /* ns; 0 = not armed */
+};
+
+/* A READ request the responder has executed, kept for duplicate replay
+ * (IBTA 9.7.5.1.3 / C9-? "responder resources"). */
+struct xport_rd_res {
+	bool valid;
+	uint32_t first_psn, last_psn;
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+/* Which multi-packet message the responder is in the middle of. */
+enum xport_resp_msg {
+	RESP_MSG_NONE,
+	RESP_MSG_SEND,
+	RESP_MSG_WRITE,
+};
+
+/* Responder state (resp.c). */
+struct xport_resp {
+	uint32_t epsn;		/* expected PSN */
+	uint32_t msn;		/* message sequence number, 24 bits */
+	bool nak_sent;		/* a PSN-sequence or RNR NAK was sent for epsn */
+	enum xport_resp_msg in_msg;
+	bool uc_drop;		/* UC: drop until the next FIRST/ONLY */
+	/* receive WQE being filled by a multi-packet SEND */
+	bool have_rwqe;
+	struct xport_recv_wqe rwqe;
+	uint32_t recv_len;	/* bytes placed so far (UD: incl. GRH area) */
+	/* RDMA WRITE in progress */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t resid;		/* bytes still expected */
+	uint32_t write_len;	/* RETH DMA length */
+	struct xport_rd_res rd[XPORT_RD_RESOURCES];
+	uint32_t rd_next;
+};
+
+struct xport_qp {
+	struct xport_dev *dev;
+	struct xport_qp *hash_next;
+	void *user;
+	enum ibv_qp_type type;
+	enum ibv_qp_state state;
+	uint32_t qpn;
+	uint32_t pd;
+	bool sq_sig_all;
+	struct xport_qp_attr attr;	/* last applied values */
+	uint32_t mtu;			/* path MTU in bytes (UD: port MTU) */
+	uint16_t sport;			/* UDP source port */
+	struct xport_sq sq;
+	struct xport_rq rq;
+	struct xport_req req;
+	struct xport_comp comp;
+	struct xport_resp resp;
+	uint64_t timer_armed;		/* deadline last passed to timer_arm */
+	struct xport_qp_stats stats;
+};
+
+#define XPORT_QP_HASH 256
+
+struct xport_dev {
+	struct xport_ops ops;
+	void *ctx;
+	union ibv_gid gid;
+	uint16_t udp_port;
+	uint32_t port_mtu;
+	struct xport_qp *hash[XPORT_QP_HASH];
+	struct xport_dev_stats stats;
+};
+
+/* ---- helpers shared by the engine's files ---- */
+
+static inline struct xport_swqe *xport_sq_at(struct xport_qp *qp, uint32_t i)
+{
+	return &qp->sq.ring[i % qp->sq.depth];
+}
+
+static inline uint64_t xport_now(struct xport_qp *qp)
+{
+	return qp->dev->ops.now_ns(qp->dev->ctx);
+}
+
+/* The QP with number QPN on DEV, or NULL (xport_qp.c). */
+struct xport_qp *xport_qp_lookup(struct xport_dev *dev, uint32_t qpn);
+
+/* Bytes of an IBV_MTU_* value; 0 if invalid. */
+uint32_t xport_mtu_bytes(enum ibv_mtu mtu);
+
+/* Transmit a packet described by H with PAYLOAD[0..len) to DGID: builds it
+ * with the netstack (ICRC included) and calls ops->xmit. Returns 0 or an
+ * errno (EINVAL if the codec refused the headers). */
+int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
+		   struct roce_hdrs *h, const void *payload, uint32_t len);
+
+/* Format one line (prefixed "qpn 0x..: ") for ops->log, if set. */
+void xport_log(struct xport_qp *qp, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Short names for logs: "RDMA_WRITE", "REM_ACCESS_ERR", ... */
+const char *xport_wr_opcode_name(enum ibv_wr_opcode op);
+const char *xport_wc_status_name(enum ibv_wc_status st);
+
+/* Emit a completion through ops->complete. */
+void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe);
+
+/* Move the QP to ERR on its own (error found by the engine), report the
+ * async event (an enum ibv_event_type; -1 = none) and flush everything outstanding (WR_FLUSH_ERR). */
+void xport_qp_fatal(struct xport_qp *qp, int event);
+/* Flush all outstanding send and receive WQEs with IBV_WC_WR_FLUSH_ERR. */
+void xport_flush(struct xport_qp *qp);
+
+/* Gather LEN bytes of a send WQE's payload starting at message OFFSET into
+ * BUF (inline data or SGEs through the lkey). XPORT_MEM_OK or the error. */
+enum xport_mem_status xport_gather(struct xport_qp *qp,
+				   const struct xport_send_wqe *wr,
+				   uint32_t offset, void *buf, uint32_t len);
+/* Scatter LEN bytes from BUF into SGL at byte OFFSET of the list (lkey,
+ * LOCAL_WRITE). XPORT_MEM_BOUNDS if the list is shorter. */
+enum xport_mem_status xport_scatter(struct xport_qp *qp,
+				    const struct ibv_sge *sgl, uint32_t num_sge,
+				    uint32_t offset, const void *buf,
+				    uint32_t len);
+/* Total bytes of an SGE list. */
+uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge);
+
+/* Timers (xport_timer.c): re-evaluate the QP's earliest deadline and
+ * (re)arm or cancel ops->timer_arm. */
+void xport_timer_update(struct xport_qp *qp);
+/* Retransmit timeout of the QP in ns (IBTA: 4.096 us * 2^timeout), 0 if
+ * the timer is disabled (timeout 0). */
+uint64_t xport_timeout_ns(const struct xport_qp *qp);
+/* RNR NAK timer code -> ns (roce-wire §1.3 table). */
+uint64_t xport_rnr_timer_ns(uint8_t code);
+
+/* Requester (req.c): send as much as state and windows allow. */
+void xport_req_run(struct xport_qp *qp);
+/* Go back to PSN (a PSN of a WQE in [sq.comp, sq.req]) and resend from
+ * there (go-back-N). */
+void xport_req_rewind(struct xport_qp *qp, uint32_t psn);
+
+/* Responder (resp.c): one parsed request packet for this QP. */
+void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
+		      const struct roce_l3 *l3, const uint8_t *raw,
+		      size_t raw_len);
+/* Completer (comp.c): one parsed response packet (ACK, NAK, READ resp). */
+void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
+/* Completer: the retransmit deadline passed. */
+void xport_comp_timeout(struct xport_qp *qp);
+/* Completer: WQE completion (status, byte_len), advancing sq.comp. */
+void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
+		    enum ibv_wc_status status, uint32_t byte_len);
+
+#endif

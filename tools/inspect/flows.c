@@ -1,0 +1,209 @@
+/*
+ * inspect_flows.c - PSN continuity per flow (see inspect_flows.h).
+ * Flows are found through an open-addressing hash table of indices into the
+ * array, which keeps the order of first appearance: a hostile capture with
+ * one flow per packet costs O(1) per packet, not a search of all flows.
+ */
+#include "config.h"
+
+#include "flows.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "netstack/psn.h"
+
+/* Smallest path MTU (IBV_MTU_256), bytes: the most READ responses a length can need. */
+#define MIN_PMTU 256u
+
+static int same_key(const struct insp_flow *a, const struct insp_flow *b)
+{
+	return a->version == b->version && a->dqpn == b->dqpn && a->response == b->response &&
+	       a->sport == b->sport && a->dport == b->dport &&
+	       strcmp(a->src, b->src) == 0 && strcmp(a->dst, b->dst) == 0;
+}
+
+/* FNV-1a over the fields same_key() compares. */
+static size_t key_hash(const struct insp_flow *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *s;
+	uint32_t words[4] = { (uint32_t)k->version, k->dqpn, (uint32_t)k->response,
+			      (uint32_t)k->sport << 16 | k->dport };
+
+#define MIX(c) (h = (h ^ (unsigned char)(c)) * 0x100000001b3ull)
+	for (s = (const unsigned char *)k->src; *s; s++)
+		MIX(*s);
+	MIX(0);
+	for (s = (const unsigned char *)k->dst; *s; s++)
+		MIX(*s);
+	MIX(0);
+	for (s = (const unsigned char *)words; s < (const unsigned char *)(words + 4); s++)
+		MIX(*s);
+#undef MIX
+	return (size_t)h;
+}
+
+/* Slot of KEY in the table: its flow's, or the empty one where it goes. */
+static size_t *lookup(const struct insp_flows *f, const struct insp_flow *key)
+{
+	size_t mask = f->nslot - 1, i = key_hash(key) & mask;
+
+	while (f->slot[i] && !same_key(&f->v[f->slot[i] - 1], key))
+		i = (i + 1) & mask;
+	return &f->slot[i];
+}
+
+/* Double the table (or make the first one) and put every flow back. */
+static int grow_table(struct insp_flows *f)
+{
+	size_t nslot = f->nslot ? 2 * f->nslot : 64, *old = f->slot, i;
+
+	if (nslot > SIZE_MAX / sizeof(*old))
+		return -1;
+	f->slot = calloc(nslot, sizeof(*f->slot));
+	if (!f->slot) {
+		f->slot = old;
+		return -1;
+	}
+	f->nslot = nslot;
+	for (i = 0; i < f->n; i++)
+		*lookup(f, &f->v[i]) = i + 1;
+	free(old);
+	return 0;
+}
+
+static struct insp_flow *find(struct insp_flows *f, const struct insp_flow *key)
+{
+	size_t *slot;
+
+	if (2 * (f->n + 1) > f->nslot && grow_table(f) != 0) {
+		f->nomem = 1;
+		return NULL;
+	}
+	slot = lookup(f, key);
+	if (*slot)
+		return &f->v[*slot - 1];
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 16;
+		struct insp_flow *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(f->v, cap * sizeof(*v));
+
+		if (!v) {
+			f->nomem = 1;
+			return NULL;
+		}
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n] = *key;
+	*slot = ++f->n;
+	return &f->v[f->n - 1];
+}
+
+void insp_flows_add(struct insp_flows *f, const struct insp_rec *r)
+{
+	const struct roce_hdrs *h = &r->pkt.h;
+	struct insp_flow key, *fl;
+	uint32_t step;
+
+	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.version = r->version;
+	memcpy(key.src, r->src, sizeof(key.src));
+	memcpy(key.dst, r->dst, sizeof(key.dst));
+	key.sport = r->sport;
+	key.dport = r->dport;
+	key.dqpn = h->dqpn;
+	key.response = (r->pkt.op->flags & ROCE_OPF_RESPONSE) != 0;
+	fl = find(f, &key);
+	if (!fl)
+		return;
+
+	if (fl->packets++ == 0) {
+		fl->first_psn = fl->max_psn = h->psn;
+	} else if (!roce_psn_after(h->psn, fl->max_psn)) {
+		fl->repeats++;
+	} else {
+		step = roce_psn_sub(h->psn, fl->max_psn);
+		if (step > 1 + fl->slack)
+			fl->gaps++;
+		fl->max_psn = h->psn;
+	}
+	/* After a READ request the next request may skip its response PSNs. */
+	fl->slack = 0;
+	if (h->opcode == ROCE_OP_RC_READ_REQUEST && h->reth.dma_len > MIN_PMTU)
+		fl->slack = (h->reth.dma_len + MIN_PMTU - 1) / MIN_PMTU - 1;
+}
+
+static void where(FILE *fp, const struct insp_flow *fl)
+{
+	if (fl->version == 2 && strchr(fl->src, ':'))
+		fprintf(fp, "RoCEv2 [%s]:%u > [%s]:%u", fl->src, fl->sport, fl->dst, fl->dport);
+	else if (fl->version == 2)
+		fprintf(fp, "RoCEv2 %s:%u > %s:%u", fl->src, fl->sport, fl->dst, fl->dport);
+	else
+		fprintf(fp, "RoCEv1 %s > %s", fl->src, fl->dst);
+}
+
+void insp_flows_print_text(FILE *fp, const struct insp_flows *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct insp_flow *fl = &f->v[i];
+
+		fputs("flow ", fp);
+		where(fp, fl);
+		fprintf(fp, " dqpn 0x%06" PRIx32 " %s: packets %" PRIu64 ", psn %" PRIu32 "..%" PRIu32
+			", gaps %" PRIu64 ", repeats %" PRIu64 "\n",
+			fl->dqpn, fl->response ? "responses" : "requests", fl->packets,
+			fl->first_psn, fl->max_psn, fl->gaps, fl->repeats);
+	}
+	if (f->nomem)
+		fputs("flows: out of memory, some flows are missing\n", fp);
+}
+
+void insp_flows_print_json(FILE *fp, const struct insp_flows *f)
+{
+	struct jsonw j;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct insp_flow *fl = &f->v[i];
+
+		jsonw_begin(&j, fp);
+		jsonw_obj(&j, "flow");
+		jsonw_u64(&j, "version", (uint64_t)fl->version);
+		jsonw_str(&j, "src", fl->src);
+		jsonw_str(&j, "dst", fl->dst);
+		if (fl->version == 2) {
+			jsonw_u64(&j, "sport", fl->sport);
+			jsonw_u64(&j, "dport", fl->dport);
+		}
+		jsonw_u64(&j, "destqp", fl->dqpn);
+		jsonw_str(&j, "kind", fl->response ? "responses" : "requests");
+		jsonw_u64(&j, "packets", fl->packets);
+		jsonw_u64(&j, "first_psn", fl->first_psn);
+		jsonw_u64(&j, "max_psn", fl->max_psn);
+		jsonw_u64(&j, "gaps", fl->gaps);
+		jsonw_u64(&j, "repeats", fl->repeats);
+		jsonw_end(&j);
+	}
+	if (f->nomem) {
+		jsonw_begin(&j, fp);
+		jsonw_str(&j, "error", "flows: out of memory, some flows are missing");
+		jsonw_end(&j);
+	}
+}
+
+void insp_flows_free(struct insp_flows *f)
+{
+	free(f->v);
+	free(f->slot);
+	f->v = NULL;
+	f->slot = NULL;
+	f->n = f->cap = f->nslot = 0;
+}

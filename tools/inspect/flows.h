@@ -1,0 +1,56 @@
+/*
+ * inspect_flows.h - `uroce inspect --flows`: PSN continuity per flow.
+ *
+ * A flow is one direction of one QP's traffic: (version, source, destination,
+ * UDP ports, dest QPN) plus whether the packets are requests or responses
+ * (opcode table ROCE_OPF_REQUEST / ROCE_OPF_RESPONSE).  For each flow:
+ * packets, first and highest PSN, and two counts in 24-bit PSN arithmetic
+ * (IBA §9.7.1, netstack/psn.h):
+ *   gaps     the PSN jumped forward by more than one (a packet missing
+ *            from the capture, or lost);
+ *   repeats  the PSN was not after the highest seen (a retransmission after
+ *            go-back-N or RNR NAK, or a duplicate).
+ * What is not a gap: after an RDMA READ request the next request PSN may
+ * jump by up to ceil(DMA length / 256), the response count at the smallest
+ * path MTU (roce-wire.md §1.6).  ACKs are coalesced (one ACK answers many
+ * PSNs), so response flows with ACKs normally show gaps.  CNPs (PSN 0) are
+ * not counted.  Only fully decoded packets (ICRC good or bad) count.
+ */
+#ifndef UROCE_TOOLS_INSPECT_FLOWS_H
+#define UROCE_TOOLS_INSPECT_FLOWS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "decode.h"
+
+struct insp_flow {
+	int version;			/* 2 or 1 */
+	char src[48], dst[48];
+	uint16_t sport, dport;
+	uint32_t dqpn;
+	int response;			/* 0 = requests, 1 = responses */
+	uint64_t packets;
+	uint32_t first_psn, max_psn;	/* 24 bits */
+	uint32_t slack;			/* PSNs the next packet may skip (after a READ request) */
+	uint64_t gaps, repeats;
+};
+
+struct insp_flows {
+	struct insp_flow *v;		/* in order of first appearance */
+	size_t n, cap;
+	size_t *slot;			/* hash table: 1 + index into v, 0 = empty */
+	size_t nslot;			/* a power of two, > 2 * n */
+	int nomem;			/* a flow could not be added (counted nowhere) */
+};
+
+/* Count REC (any status; only OK/BAD_ICRC non-CNP packets are used). */
+void insp_flows_add(struct insp_flows *f, const struct insp_rec *rec);
+
+/* One line / one JSON object {"flow":{...}} per flow, in order of appearance. */
+void insp_flows_print_text(FILE *fp, const struct insp_flows *f);
+void insp_flows_print_json(FILE *fp, const struct insp_flows *f);
+
+void insp_flows_free(struct insp_flows *f);
+
+#endif /* UROCE_TOOLS_INSPECT_FLOWS_H */

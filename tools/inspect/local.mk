@@ -1,0 +1,12 @@
+# tools/inspect/local.mk: `uroce inspect`, the capture decoder and ICRC checker
+# (tools/inspect/uroce-inspect, found by the `uroce` dispatcher).
+pkglibexec_PROGRAMS += tools/inspect/uroce-inspect
+tools_inspect_uroce_inspect_SOURCES = tools/inspect/main.c \
+	tools/inspect/link.c tools/inspect/link.h \
+	tools/inspect/decode.c tools/inspect/decode.h \
+	tools/inspect/print.c tools/inspect/print.h \
+	tools/inspect/stats.c tools/inspect/stats.h \
+	tools/inspect/flows.c tools/inspect/flows.h \
+	tools/inspect/json.c tools/inspect/json.h
+tools_inspect_uroce_inspect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
+tools_inspect_uroce_inspect_LDADD = netstack/libnetstack.la $(PCAP_LIBS)
