@@ -1,5 +1,5 @@
 /*
- * main.c - uroced, the emulated RoCEv2 NIC: command line (contract.md),
+ * main.c - uroced, the emulated RoCEv2 NIC: command line (docs/daemon.md),
  * daemonizing, and the libev loop that runs the control server, the HCA
  * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
  */

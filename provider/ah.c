@@ -3,7 +3,7 @@
  *
  * RoCE addresses by GID: an AH without a GRH has no destination and is
  * refused with EINVAL, as on every RoCE device (pyverbs test_create_ah_roce;
- * clients.md §0 item 3). The daemon resolves the GID to a UDP endpoint.
+ * docs/clients.md §0 item 3). The daemon resolves the GID to a UDP endpoint.
  */
 #include "config.h"
 

@@ -8,7 +8,7 @@
  * (verbs.c:ibv_create_comp_channel via cmd_fallback.c:_execute_cmd_write).
  * Our cmd_fd is /dev/null, so nobody would fill it in.
  *
- * Mechanism (provider-abi.md §5): libibverbs.so.1 calls write(), close() and read()
+ * Mechanism (docs/provider-abi.md §3): libibverbs.so.1 calls write(), close() and read()
  * through its GOT. We locate that library by dladdr of a symbol it defines
  * (not by file name), walk its dynamic section for the JUMP_SLOT/GLOB_DAT
  * relocations of "write", "close" and "read", make the (RELRO, read-only) GOT page
@@ -42,7 +42,7 @@
  *
  * Why a SEQPACKET socketpair: ibv_get_cq_event reads exactly 8 bytes per
  * event; record boundaries are kept, no SIGPIPE on the daemon side with
- * MSG_NOSIGNAL, and an eventfd would sum the values (provider-abi.md §2).
+ * MSG_NOSIGNAL, and an eventfd would sum the values (docs/provider-abi.md §2).
  * Limit: a channel fd closed with the libc close() (not through libibverbs)
  * is not seen, and our end stays open until the process exits.
  */

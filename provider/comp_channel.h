@@ -5,7 +5,7 @@
  * 17 (IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL) on the context's cmd_fd and
  * takes the fd the kernel puts in the response. uroce has no kernel, so the
  * provider replaces libibverbs' own GOT entries for write() and close() with
- * hooks (DESIGN §2, provider-abi.md §5). See comp_channel.c.
+ * hooks (docs/provider-abi.md §3, docs/provider.md). See comp_channel.c.
  */
 #ifndef UROCE_PROVIDER_COMP_CHANNEL_H
 #define UROCE_PROVIDER_COMP_CHANNEL_H

@@ -4,7 +4,7 @@
  * alloc_context (libibverbs' verbs_open_device, after it opened the
  * /dev/infiniband/uverbs_NAME alias as cmd_fd): connect to the daemon socket
  * named in sysfs, allow its peer (the daemon) to open our memory
- * (PR_SET_PTRACER, DESIGN §3; it does so while serving HELLO), HELLO with the
+ * (PR_SET_PTRACER, docs/provider.md; it does so while serving HELLO), HELLO with the
  * peer end of our async_fd socketpair, map the HCA clock page, and make sure
  * completion channels can be created (comp_channel.c). The context then answers queries from the HELLO
  * reply without round trips.
@@ -196,7 +196,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	if (ret) {
 		close(sv[0]);
 		/* uroced refuses a HELLO whose pid is not the socket peer's: it
-		 * reaches registered memory by pid (DESIGN §3). */
+		 * reaches registered memory by pid (docs/daemon.md "Limits"). */
 		fprintf(stderr, UROCE_LOG_PREFIX "%s: HELLO to the daemon at %s failed: %s%s\n",
 			ibdev->name, sock_path, strerror(ret),
 			ret == EPERM ? " (the daemon sees this process under another pid: a PID "
@@ -210,7 +210,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	if (!ctx->gid_tbl_len)
 		ctx->gid_tbl_len = ctx->hello.gid_tbl_len;
 	ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	/* UCX passes comp_vector = its CPU: expose one vector per CPU (clients.md §0 item 8). */
+	/* UCX passes comp_vector = its CPU: expose one vector per CPU (docs/clients.md §0 item 8). */
 	ctx->num_comp_vectors = ncpu > 0 ? (int)ncpu : 1;
 	ctx->vctx.context.num_comp_vectors = ctx->num_comp_vectors;
 

@@ -16,7 +16,7 @@ provider_liburoce_rdmav34_la_LDFLAGS = -module -avoid-version -shared -no-undefi
 provider_liburoce_rdmav34_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread
 noinst_HEADERS += include/uroce/verbs_provider.h
 
-# Layout facts of rdma-core 44 (verbatim copy of /work/shared/abi/rdma-core-v44-layout.tsv)
+# Layout facts of rdma-core 44 (docs/provider-abi.md §4.1)
 # turned into _Static_asserts; a mismatch fails the build.
 UROCE_LAYOUT_TSV = $(top_srcdir)/provider/abi/rdma-core-v44-layout.tsv
 provider/verbs_provider_layout.h: $(UROCE_LAYOUT_TSV) $(top_srcdir)/scripts/gen-layout-asserts

@@ -3,8 +3,8 @@
  *
  * The daemon owns both; the provider keeps only the handle. Keys are the
  * daemon's (index << 8 | variant, so lkey + 1 never names a live MR;
- * clients.md §0 item 5). Registered memory stays where the application put
- * it: nothing is pinned or copied (DESIGN §3 "Memory").
+ * docs/clients.md §0 item 5). Registered memory stays where the application put
+ * it: nothing is pinned or copied (docs/daemon.md "Limits").
  */
 #include "config.h"
 

@@ -21,7 +21,7 @@
 #define uroce_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The sysfs file whose presence marks a uroce device (contract.md). */
+/* The sysfs file whose presence marks a uroce device (docs/discovery.md). */
 #define UROCE_SYSFS_SOCKET_FILE "uroce_socket"
 
 /* QPN lookup table geometry: 24-bit QPNs = 12-bit top index + 12-bit slot. */
@@ -43,7 +43,7 @@ struct uroce_device {
  *   sock       AF_UNIX SOCK_SEQPACKET connection; requests serialised by ctl_lock
  *   hello      the HELLO reply: device and port attributes, limits
  *   clock      the daemon's read-only clock page (struct uroce_clock_page)
- *   doorbell   the daemon's eventfd: written after a CQ arm word (or, in issue 4, WQEs)
+ *   doorbell   the daemon's eventfd: written after a CQ arm word (or new WQEs)
  *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
  *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: ENODEV)
  *   lost       the control connection broke (requests: EIO)
@@ -121,7 +121,7 @@ struct uroce_cq {
 };
 
 /*
- * A QP with its SQ/RQ rings (abi.h, draft for issue 4) and, like mlx5, one
+ * A QP with its SQ/RQ rings (abi.h) and, like mlx5, one
  * wr_id array per queue indexed by WQE number & (cnt - 1).
  */
 struct uroce_qp {

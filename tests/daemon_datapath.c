@@ -613,9 +613,9 @@ static int netfuzz(const char *sock, uint32_t n)
 }
 
 /*
- * Registered memory does not follow an execve (finding 1 of the daemon
- * review: a client could exec a setuid program and keep its control
- * socket). A child process ("victim") opens two sessions, each with an MR
+ * Registered memory does not follow an execve: a client could exec a
+ * setuid program and keep its control socket. A child process ("victim")
+ * opens two sessions, each with an MR
  * of pattern 0xA5 at a fixed address and an RC QP connected to a QP of
  * this process, clears FD_CLOEXEC on both control sockets and execs this
  * program ("exec-victim"), which maps the same addresses with pattern 0x5A.

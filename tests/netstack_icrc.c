@@ -262,7 +262,7 @@ static void parse_vec(const char *id, struct roce_pkt *pkt)
 	ck_assert_msg(err == ROCE_OK, "%s: %s", id, roce_err_name(err));
 }
 
-/* Decoded values of the real captures (roce-wire.md §2.3). */
+/* Decoded values of the real captures (docs/wire-format.md §2.3). */
 START_TEST(test_vector_fields_real)
 {
 	struct roce_pkt p;
@@ -312,7 +312,7 @@ START_TEST(test_vector_fields_real)
 }
 END_TEST
 
-/* Decoded values of the generated frames (roce-wire.md §2.4). */
+/* Decoded values of the generated frames (docs/wire-format.md §2.2). */
 START_TEST(test_vector_fields_generated)
 {
 	struct roce_pkt p;

@@ -1,6 +1,6 @@
 /*
  * netstack_psn.c - 24-bit PSN arithmetic, the UDP source-port conventions
- * (roce-wire.md §1.7 examples), and the opcode table's layout facts.
+ * (docs/wire-format.md §1.7 examples), and the opcode table's layout facts.
  * Table-driven, exact values.
  */
 #include <check.h>
@@ -74,7 +74,7 @@ END_TEST
 
 START_TEST(test_udp_sport)
 {
-	/* roce-wire.md §1.7 examples */
+	/* docs/wire-format.md §1.7 examples */
 	ck_assert_uint_eq(roce_calc_flow_label(0x11, 0x22), 0x242);
 	ck_assert_uint_eq(roce_get_udp_sport(0, 0x11, 0x22), 0xC242);
 	ck_assert_uint_eq(roce_calc_flow_label(0x1234, 0x5678), 0x60002);

@@ -1,7 +1,7 @@
 /*
  * provider_abi_version.c - the load-time libibverbs version check (provider/abi_version.c).
  *
- * Table-driven: file names of real rdma-core releases (provider-abi.md §4.4)
+ * Table-driven: file names of real rdma-core releases (docs/provider-abi.md §4.3)
  * and malformed names, with the exact parse result and whether the provider
  * accepts the layout. Then the real check on this process's libibverbs,
  * which on Debian 12 is libibverbs.so.1.14.44.0.

@@ -3,7 +3,7 @@
  *
  * The test plays the NIC: it writes struct mlx5_cqe64 entries into a CQ ring
  * laid out as abi.h says, with the owner-bit and release-store rules of
- * roce-wire.md §4.3, and checks what ibv_poll_cq's op and the extended-CQ
+ * docs/cqe-format.md §3, and checks what ibv_poll_cq's op and the extended-CQ
  * iterator make of them: exact wr_id (from the QP's wr_id arrays), status,
  * opcode, flags, lengths, immediate, source QP, SL, SLID, timestamps, the
  * consumer index published in dbrec[0], and the ENOENT rules.

@@ -1,7 +1,7 @@
 /*
  * provider_post.c - posting WQEs into a QP's rings (provider/post.c).
  *
- * The test owns a QP ring laid out as abi.h's draft says and a real doorbell
+ * The test owns a QP ring laid out as abi.h says and a real doorbell
  * eventfd, posts through the provider's post_send / post_recv, and reads
  * back exactly what the daemon would read: WQE headers, SGE lists, inline
  * payloads, producer indices, one doorbell per call, and the wr_id arrays

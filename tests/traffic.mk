@@ -1,4 +1,4 @@
-# tests/traffic.mk: data-path tests (issue 4; docs/traffic-tests.md). Real
+# tests/traffic.mk: data-path tests (docs/traffic-tests.md). Real
 # clients (ibv_*_pingpong, perftest, pyverbs) and our own verbs programs move
 # data over uroce0, each test with its own daemon and port (tests/lib.sh).
 # A test is listed in TRAFFIC_TESTS only once it passes.

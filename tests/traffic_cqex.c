@@ -17,7 +17,7 @@
  * The flags uroce does not support (CVLAN, FLOW_TAG, TM_INFO) must make
  * ibv_create_cq_ex fail with EOPNOTSUPP.
  *
- * Expected values are mlx5's (reference/roce-wire.md §4.4, §4.5) as the
+ * Expected values are mlx5's (docs/cqe-format.md §4, §5) as the
  * daemon's CQE writer fills them (emu/nic/cqe_writer.c, emu/xport/xport.h):
  * requester byte_len = message length, responder sl = 2 (the RoCE packet
  * type of IPv4, as ConnectX), slid and dlid_path_bits 0, src_qp of an RC
@@ -85,7 +85,7 @@ struct expect {
 	struct ibv_qp *qp;
 	uint32_t src_qp;
 	uint8_t sl;
-	uint8_t syndrome; /* errors: the mlx5 syndrome (roce-wire.md §4.2) */
+	uint8_t syndrome; /* errors: the mlx5 syndrome (docs/cqe-format.md §2) */
 };
 
 static uint64_t flags; /* the CQs' wc_flags in this iteration */

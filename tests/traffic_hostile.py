@@ -1,4 +1,4 @@
-"""traffic_hostile.py: hostile traffic through a live uroced (issue 4 review).
+"""traffic_hostile.py: hostile traffic through a live uroced.
 
 Run by tests/traffic_hostile.sh inside `uroce run` (pyverbs 44 + scapy):
   traffic_hostile.py UDP_PORT

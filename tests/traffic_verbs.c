@@ -1,7 +1,7 @@
 /*
  * traffic_verbs.c - the verbs helpers of traffic_verbs.h (public API only).
  * QP attributes follow what ibv_rc_pingpong and pyverbs use
- * (reference/clients.md §1, §3).
+ * (docs/clients.md §1, §3).
  */
 #include "config.h"
 

@@ -44,7 +44,7 @@ static uint8_t read_src(uint32_t j)
 }
 
 /* Wire faults per run, in parts per 10000, and the generator seed. The
- * first row is the issue's case; the others push loss and reordering. */
+ * first row is the base case; the others push loss and reordering. */
 static const struct lossy_cfg {
 	uint64_t seed;
 	unsigned drop, dup, reorder;

@@ -6,7 +6,7 @@
  * round-robin) selects the table slot; the variant advances every time the slot
  * is reused. So key+1 (a different variant) never names a live MR, and a stale
  * key of a freed MR does not match the slot's next owner (pyverbs
- * test_atomic_invalid_lkey/rkey; clients.md §0 item 5). Key 0 is never valid.
+ * test_atomic_invalid_lkey/rkey; docs/clients.md §0 item 5). Key 0 is never valid.
  */
 #ifndef UROCE_EMU_KEYTAB_H
 #define UROCE_EMU_KEYTAB_H

@@ -3,7 +3,7 @@
  * Registration records the range, access flags and a key from the device's
  * key table (keytab.c); the memory itself is not touched here (the data path
  * reads and writes it with pread/pwrite on the client's /proc/PID/mem fd,
- * mem_access.h, DESIGN §3).
+ * mem_access.h; docs/daemon.md "Limits").
  */
 #include "config.h"
 #include "emu/ctl/client.h"
