@@ -3,6 +3,7 @@ pkglib_LTLIBRARIES += provider/liburoce-rdmav34.la
 provider_liburoce_rdmav34_la_SOURCES = \
 	provider/abi_version.c provider/abi_version.h \
 	provider/comp_channel.c provider/comp_channel.h \
+	provider/event_hold.c provider/event_hold.h provider/got_hook.c provider/got_hook.h \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/ah.c \

@@ -213,18 +213,6 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void uroce_cq_event(struct ibv_cq *cq);
-/*
- * uroce_cq_event_is_stale - for an event just read from CQ's channel, decide
- * whether it announces nothing: the CQ has no CQE to poll because the
- * application's poll after arming already took the CQE that fired it
- * (comp_channel.c explains when that happens). Then the CQ is armed again as
- * the application's last arm asked (so a newer CQE fires a newer event) and
- * true is returned; false when there is a CQE to poll.
- */
-bool uroce_cq_event_is_stale(struct ibv_cq *cq);
-/* One completion event of cq handed to the application (the channel's read
- * hook, under its lock): ibv_destroy_cq waits for its ack. */
-void uroce_cq_count_event_read(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
 bool uroce_cq_has_cqe(struct uroce_cq *cq);
 

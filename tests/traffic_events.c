@@ -7,7 +7,7 @@
  * event, yet the poll consumes the CQE, so the next event read finds an empty
  * CQ. On a blocking one-CQ channel the provider holds such an event, re-arms
  * the CQ and returns a newer event if one comes within
- * UROCE_STALE_EVENT_WAIT_MS, else the held one (provider/comp_channel.c); a
+ * UROCE_STALE_EVENT_WAIT_MS, else the held one (provider/event_hold.c); a
  * non-blocking channel gets every event at once.
  * Each case: one RC QP connected to itself, its send CQ on a channel, armed;
  * SEND 1 completes and is polled BEFORE its event is read.
