@@ -9,7 +9,7 @@
 #include "config.h"
 #include "emu/nic/cqe_writer.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <endian.h>
 #include <string.h>
 
@@ -136,16 +136,10 @@ int main(void)
 {
 	Suite *s = suite_create("cqe_writer");
 	TCase *tc = tcase_create("cqe");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, success_cqes);
 	tcase_add_test(tc, error_cqes);
 	tcase_add_test(tc, syndrome_table_inverse);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -3,7 +3,7 @@
  * (docs/wire-format.md §1.7 examples), and the opcode table's layout facts.
  * Table-driven, exact values.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,8 +254,6 @@ int main(void)
 {
 	Suite *s = suite_create("netstack_psn");
 	TCase *tc = tcase_create("psn_sport_opcode");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_psn_add_sub);
 	tcase_add_test(tc, test_psn_compare);
@@ -265,9 +263,5 @@ int main(void)
 	tcase_add_test(tc, test_opcode_table_invariants);
 	tcase_add_test(tc, test_packet_len_sizes_builder);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -425,8 +425,6 @@ int main(void)
 {
 	Suite *s = suite_create("provider_cq_poll");
 	TCase *tc = tcase_create("poll");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_empty);
 	tcase_add_loop_test(tc, test_poll_case, 0, (int)(sizeof(poll_cases) / sizeof(poll_cases[0])));
@@ -437,9 +435,5 @@ int main(void)
 	tcase_add_test(tc, test_accessor_choice);
 	tcase_add_test(tc, test_qp_table);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_ENV);
 }

@@ -29,7 +29,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -425,16 +425,10 @@ int main(int argc, char **argv)
 	Suite *s = suite_create("traffic_cqex");
 	TCase *tc = tcase_create("cqex");
 	int first = argc > 2 ? atoi(argv[1]) : 0, end = argc > 2 ? atoi(argv[2]) : 1 << N_SUP;
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_unsupported);
 	tcase_add_loop_test(tc, test_subset, first, end);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

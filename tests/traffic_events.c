@@ -12,7 +12,7 @@
  * Each case: one RC QP connected to itself, its send CQ on a channel, armed;
  * SEND 1 completes and is polled BEFORE its event is read.
  */
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -268,8 +268,6 @@ int main(void)
 {
 	Suite *s = suite_create("traffic_events");
 	TCase *tc = tcase_create("stale");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, blocking_channel_returns_newer_event);
@@ -277,9 +275,5 @@ int main(void)
 	tcase_add_test(tc, held_event_of_destroyed_cq_is_void);
 	tcase_add_test(tc, nonblocking_channel_gets_every_event);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -9,7 +9,7 @@
  * is accepted and completes with IBV_WC_WR_FLUSH_ERR, as on mlx5. Inline
  * data (IBV_SEND_INLINE) is copied at post time: its buffer needs no MR.
  */
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +221,6 @@ int main(void)
 {
 	Suite *s = suite_create("traffic_post");
 	TCase *tc = tcase_create("post");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -231,9 +229,5 @@ int main(void)
 	tcase_add_test(tc, inline_send_needs_no_mr);
 	tcase_add_test(tc, post_in_err_flushes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }
