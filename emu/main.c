@@ -210,6 +210,80 @@ static int write_pidfile(const char *path)
 	return fclose(fp) ? errno : 0;
 }
 
+/* Each client holds a few descriptors (socket, async, doorbell, one per CQ
+ * channel): use all the hard limit allows. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * --daemonize: fork(2); the child continues in a new session with
+ * pipefd[1] open (daemon_ready closes it; an error written there is the
+ * parent's signal to fail). Returns -1 in the child; in the parent, or when
+ * pipe2/fork fail, the process exit status: 0 once the child listens (it
+ * closed the pipe without writing), 1 otherwise.
+ */
+static int daemonize(int pipefd[2])
+{
+	char msg[512];
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		perror("uroced: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("uroced: fork");
+		return 1;
+	}
+	if (pid > 0) {
+		close(pipefd[1]);
+		/* the child already printed any message to stderr */
+		return read(pipefd[0], msg, sizeof(msg) - 1) > 0 ? 1 : 0;
+	}
+	close(pipefd[0]);
+	pipefd[0] = -1;
+	setsid();
+	return -1;
+}
+
+/* The daemonized child is up: detach from the terminal's stdio and let the
+ * parent exit 0 by closing ready_fd. */
+static void daemon_ready(int ready_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		/* Nobody may wait on our inherited stderr: the log (--log) is
+		 * where a daemon reports. */
+		dup2(null, 2);
+		close(null);
+	}
+	close(ready_fd);
+}
+
+/* Applications busy-poll their CQs (a NIC is hardware and never waits for a
+ * CPU); on a small machine they would starve the daemon that does the NIC's
+ * work: measured 3.9 ms per ibv_rc_pingpong iteration on 2 cores at nice 0,
+ * 0.26 ms at -15. Raise our priority when allowed. */
+static void raise_priority(void)
+{
+	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
+		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
+	else
+		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
+		     strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -237,46 +311,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	{
-		/* Each client holds a few descriptors (socket, async, doorbell,
-		 * one per CQ channel): use all the hard limit allows. */
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
-
-	if (o.daemonize) {
-		char msg[512];
-		ssize_t n;
-		pid_t pid;
-
-		if (pipe2(pipefd, O_CLOEXEC) < 0) {
-			perror("uroced: pipe");
-			return 1;
-		}
-		pid = fork();
-		if (pid < 0) {
-			perror("uroced: fork");
-			return 1;
-		}
-		if (pid > 0) {
-			/* Parent: exit 0 only once the child listens (it closes the
-			 * pipe without writing); otherwise report its error. */
-			close(pipefd[1]);
-			n = read(pipefd[0], msg, sizeof(msg) - 1);
-			if (n > 0) {
-				/* the child already printed the message to stderr */
-				return 1;
-			}
-			return 0;
-		}
-		close(pipefd[0]);
-		pipefd[0] = -1;
-		setsid();
-	}
+	raise_nofile_limit();
+	if (o.daemonize && (rc = daemonize(pipefd)) >= 0)
+		return rc; /* the parent, or fork failed */
 
 	loop = ev_default_loop(EVFLAG_AUTO);
 	if (!loop)
@@ -310,29 +347,9 @@ int main(int argc, char **argv)
 	ulog(ULOG_INFO, "%s up: addr %s udp port %u mtu %u gid_tbl_len %u clock %llu kHz %u bits sock %s",
 	     dev.name, dev.addr_str, dev.port, dev.mtu, dev.gid_tbl_len,
 	     (unsigned long long)dev.clock.freq_khz, dev.clock.bits, o.sock);
-	if (o.daemonize) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			/* Nobody may wait on our inherited stderr: the log
-			 * (--log) is where a daemon reports. */
-			dup2(null, 2);
-			close(null);
-		}
-		close(pipefd[1]); /* parent exits 0 now */
-	}
-
-	/* Applications busy-poll their CQs (a NIC is hardware and never waits
-	 * for a CPU); on a small machine they would starve the daemon that
-	 * does the NIC's work: measured 3.9 ms per ibv_rc_pingpong iteration on
-	 * 2 cores at nice 0, 0.26 ms at -15. Raise our priority when allowed. */
-	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
-		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
-	else
-		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
-		     strerror(errno));
+	if (o.daemonize)
+		daemon_ready(pipefd[1]);
+	raise_priority();
 
 	ev_run(loop, 0);
 

@@ -229,7 +229,7 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 
 	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_CQ, &req, sizeof(req),
 			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
-	if (ret == EIO || ret == ENODEV) {
+	if (uroce_daemon_gone(ret)) {
 		/* The daemon is gone: nothing more can be delivered. */
 		resp.comp_events_reported = 0;
 		resp.async_events_reported = 0;

@@ -183,6 +183,33 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		   void *req, size_t req_len, const int *fds, int nfds,
 		   void *resp, size_t resp_len, int *rfds, int *nrfds);
 
+/*
+ * Whether a destroy may complete locally after uroce_ctl_call returned err:
+ * the daemon is gone (EIO) or the device is dead (ENODEV), and the object
+ * went with it.
+ */
+static inline bool uroce_daemon_gone(int err)
+{
+	return err == EIO || err == ENODEV;
+}
+
+/*
+ * Destroys the daemon object `handle` with a request whose reply is a plain
+ * struct uroce_handle_resp (DEALLOC_PD, DEREG_MR, DESTROY_AH).
+ * Returns 0 when the object is gone (destroyed, or the daemon is gone) or the
+ * daemon's errno (EBUSY, EINVAL): then the caller keeps its object.
+ */
+static inline int uroce_ctl_destroy(struct uroce_context *ctx, unsigned int opcode,
+				    uint32_t handle)
+{
+	struct uroce_handle_req req = { .handle = handle };
+	struct uroce_handle_resp resp;
+	int ret = uroce_ctl_call(ctx, opcode, &req, sizeof(req), NULL, 0,
+				 &resp, sizeof(resp), NULL, NULL);
+
+	return uroce_daemon_gone(ret) ? 0 : ret;
+}
+
 /* Connects to the daemon socket at path; returns the fd or -1 with errno. */
 int uroce_ctl_connect(const char *path);
 

@@ -172,7 +172,17 @@ static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 static uint8_t qp_timeout = 14;
 static const char *status_sock;
 
-static void connect_qp(struct side *s, uint32_t dest)
+/* The GID of 127.0.0.1 (IPv4-mapped, ::ffff:127.0.0.1). */
+static void loopback_gid(union ibv_gid *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw[10] = g->raw[11] = 0xff;
+	g->raw[12] = 127;
+	g->raw[15] = 1;
+}
+
+/* RESET -> INIT on port 1 with ACCESS; dies with WHAT on error. */
+static void qp_init(struct side *s, unsigned int access, const char *what)
 {
 	struct ibv_qp_attr a;
 	int rc;
@@ -180,23 +190,36 @@ static void connect_qp(struct side *s, uint32_t dest)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	a.qp_access_flags = access;
 	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
 			       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
-		die("INIT", rc);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x100;
+		die(what, rc);
+}
+
+/* The RTR attributes RC and UC share: path MTU 1024, DEST, PSN, a GRH to
+ * 127.0.0.1 with hop limit 1 (mask: STATE, AV, PATH_MTU, DEST_QPN, RQ_PSN). */
+static void rtr_attr(struct ibv_qp_attr *a, uint32_t dest, uint32_t psn)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dest;
+	a->rq_psn = psn;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = 1;
+	a->ah_attr.grh.hop_limit = 1;
+	loopback_gid(&a->ah_attr.grh.dgid);
+}
+
+static void connect_qp(struct side *s, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	qp_init(s, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, "INIT");
+	rtr_attr(&a, dest, 0x100);
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
 	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
 			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
@@ -285,23 +308,8 @@ static void uc_connect(struct side *s, uint32_t dest)
 	struct ibv_qp_attr a;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
-		die("UC INIT", rc);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x700;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
+	qp_init(s, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, "UC INIT");
+	rtr_attr(&a, dest, 0x700);
 	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
 			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)))
 		die("UC RTR", rc);
@@ -871,6 +879,35 @@ static void uc_send_and_write(const char *sock)
 	printf("ok   UC SEND 2500 bytes and RDMA WRITE 3000 bytes\n");
 }
 
+/* Two fresh UD QPs u and v on sock, ready to send; an AH to 127.0.0.1 in
+ * u's PD; u's first 1000 bytes patterned; one receive posted on v.
+ * Returns the AH's handle. */
+static uint32_t ud_pair(const char *sock, struct side *u, struct side *v)
+{
+	struct uroce_create_ah_req ah = { 0 };
+	struct uroce_handle_resp ahr;
+	int rc, i;
+
+	memset(u, 0, sizeof(*u));
+	memset(v, 0, sizeof(*v));
+	setup_type(u, sock, IBV_QPT_UD);
+	setup_type(v, sock, IBV_QPT_UD);
+	ud_ready(u);
+	ud_ready(v);
+	dp_hdr(&ah, UROCE_OP_CREATE_AH, 30);
+	ah.pd_handle = u->pd;
+	ah.attr.is_global = 1;
+	ah.attr.port_num = 1;
+	ah.attr.grh.hop_limit = 64;
+	loopback_gid(&ah.attr.grh.dgid);
+	if ((rc = dp_call(u->ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
+		die("CREATE_AH", rc);
+	for (i = 0; i < 1000; i++)
+		u->buf[i] = (unsigned char)(i ^ 0x5a);
+	post_recv(v, 0, 2048);
+	return ahr.handle;
+}
+
 /*
  * UD: SEND 1000 bytes through an AH; 40-byte GRH area with the IPv4
  * header at offset 20; GRH flag and RoCE packet type 2 in the CQE.
@@ -878,33 +915,13 @@ static void uc_send_and_write(const char *sock)
 static void ud_send(const char *sock)
 {
 	struct side u, v;
-	struct uroce_create_ah_req ah = { 0 };
-	struct uroce_handle_resp ahr;
 	struct mlx5_cqe64 c;
 	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
-	int rc, i;
+	uint32_t ah;
 
-	memset(&u, 0, sizeof(u));
-	memset(&v, 0, sizeof(v));
-	setup_type(&u, sock, IBV_QPT_UD);
-	setup_type(&v, sock, IBV_QPT_UD);
-	ud_ready(&u);
-	ud_ready(&v);
-	dp_hdr(&ah, UROCE_OP_CREATE_AH, 30);
-	ah.pd_handle = u.pd;
-	ah.attr.is_global = 1;
-	ah.attr.port_num = 1;
-	ah.attr.grh.hop_limit = 64;
-	ah.attr.grh.dgid.raw[10] = ah.attr.grh.dgid.raw[11] = 0xff;
-	ah.attr.grh.dgid.raw[12] = 127;
-	ah.attr.grh.dgid.raw[15] = 1;
-	if ((rc = dp_call(u.ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
-		die("CREATE_AH", rc);
-	for (i = 0; i < 1000; i++)
-		u.buf[i] = (unsigned char)(i ^ 0x5a);
-	post_recv(&v, 0, 2048);
 	/* first a UD WQE naming no AH (ah_handle 0): refused with a
 	 * local QP operation error, the QP goes to ERR */
+	ud_pair(sock, &u, &v);
 	post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
 	c = poll_cqe(&u, "UD send without AH");
 	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
@@ -912,19 +929,8 @@ static void ud_send(const char *sock)
 	side_close(&u);
 	side_close(&v);
 	/* a fresh pair, WQE with its AH */
-	memset(&u, 0, sizeof(u));
-	memset(&v, 0, sizeof(v));
-	setup_type(&u, sock, IBV_QPT_UD);
-	setup_type(&v, sock, IBV_QPT_UD);
-	ud_ready(&u);
-	ud_ready(&v);
-	ah.pd_handle = u.pd;
-	if ((rc = dp_call(u.ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
-		die("CREATE_AH", rc);
-	for (i = 0; i < 1000; i++)
-		u.buf[i] = (unsigned char)(i ^ 0x5a);
-	post_recv(&v, 0, 2048);
-	ud_target.ah = ahr.handle;
+	ah = ud_pair(sock, &u, &v);
+	ud_target.ah = ah;
 	ud_target.qpn = v.qpn;
 	post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
 	ud_target.ah = 0;

@@ -117,6 +117,17 @@ struct ibv_ah *tv_ah(struct ibv_pd *pd, const union ibv_gid *dgid)
 	return ibv_create_ah(pd, &av);
 }
 
+int tv_poll_one(struct ibv_cq *cq, int timeout_ms, struct ibv_wc *wc)
+{
+	uint64_t deadline = tv_now_ms() + (uint64_t)timeout_ms;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, wc)) == 0)
+		if (tv_now_ms() >= deadline)
+			return ETIMEDOUT;
+	return n == 1 ? 0 : EIO;
+}
+
 int tv_start_poll(struct ibv_cq_ex *cq, int timeout_ms)
 {
 	struct ibv_poll_cq_attr attr = { 0 };
