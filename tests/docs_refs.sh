@@ -57,7 +57,7 @@ check() { # check REGEX WHY [EXTRA PATHSPEC]
 {
 	check '/work/shared' 'a path outside the repository' "$@" ':!tests/provider_tsv_copy.sh'
 	check '(^|[^a-z/])reference/' 'the external reference folder' "$@"
-	check 'roce-wire' 'an external document (use docs/wire-format.md)' "$@"
+	check 'roce-wire' 'an external document (use docs/wire-format.md, or docs/cqe-format.md for its §4)' "$@"
 	check '(^|[^/a-z-])(provider-abi|clients|contract)\.md' 'an external document (cite docs/NAME.md)' "$@"
 	check 'DESIGN( §|\.md)|STYLE\.md' 'an external document' "$@"
 	check '[Ii]ssue [0-9]' 'a history token' "$@"
