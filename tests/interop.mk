@@ -7,9 +7,14 @@
 INTEROP_FILES = tests/interop/rxe_vm.sh tests/interop/mkinitramfs.sh \
 	tests/interop/guest-init tests/interop/guest-lib.sh
 EXTRA_DIST += $(INTEROP_FILES) scripts/install-deps-interop tests/interop.mk
+# The guest's initramfs (cached) and the last run's logs and captures.
+CLEANFILES += tests/interop-initrd-*.gz
+clean-local: clean-interop
+clean-interop:
+	rm -rf tests/interop-out
 
 check-interop: all
 	-$(abs_top_srcdir)/scripts/install-deps-interop
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' TSHARK='$(TSHARK)' \
 		$(SHELL) $(abs_top_srcdir)/tests/interop/rxe_vm.sh
-.PHONY: check-interop
+.PHONY: check-interop clean-interop
