@@ -2,14 +2,19 @@
 # (/share/q/N.sh).  The share is /share; results go to /share/res.
 
 # gid_index GID: the index of rxe0's RoCE v2 GID equal to GID (sysfs form,
-# eight groups of four hex digits); fails if there is none.
+# eight groups of four hex digits); fails if there is none.  rxe's table has
+# 1024 entries: walk it in order with the shell's own read (no process per
+# entry; under TCG each one costs tens of milliseconds).
 gid_index() {
-	for _g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-		_i=${_g##*/}
-		[ "$(cat "$_g")" = "$1" ] || continue
-		[ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$_i" 2>/dev/null)" = "RoCE v2" ] || continue
-		echo "$_i"
-		return 0
+	_d=/sys/class/infiniband/rxe0/ports/1
+	_i=0
+	while [ -e "$_d/gids/$_i" ]; do
+		read -r _g <"$_d/gids/$_i"
+		if [ "$_g" = "$1" ]; then
+			read -r _t <"$_d/gid_attrs/types/$_i" 2>/dev/null
+			[ "$_t" = "RoCE v2" ] && { echo "$_i"; return 0; }
+		fi
+		_i=$((_i + 1))
 	done
 	echo "guest: no RoCE v2 GID $1 on rxe0" >&2
 	return 1

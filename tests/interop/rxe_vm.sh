@@ -210,6 +210,17 @@ wait_file() {
 	done
 }
 
+# rxe0's RoCE v2 GID indices of the guest's addresses, looked up once.
+if guest 60 "gid_index $GID4 && gid_index $GID6"; then
+	GIDX4=$(sed -n 1p "$SHARE/q/$qn.out") GIDX6=$(sed -n 2p "$SHARE/q/$qn.out")
+	result OK "rxe0 has RoCE v2 GIDs for $GUEST4 (index $GIDX4) and $GUEST6 (index $GIDX6)"
+else
+	cat "$SHARE/q/$qn.out"
+	result FAIL "rxe0 has RoCE v2 GIDs for $GUEST4 and $GUEST6"
+	echo "$pass passed, $failed failed"
+	exit 1
+fi
+
 tcp=18500
 # run_case NAME SERVER(uroce|rxe) FAMILY CHECK PROG ARGS...: PROG ARGS on
 # both sides (uroce: -d uroceN, rxe: -d rxe0; the GID index option is added
@@ -229,9 +240,9 @@ run_case() {
 	fi
 	tcp=$((tcp + 1))
 	case $_prog in ibv_*) _gopt=-g ;; *) _gopt=-x ;; esac
-	if [ "$_fam" = 4 ]; then _udev=uroce0 _rgid=$GID4; else _udev=uroce1 _rgid=$GID6; fi
+	if [ "$_fam" = 4 ]; then _udev=uroce0 _rgidx=$GIDX4; else _udev=uroce1 _rgidx=$GIDX6; fi
 	_ucmd="$UROCE run -- $_prog -d $_udev $_gopt 0 -p $tcp $*"
-	_rcmd="$_prog -d rxe0 $_gopt \$(gid_index $_rgid) -p $tcp $*"
+	_rcmd="$_prog -d rxe0 $_gopt $_rgidx -p $tcp $*"
 	_so=$T/$_name.server.out _co=$T/$_name.client.out
 	if [ "$_srv" = uroce ]; then
 		# shellcheck disable=SC2086 # _ucmd is words, no quoting inside
@@ -376,7 +387,7 @@ check_pcap() { # check_pcap NAME FILE
 	fi
 }
 [ -z "$(command -v tcpdump)" ] || check_pcap wire "$T/wire.pcap"
-check_pcap uroce0 "$T/uroce0.pcap"
+case " $FAMILIES " in *" 4 "*) check_pcap uroce0 "$T/uroce0.pcap" ;; esac
 case " $FAMILIES " in *" 6 "*) check_pcap uroce1 "$T/uroce1.pcap" ;; esac
 
 echo "interop: $(($(date +%s) - start)) s; logs and captures in $OUT"
