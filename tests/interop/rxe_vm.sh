@@ -366,9 +366,11 @@ check_pcap() { # check_pcap NAME FILE
 		result FAIL "$1: capture exists" "$2 missing or empty"
 		return
 	fi
-	_all=$("$TSHARK" -r "$2" 2>/dev/null | wc -l)
+	# One line per frame; a malformed one has the field set.
 	# shellcheck disable=SC2086
-	_bad=$("$TSHARK" -r "$2" $no_heur -Y '_ws.malformed' 2>/dev/null | wc -l)
+	"$TSHARK" -r "$2" $no_heur -T fields -e _ws.malformed >"$T/$1.tshark" 2>/dev/null
+	_all=$(wc -l <"$T/$1.tshark")
+	_bad=$(grep -c . "$T/$1.tshark")
 	if [ "$_all" -gt 0 ] && [ "$_bad" = 0 ]; then
 		result OK "$1: tshark decodes $_all frames, 0 malformed"
 	else
