@@ -83,7 +83,7 @@ trap 'exit 143' TERM
 
 rm -rf "$OUT"
 mkdir -p "$OUT" "$SHARE/q" "$SHARE/res"
-pass=0 failed=0 group_broken=
+pass=0 failed=0 group_broken= group_first=
 result() { # result OK|FAIL NAME [DETAIL]
 	if [ "$1" = OK ]; then
 		pass=$((pass + 1))
@@ -234,6 +234,7 @@ run_case() {
 		return
 	fi
 	_t0=$(date +%s)
+	[ -n "$group_first" ] || group_first=$_name
 	if [ -n "$group_broken" ]; then
 		result FAIL "$_name" "not run: $group_broken failed"
 		return
@@ -286,7 +287,7 @@ run_case() {
 		_why=$("$_check" "$_so" "$_co") && { result OK "$_name ($(($(date +%s) - _t0)) s)"; return; }
 	fi
 	result FAIL "$_name" "server rc=$_src client rc=$_crc${_why:+; $_why}; $(($(date +%s) - _t0)) s"
-	[ "${INTEROP_KEEP_GOING:-0}" = 1 ] || group_broken=$_name
+	[ "${INTEROP_KEEP_GOING:-0}" = 1 ] || [ "$group_first" != "$_name" ] || group_broken=$_name
 	echo "  ---- server ($_srv side), last lines:"
 	tail -n 4 "$_so" | sed 's/^/  | /'
 	echo "  ---- client, last lines:"
@@ -319,7 +320,7 @@ for fam in $FAMILIES; do
 	if [ "$fam" = 4 ]; then sizes="1 1024 4097 65536"; else sizes=4097; fi
 	for srv in uroce rxe; do
 		if [ $srv = uroce ]; then tag="uroce-server.rxe-client"; else tag="rxe-server.uroce-client"; fi
-		group_broken=
+		group_broken= group_first=
 		for size in $sizes; do
 			eval "chk_rc_$size() { pingpong_check $RC_ITERS $((2 * size * RC_ITERS)) \"\$1\" \"\$2\"; }"
 			run_case "ipv$fam.$tag.rc_pingpong-s$size" $srv $fam "chk_rc_$size" \
@@ -328,15 +329,19 @@ for fam in $FAMILIES; do
 		chk_ud() { pingpong_check $RC_ITERS $((2 * 1024 * RC_ITERS)) "$1" "$2"; }
 		run_case "ipv$fam.$tag.ud_pingpong-s1024" $srv $fam chk_ud \
 			ibv_ud_pingpong -c -s 1024 -n $RC_ITERS
+		# perftest's QP timeout 18 (1 s), not 14 (67 ms): rxe under TCG
+		# sometimes handles an ACK later than 67 ms, and kernel 6.1's rxe
+		# then goes back too far and resends with shifted message
+		# boundaries, which the responder must reject (docs/interop.md).
 		chk_bw() { perf_check 65536 200 "$2"; }
-		run_case "ipv$fam.$tag.ib_write_bw" $srv $fam chk_bw ib_write_bw -F -m 1024 -s 65536 -n 200
+		run_case "ipv$fam.$tag.ib_write_bw" $srv $fam chk_bw ib_write_bw -F -m 1024 -u 18 -s 65536 -n 200
 		# Without -o each side offers its device's maximum (rxe 128, uroce
 		# 16) and the requester takes the responder's: 128 > uroce's
 		# max_qp_rd_atom, so its modify to RTS fails (EINVAL), as a
 		# ConnectX's would.  16 is what both support.
-		run_case "ipv$fam.$tag.ib_read_bw" $srv $fam chk_bw ib_read_bw -F -m 1024 -o 16 -s 65536 -n 200
+		run_case "ipv$fam.$tag.ib_read_bw" $srv $fam chk_bw ib_read_bw -F -m 1024 -u 18 -o 16 -s 65536 -n 200
 		chk_lat() { perf_check 2 200 "$1" "$2"; }
-		run_case "ipv$fam.$tag.ib_send_lat" $srv $fam chk_lat ib_send_lat -F -m 1024 -s 2 -n 200
+		run_case "ipv$fam.$tag.ib_send_lat" $srv $fam chk_lat ib_send_lat -F -m 1024 -u 18 -s 2 -n 200
 	done
 done
 
@@ -358,9 +363,12 @@ fi
 TSHARK=${TSHARK:-tshark}
 # tshark guesses the protocol inside RoCE payloads (RPC-over-RDMA, SMB
 # Direct, iSER...) and calls a ping-pong payload a malformed RPC-over-RDMA
-# message; the test data is no such protocol, so those guesses are off.
-no_heur=$("$TSHARK" -G heuristic-decodes 2>/dev/null |
-	awk -F'\t' '$1 ~ /^infiniband/ && $3 == "T" { printf " --disable-heuristic %s", $2 }')
+# message; the test data is no such protocol, so those dissectors are off
+# (the ones this tshark has).
+no_heur=$("$TSHARK" -G protocols 2>/dev/null | awk -F'\t' '
+	BEGIN { n = split("smc smb_direct rpcordma nvme-rdma lnet iser infiniband_sdp fcoib", a, " ")
+		for (i = 1; i <= n; i++) w[a[i]] = 1 }
+	$3 in w { printf " --disable-protocol %s", $3 }')
 check_pcap() { # check_pcap NAME FILE
 	if [ ! -s "$2" ]; then
 		result FAIL "$1: capture exists" "$2 missing or empty"
@@ -368,13 +376,15 @@ check_pcap() { # check_pcap NAME FILE
 	fi
 	# One line per frame; a malformed one has the field set.
 	# shellcheck disable=SC2086
-	"$TSHARK" -r "$2" $no_heur -T fields -e _ws.malformed >"$T/$1.tshark" 2>/dev/null
+	"$TSHARK" -r "$2" $no_heur -T fields -e _ws.malformed >"$T/$1.tshark" 2>"$T/$1.tshark.err"
+	_trc=$?
 	_all=$(wc -l <"$T/$1.tshark")
 	_bad=$(grep -c . "$T/$1.tshark")
-	if [ "$_all" -gt 0 ] && [ "$_bad" = 0 ]; then
+	if [ $_trc = 0 ] && [ "$_all" -gt 0 ] && [ "$_bad" = 0 ]; then
 		result OK "$1: tshark decodes $_all frames, 0 malformed"
 	else
-		result FAIL "$1: tshark decodes $_all frames, 0 malformed" "$_bad malformed"
+		result FAIL "$1: tshark decodes the capture, 0 malformed" \
+			"exit $_trc, $_all frames, $_bad malformed; $(grep -v 'Running as user' "$T/$1.tshark.err" | head -n 3)"
 	fi
 	"$UROCE" inspect --summary "$2" >"$T/$1.summary" 2>&1
 	_irc=$?
@@ -382,10 +392,10 @@ check_pcap() { # check_pcap NAME FILE
 	_n=$(echo "$_sum" | sed -n 's/^\([0-9]*\) packets,.*/\1/p')
 	_badicrc=$(echo "$_sum" | sed -n 's/.* bad ICRC \([0-9]*\).*/\1/p')
 	_mal=$(echo "$_sum" | sed -n 's/.* malformed \([0-9]*\),.*/\1/p')
-	if [ $_irc = 0 ] && [ "${_n:-0}" -gt 0 ] && [ "$_badicrc" = 0 ] && [ "$_mal" = 0 ]; then
+	if [ $_irc = 0 ] && [ "${_n:-0}" -gt 0 ] && [ "$_n" = "$_all" ] && [ "$_badicrc" = 0 ] && [ "$_mal" = 0 ]; then
 		result OK "$1: uroce inspect: $_n packets, every ICRC good"
 	else
-		result FAIL "$1: uroce inspect: every ICRC good" "exit $_irc; ${_sum:-$(cat "$T/$1.summary")}"
+		result FAIL "$1: uroce inspect: every ICRC good" "exit $_irc; tshark saw $_all frames; ${_sum:-$(cat "$T/$1.summary")}"
 	fi
 }
 [ -z "$(command -v tcpdump)" ] || check_pcap wire "$T/wire.pcap"
