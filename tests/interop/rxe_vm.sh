@@ -53,7 +53,7 @@ unset SYSFS_PATH RDMAV_DRIVERS IBV_DRIVERS UROCE_LIBEXECDIR UROCED UROCE_PROVIDE
 HOST4=10.99.0.1 GUEST4=10.99.0.2 HOST6=fd99::1 GUEST6=fd99::2
 GID4=0000:0000:0000:0000:0000:ffff:0a63:0002
 GID6=fd99:0000:0000:0000:0000:0000:0000:0002
-qpid= dumppid=
+qpid= dumppid= srvpid=
 
 nsx() {
 	ip netns exec "$NS" "$@"
@@ -63,6 +63,7 @@ cleanup() {
 	rc=$?
 	set +e
 	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null
+	[ -z "$srvpid" ] || kill "$srvpid" 2>/dev/null
 	[ -d "$UROCE_RUN_DIR" ] && nsx "$UROCE" down --all >/dev/null 2>&1
 	[ -z "$dumppid" ] || { kill "$dumppid" 2>/dev/null; wait "$dumppid" 2>/dev/null; }
 	[ -z "$qpid" ] || wait "$qpid" 2>/dev/null
@@ -94,6 +95,13 @@ result() { # result OK|FAIL NAME [DETAIL]
 	fi
 }
 
+# abort WHAT: a setup step failed; nothing after it can run.
+abort() {
+	result FAIL "$1"
+	echo "$pass passed, $failed failed"
+	exit 1
+}
+
 echo "interop: kernel $KVER, rdma-core $(dpkg-query -W -f='${Version}' ibverbs-providers 2>/dev/null), qemu $(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null)"
 
 # The guest's initramfs: busybox, rdma-core's rxe provider and the programs.
@@ -104,11 +112,11 @@ if [ ! -s "$INITRD" ] || [ -n "$(find "$here/mkinitramfs.sh" "$here/guest-init" 
 	/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so "$(command -v ib_write_bw)" "$(command -v busybox)" \
 	-newer "$INITRD" 2>/dev/null)" ]; then
 	"$here/mkinitramfs.sh" "$KVER" "$INITRD.tmp" && mv "$INITRD.tmp" "$INITRD" ||
-		{ rm -f "$INITRD.tmp"; echo "FAIL: building the guest initramfs"; exit 1; }
+		{ rm -f "$INITRD.tmp"; abort "building the guest initramfs"; }
 fi
 
 # The namespace: everything the rig sends stays on this bridge.
-ip netns add "$NS" || { echo "FAIL: ip netns add $NS"; exit 1; }
+ip netns add "$NS" || abort "ip netns add $NS"
 nsx sh -e -c "
 	ip link set lo up
 	ip link add br0 type bridge
@@ -119,7 +127,7 @@ nsx sh -e -c "
 	ip link set tap0 master br0
 	ip link set tap0 up
 	ip link set br0 up
-" || { echo "FAIL: setting up the namespace's bridge and tap"; exit 1; }
+" || abort "setting up the namespace's bridge and tap"
 
 cat >"$SHARE/guest.conf" <<EOF
 GUEST_IP4=$GUEST4/24
@@ -149,7 +157,7 @@ ip netns exec "$NS" timeout 900 qemu-system-x86_64 -accel "$accel" -smp 2 -m 768
 qpid=$!
 
 n=0
-while [ ! -e "$SHARE/booted" ] && [ $n -lt 1200 ]; do
+while [ ! -e "$SHARE/booted" ] && [ $n -lt 1800 ]; do
 	kill -0 "$qpid" 2>/dev/null || break
 	sleep 0.1
 	n=$((n + 1))
@@ -158,9 +166,7 @@ if [ ! -e "$SHARE/booted" ]; then
 	echo "---- console (last 30 lines)"
 	tail -n 30 "$T/console.log"
 	cat "$T/qemu.log"
-	result FAIL "guest boots with rxe0" "no rxe0 after $((n / 10)) s"
-	echo "$pass passed, $failed failed"
-	exit 1
+	abort "guest boots with rxe0 (no rxe0 after $((n / 10)) s)"
 fi
 if grep -q '^ *rxe0 ' "$SHARE/boot.txt" && grep -q 'PORT_ACTIVE' "$SHARE/boot.txt"; then
 	result OK "guest boots, ibv_devices lists rxe0, port active ($(($(date +%s) - start)) s)"
@@ -174,7 +180,7 @@ fi
 for d in "uroce0 $HOST4" "uroce1 $HOST6"; do
 	set -- $d
 	nsx "$UROCE" up --dev "$1" --addr "$2" --port 4791 --mtu 1024 --pcap "$T/$1.pcap" >"$T/up.out" 2>&1 ||
-		{ cat "$T/up.out"; echo "FAIL: uroce up --dev $1 --addr $2 --port 4791 --mtu 1024"; exit 1; }
+		{ cat "$T/up.out"; abort "uroce up --dev $1 --addr $2 --port 4791 --mtu 1024"; }
 	sed -n "s/^\($1: uroced pid\)/interop: \1/p" "$T/up.out"
 done
 
@@ -216,9 +222,7 @@ if guest 60 "gid_index $GID4 && gid_index $GID6"; then
 	result OK "rxe0 has RoCE v2 GIDs for $GUEST4 (index $GIDX4) and $GUEST6 (index $GIDX6)"
 else
 	cat "$SHARE/q/$qn.out"
-	result FAIL "rxe0 has RoCE v2 GIDs for $GUEST4 and $GUEST6"
-	echo "$pass passed, $failed failed"
-	exit 1
+	abort "rxe0 has RoCE v2 GIDs for $GUEST4 and $GUEST6"
 fi
 
 tcp=18500
@@ -248,7 +252,7 @@ run_case() {
 	if [ "$_srv" = uroce ]; then
 		# shellcheck disable=SC2086 # _ucmd is words, no quoting inside
 		ip netns exec "$NS" timeout -k 5 "$TO" $_ucmd >"$_so" 2>&1 &
-		_sp=$!
+		_sp=$! srvpid=$!
 		_n=0
 		until host_listening "$tcp"; do
 			[ $_n -lt 300 ] && kill -0 "$_sp" 2>/dev/null || break
@@ -265,7 +269,7 @@ run_case() {
 			kill "$_sp" 2>/dev/null
 		fi
 		wait "$_sp"
-		_src=$?
+		_src=$? srvpid=
 	else
 		if guest 60 "server $_name $TO $tcp $_rcmd"; then
 			# shellcheck disable=SC2086
