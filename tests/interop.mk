@@ -6,7 +6,9 @@
 # it cannot run, which make reports as an error too: a skip is not a pass.
 INTEROP_FILES = tests/interop/rxe_vm.sh tests/interop/mkinitramfs.sh \
 	tests/interop/guest-init tests/interop/guest-lib.sh
-EXTRA_DIST += $(INTEROP_FILES) scripts/install-deps-interop tests/interop.mk
+# Frames the kernel's rxe sent, kept from the rig's captures (docs/interop.md).
+EXTRA_DIST += $(INTEROP_FILES) scripts/install-deps-interop tests/interop.mk \
+	tests/data/rxe-ipv4.pcap tests/data/rxe-ipv6.pcap
 # The guest's initramfs (cached) and the last run's logs and captures.
 CLEANFILES += tests/interop-initrd-*.gz
 clean-local: clean-interop

@@ -181,7 +181,7 @@ for d in "uroce0 $HOST4" "uroce1 $HOST6"; do
 	set -- $d
 	nsx "$UROCE" up --dev "$1" --addr "$2" --port 4791 --mtu 1024 --pcap "$T/$1.pcap" >"$T/up.out" 2>&1 ||
 		{ cat "$T/up.out"; abort "uroce up --dev $1 --addr $2 --port 4791 --mtu 1024"; }
-	sed -n "s/^\($1: uroced pid\)/interop: \1/p" "$T/up.out"
+	sed -n "s/^\($1: uroced pid [0-9]* on [^,]*\),.*/interop: \1/p" "$T/up.out"
 done
 
 qn=0
