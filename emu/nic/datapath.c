@@ -269,9 +269,12 @@ static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockad
 		sport = ntohs(s6->sin6_port);
 	}
 	local_l3(d, &l3, &peer, sport, d->port, false);
-	/* traffic of this device to itself was recorded when it was sent */
-	if (memcmp(l3.src, l3.dst, 16))
+	/* traffic of this device to itself was recorded when it was sent; a
+	 * peer's IPv4 ID is recorded as its ICRC names it (docs/icrc.md) */
+	if (d->capture && memcmp(l3.src, l3.dst, 16)) {
+		roce_icrc_udp_check(buf, len, &l3, NULL, &l3.ip_id);
 		capture(d, &l3, buf, len);
+	}
 	{
 		union ibv_gid sgid, dgid;
 
