@@ -91,7 +91,7 @@ static void capture(struct uroce_dev *d, const struct roce_l3 *l3, const void *p
 static int sport_socket(struct uroce_dev *d, uint16_t sport)
 {
 	struct sockaddr_storage a = d->addr;
-	int fd, one = 1, pmtu = IP_PMTUDISC_DO;
+	int fd, one = 1;
 
 	if (sport == d->port)
 		return -1;
@@ -103,7 +103,7 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 	else
 		((struct sockaddr_in6 *)&a)->sin6_port = htons(sport);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
-	    (a.ss_family == AF_INET && setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0) ||
+	    (errno = udp_port_sockopts(fd, a.ss_family)) != 0 ||
 	    bind(fd, (struct sockaddr *)&a, d->addr_len) < 0) {
 		ulog(ULOG_DEBUG, "UDP source port %u not available (%s): sending from %u", sport,
 		     strerror(errno), d->port);
@@ -181,8 +181,12 @@ static int dp_xmit(void *ctx, struct xport_qp *xqp, const union ibv_gid *dgid, u
 		d->udp.tx_dropped++;
 		return 0;
 	}
-	if (sendto(fd, pkt, len, MSG_DONTWAIT, (struct sockaddr *)&to, tolen) != (ssize_t)len)
-		return errno;
+	if (sendto(fd, pkt, len, MSG_DONTWAIT, (struct sockaddr *)&to, tolen) != (ssize_t)len) {
+		int e = errno;
+
+		udp_port_send_failed(&d->udp, e, len, (struct sockaddr *)&to);
+		return e;
+	}
 	d->udp.tx_packets++;
 	d->udp.tx_bytes += len;
 	capture(d, &l3, pkt, len);
