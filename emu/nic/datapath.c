@@ -132,6 +132,16 @@ static int lose_packet(struct uroce_dev *d)
 	return (double)x / (double)(1ull << 53) * 100.0 < d->loss_percent;
 }
 
+/* IP TOS / IPv6 traffic class of a QP's packets (DSCP + ECN): the GRH
+ * traffic class of its address vector, as rxe and mlx5 send it; UD packets
+ * carry their AH's, which the engine does not pass here: 0. */
+static uint8_t qp_tclass(struct xport_qp *xqp)
+{
+	const struct qp *qp = xqp ? xport_qp_user(xqp) : NULL;
+
+	return qp && qp->type != IBV_QPT_UD ? qp->attr.ah_attr.grh.traffic_class : 0;
+}
+
 static int dp_xmit(void *ctx, struct xport_qp *xqp, const union ibv_gid *dgid, uint16_t sport,
 		   const void *pkt, size_t len)
 {
@@ -177,11 +187,12 @@ static int dp_xmit(void *ctx, struct xport_qp *xqp, const union ibv_gid *dgid, u
 	} else {
 		local_l3(d, &l3, dgid, sport, d->port, true);
 	}
+	l3.tclass = qp_tclass(xqp);
 	if (lose_packet(d)) {
 		d->udp.tx_dropped++;
 		return 0;
 	}
-	if (sendto(fd, pkt, len, MSG_DONTWAIT, (struct sockaddr *)&to, tolen) != (ssize_t)len) {
+	if (udp_port_send(fd, pkt, len, (struct sockaddr *)&to, tolen, l3.tclass) != (ssize_t)len) {
 		int e = errno;
 
 		udp_port_send_failed(&d->udp, e, len, (struct sockaddr *)&to);

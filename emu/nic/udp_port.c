@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,6 +53,29 @@ int udp_port_sockopts(int fd, int family)
 			rc = setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	}
 	return rc < 0 ? errno : 0;
+}
+
+ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr *to, socklen_t tolen,
+		      uint8_t tclass)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct iovec iov = { .iov_base = (void *)pkt, .iov_len = len };
+	struct msghdr m = { .msg_name = (void *)to, .msg_namelen = tolen, .msg_iov = &iov, .msg_iovlen = 1 };
+	int v = tclass;
+
+	if (tclass) {
+		memset(&c, 0, sizeof(c));
+		m.msg_control = c.b;
+		m.msg_controllen = sizeof(c.b);
+		c.h.cmsg_level = to->sa_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+		c.h.cmsg_type = to->sa_family == AF_INET ? IP_TOS : IPV6_TCLASS;
+		c.h.cmsg_len = CMSG_LEN(sizeof(v));
+		memcpy(CMSG_DATA(&c.h), &v, sizeof(v));
+	}
+	return sendmsg(fd, &m, MSG_DONTWAIT);
 }
 
 void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct sockaddr *to)

@@ -50,6 +50,15 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 		  socklen_t len);
 
 /*
+ * udp_port_send - sendmsg(2) of one datagram (LEN bytes at PKT) on FD to TO,
+ * non-blocking, with IP TOS (IPv4) or IPv6 traffic class TCLASS (DSCP +
+ * ECN) as ancillary data when it is not 0 (ip(7) IP_TOS, ipv6(7)
+ * IPV6_TCLASS).  Returns sendmsg's result (errno set on -1).
+ */
+ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr *to, socklen_t tolen,
+		      uint8_t tclass);
+
+/*
  * udp_port_send_failed - account a datagram of LEN bytes to TO that the
  * kernel refused with errno ERR (from any of the device's sockets): counted
  * in tx_errors (EMSGSIZE also in tx_too_big, both shown by `uroce status`)
