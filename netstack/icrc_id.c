@@ -25,14 +25,14 @@
 #define IP_LEN_MIN (ROCE_IPV4_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN + ROCE_ICRC_LEN)
 #define IP_LEN_MAX 65535u
 
-/* A * B mod P: B times each x^k of A, B stepping by one power of x. */
+/* A * B mod P: B times each x^k of A, B stepping by one power of x.  Without
+ * branches on the bits: A is data (the ICRC difference). */
 static uint32_t gf_mul(uint32_t a, uint32_t b)
 {
 	uint32_t r = 0;
 
-	while (a) {
-		if (a & GF_ONE)
-			r ^= b;
+	for (int k = 0; k < 32; k++) {
+		r ^= b & (0u - (a >> 31));
 		a <<= 1;
 		b = (b >> 1) ^ (POLY_REFLECTED & (0u - (b & 1u)));
 	}

@@ -11,8 +11,9 @@
  * Each is the best of 10 rounds of SECONDS/10, the cases interleaved, so
  * that a machine shared with other work disturbs them alike.
  * CASE is
- *   id0_exact  the check before the IP ID was recovered: parse the BTH, ICRC
- *              with ID 0, compare (the ID-0 packet);
+ *   id0_exact  roce_parse_udp as it was before the IP ID was recovered
+ *              (clear, parse the BTH, ICRC with ID 0, compare) on the ID-0
+ *              packet;
  *   id0        roce_parse_udp on the ID-0 packet (what uroce sends);
  *   id_nonzero roce_parse_udp on the same packet sent with IP ID 0x3cc7 (as
  *              kernel rxe and ConnectX send): ICRC + solving for the ID.
@@ -45,6 +46,9 @@ static int check_once(enum bench_case c, const uint8_t *udp, size_t len, const s
 
 	if (c != ID0_EXACT)
 		return roce_parse_udp(udp, len, l3, &pkt) == ROCE_OK;
+	/* roce_parse_udp as it was: clear, parse the BTH, ICRC for ID 0, compare */
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.l3 = *l3;
 	if (roce_parse_bth(udp, len, &pkt) != ROCE_OK || roce_icrc_udp(udp, len, l3, &crc) != ROCE_OK)
 		return 0;
 	return crc == roce_icrc_get(udp + len - ROCE_ICRC_LEN);
