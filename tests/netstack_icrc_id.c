@@ -8,11 +8,11 @@
  * corrupted payloads, header fields and ICRCs are rejected, with exact
  * counts (docs/icrc.md).
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "netstack/icrc.h"
 #include "netstack/packet.h"
 #include "netstack_testutil.h"
@@ -416,8 +416,6 @@ int main(void)
 {
 	Suite *s = suite_create("netstack_icrc_id");
 	TCase *tc = tcase_create("ip_id");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, load, unload);
 	tcase_set_timeout(tc, 120);
@@ -429,9 +427,5 @@ int main(void)
 	tcase_add_test(tc, test_solver_matches_brute_force);
 	tcase_add_test(tc, test_bad_args);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }
