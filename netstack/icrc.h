@@ -49,7 +49,7 @@ int roce_icrc_udp(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint
 /*
  * roce_icrc_ipv4_id - the IPv4 identification a sender used, recovered from
  * the ICRC it sent.  A UDP socket does not deliver the IP ID, but the ICRC
- * covers it (roce-wire.md §2.1); CRC-32 is affine over GF(2), so for a fixed
+ * covers it (docs/wire-format.md §2.1); CRC-32 is affine over GF(2), so for a fixed
  * length the ICRC with ID x is the ICRC with ID 0 plus a linear, injective
  * function of x.  docs/icrc.md derives it and gives the cost.
  * @crc_id0:   ICRC of the packet computed with ID 0 (roce_icrc_udp).

@@ -42,7 +42,7 @@ expect_eq "ib_send_bw: both sides exit 0" 0 "$_rc"
 qa=$(sed -n 's/^ local address: .* QPN \(0x[0-9a-f]*\) .*/\1/p' "$T/cli.log")
 qb=$(sed -n 's/^ remote address: .* QPN \(0x[0-9a-f]*\) .*/\1/p' "$T/cli.log")
 [ -n "$qa" ] && [ -n "$qb" ] || fail "QPNs in the perftest output"
-# rdma_get_udp_sport(0, qa, qb): roce-wire.md §1.7
+# rdma_get_udp_sport(0, qa, qb): docs/wire-format.md §1.7
 v=$((qa * qb))
 v=$((v ^ (v >> 20)))
 v=$((v ^ (v >> 40)))
