@@ -1,6 +1,6 @@
 /*
  * build_ip.c - IPv4/IPv6 + UDP headers in front of a RoCEv2 UDP payload, as
- * a Linux UDP socket would send them: IPv4 with DF, ID 0, no options and a
+ * a Linux UDP socket would send them: IPv4 with DF, no options and a
  * header checksum; a real UDP checksum (rxe sends 0, which the ICRC masks,
  * but tshark flags a zero checksum over IPv6).  Used for pcap files and
  * tests; the daemon sends UDP payloads and lets the kernel do this.
@@ -82,9 +82,10 @@ static int check_l3(const struct roce_l3 *l3)
 	return ROCE_E_INVAL;
 }
 
-/* Write IP + UDP headers for a UDP payload of LEN bytes that already sits at
- * buf + roce_ip_udp_hlen(kind); then the UDP checksum over it. */
-static void put_headers(uint8_t *buf, const struct roce_l3 *l3, size_t len)
+/* Write IP + UDP headers (IPv4 identification IP_ID) for a UDP payload of
+ * LEN bytes that already sits at buf + roce_ip_udp_hlen(kind); then the UDP
+ * checksum over it. */
+static void put_headers(uint8_t *buf, const struct roce_l3 *l3, uint16_t ip_id, size_t len)
 {
 	uint8_t hop = l3->hop_limit ? l3->hop_limit : 64;
 	size_t hl = roce_ip_udp_hlen(l3->kind) - ROCE_UDP_HLEN;
@@ -94,7 +95,7 @@ static void put_headers(uint8_t *buf, const struct roce_l3 *l3, size_t len)
 		buf[0] = 0x45;
 		buf[1] = l3->tclass;
 		wire_put16(buf + 2, (uint16_t)(hl + ROCE_UDP_HLEN + len));
-		wire_put16(buf + 4, 0); /* ID */
+		wire_put16(buf + 4, ip_id);
 		wire_put16(buf + 6, 0x4000); /* DF */
 		buf[8] = hop;
 		buf[9] = 17;
@@ -137,7 +138,7 @@ int roce_wrap_ip(uint8_t *buf, size_t cap, const struct roce_l3 *l3, const uint8
 	if (cap < hlen + len)
 		return ROCE_E_NOSPC;
 	memmove(buf + hlen, udp_payload, len);
-	put_headers(buf, l3, len);
+	put_headers(buf, l3, l3->ip_id, len);
 	*out_len = hlen + len;
 	return ROCE_OK;
 }
@@ -159,7 +160,7 @@ int roce_build_ip(uint8_t *buf, size_t cap, const struct roce_l3 *l3, const stru
 	err = roce_build_udp(buf + hlen, cap - hlen, l3, h, payload, len, &n);
 	if (err)
 		return err;
-	put_headers(buf, l3, n);
+	put_headers(buf, l3, 0, n); /* the ICRC was computed for ID 0 */
 	*out_len = hlen + n;
 	return ROCE_OK;
 }

@@ -15,6 +15,7 @@
 #ifndef UROCE_NETSTACK_ICRC_H
 #define UROCE_NETSTACK_ICRC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,38 @@ int roce_icrc_grh(const uint8_t *pkt, size_t len, uint32_t *crc);
  * bad l3->kind or LEN > 65507.
  */
 int roce_icrc_udp(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint32_t *crc);
+
+/*
+ * roce_icrc_ipv4_id - the IPv4 identification a sender used, recovered from
+ * the ICRC it sent.  A UDP socket does not deliver the IP ID, but the ICRC
+ * covers it (docs/wire-format.md §2.1); CRC-32 is affine over GF(2), so for a fixed
+ * length the ICRC with ID x is the ICRC with ID 0 plus a linear, injective
+ * function of x.  docs/icrc.md derives it and gives the cost.
+ * @crc_id0:   ICRC of the packet computed with ID 0 (roce_icrc_udp).
+ * @icrc_wire: ICRC the packet carries (roce_icrc_get of its last 4 bytes).
+ * @ip_len:    IPv4 total length in bytes: 20 + 8 + BTH..ICRC, 44..65535.
+ * @id:        receives the ID (host order) on success; may be NULL.
+ * Returns true iff some 16-bit ID makes the ICRC match; that ID is then
+ * unique.  A random corruption passes with probability 2^-16 (2^16 of the
+ * 2^32 ICRC differences are IDs).  False for an IP_LEN out of range.
+ * O(1): one 32x32-bit carry-less product mod P, plus a per-length constant
+ * computed once (cached; safe from several threads).
+ */
+bool roce_icrc_ipv4_id(uint32_t crc_id0, uint32_t icrc_wire, size_t ip_len, uint16_t *id);
+
+/*
+ * roce_icrc_udp_check - the receive-side check of a UDP payload (BTH ..
+ * ICRC, LEN bytes) against what the receiver knows of L3: IPv6 exactly
+ * (traffic class, flow label and hop limit are masked); IPv4 with any IP ID
+ * (roce_icrc_ipv4_id; DF set and no options assumed, as RoCEv2 senders do).
+ * @crc:   receives the ICRC computed for the packet: with the recovered ID
+ *         when one exists, else with ID 0.  May be NULL.
+ * @ip_id: receives the recovered IPv4 ID (0 for IPv6 or on mismatch).  May
+ *         be NULL.
+ * Returns ROCE_OK, ROCE_E_ICRC on mismatch, or the errors of roce_icrc_udp.
+ */
+int roce_icrc_udp_check(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint32_t *crc,
+			uint16_t *ip_id);
 
 /* Read / write the 4 ICRC bytes at P (little-endian on the wire). */
 static inline uint32_t roce_icrc_get(const uint8_t *p)

@@ -5,8 +5,8 @@ noinst_LTLIBRARIES += netstack/libnetstack.la
 # Sources are listed once here; tests/netstack.mk compiles the same list into
 # the fuzz harness with $(FUZZ_CC).
 NETSTACK_SRCS = netstack/errors.c netstack/opcode.c netstack/icrc.c \
-	netstack/parse.c netstack/parse_ip.c netstack/build.c netstack/build_ip.c \
-	netstack/udp_sport.c
+	netstack/icrc_id.c netstack/parse.c netstack/parse_ip.c netstack/build.c \
+	netstack/build_ip.c netstack/udp_sport.c
 netstack_libnetstack_la_SOURCES = $(NETSTACK_SRCS) netstack/wire.h
 netstack_libnetstack_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 netstack_libnetstack_la_LIBADD = $(ZLIB_LIBS)

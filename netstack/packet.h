@@ -219,9 +219,10 @@ enum roce_l3_kind {
  * What a sender or receiver knows of the IP/UDP encapsulation.  Addresses
  * are 16 bytes, IPv4 as v4-mapped ::ffff:a.b.c.d (the GID form).
  * tclass/hop_limit/flow_label are masked by the ICRC and only used by the
- * header builders.  For IPv4 the ICRC reconstruction assumes DF set, IP ID 0
- * and no options: what Linux sends from an unconnected UDP socket with
- * IP_MTU_DISCOVER = IP_PMTUDISC_DO, and what rxe sends (docs/netstack.md).
+ * header builders.  For IPv4 the ICRC reconstruction assumes DF set and no
+ * options (what RoCEv2 senders send); the IP ID is 0 when building (what
+ * Linux sends from an unconnected UDP socket with IP_PMTUDISC_DO) and
+ * recovered from the ICRC when receiving (docs/icrc.md).
  */
 struct roce_l3 {
 	uint8_t kind; /* enum roce_l3_kind (IPV4 or IPV6 for UDP) */
@@ -230,6 +231,7 @@ struct roce_l3 {
 	uint8_t tclass; /* IPv4 TOS / IPv6 traffic class */
 	uint8_t hop_limit; /* IPv4 TTL / IPv6 hop limit; 0 = 64 */
 	uint32_t flow_label; /* IPv6 only, 20 bits */
+	uint16_t ip_id; /* IPv4 identification written by roce_wrap_ip (0 elsewhere) */
 };
 
 /* Store a host-order IPv4 address (e.g. 0x7F000001) as v4-mapped into A16. */
@@ -250,7 +252,7 @@ bool roce_addr_is_v4mapped(const uint8_t a16[16]);
  */
 struct roce_pkt {
 	struct roce_l3 l3; /* for GRH: src/dst GIDs, tclass, hop_limit, flow_label */
-	uint16_t ip_id; /* IPv4 identification (0 for UDP payloads: assumed) */
+	uint16_t ip_id; /* IPv4 identification (UDP payloads: recovered from the ICRC, 0 if bad) */
 	bool ip_df; /* IPv4 DF */
 	uint32_t ip_len; /* IP total length (v4) / header + payload length (v6, GRH), bytes */
 	const struct roce_opcode_info *op; /* table row, NULL if unknown opcode */
@@ -290,8 +292,9 @@ int roce_parse_grh(const uint8_t *buf, size_t len, struct roce_pkt *pkt);
  * point c: the daemon).  @buf,len: BTH .. ICRC exactly.  @l3: what the
  * receiver knows (kind, src, dst, sport, dport; from recvmsg's address and
  * IP_PKTINFO / IPV6_PKTINFO).  The ICRC is checked over a reconstructed
- * IP+UDP header; for IPv4 it assumes DF=1, ID=0, no options (see struct
- * roce_l3), so a sender using other IDs gets ROCE_E_ICRC.
+ * IP+UDP header (roce_icrc_udp_check): IPv6 exactly; IPv4 with DF=1, no
+ * options and any IP ID, which is recovered into pkt->ip_id.  icrc_calc is
+ * the ICRC for that ID (for ID 0 when none matches).
  */
 int roce_parse_udp(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
 		   struct roce_pkt *pkt);
@@ -354,7 +357,9 @@ int roce_build_ip(uint8_t *buf, size_t cap, const struct roce_l3 *l3, const stru
  * roce_wrap_ip - prepend IP+UDP headers to an already built UDP payload (as
  * captured at sendmsg/recvmsg time) for a pcap file.  @udp_payload,len: BTH..ICRC.
  * Writes IP header + UDP header + a copy of the payload into BUF (cap bytes).
- * Same header rules as roce_build_ip; the ICRC is copied, not recomputed.
+ * Same header rules as roce_build_ip, except that the IPv4 ID is l3->ip_id
+ * (for a received packet: the one roce_icrc_udp_check recovered, so the
+ * frame's ICRC verifies); the ICRC is copied, not recomputed.
  * Errors: ROCE_E_INVAL, ROCE_E_NOSPC, ROCE_E_IP_LEN (len > 65507).
  */
 int roce_wrap_ip(uint8_t *buf, size_t cap, const struct roce_l3 *l3, const uint8_t *udp_payload,

@@ -3,7 +3,9 @@
  * (inspect), a RoCEv1 GRH packet (inspect), and a UDP payload with the
  * receiver's knowledge of the IP layer (the daemon).  Each checks its
  * encapsulation, hands BTH..ICRC to roce_parse_bth, and checks the ICRC last
- * so that a packet with a bad ICRC is still fully decoded.
+ * so that a packet with a bad ICRC is still fully decoded.  IP packets are
+ * checked exactly (their ID is known); UDP payloads with the ID recovered
+ * from the ICRC (roce_icrc_udp_check).
  */
 #include <string.h>
 
@@ -180,8 +182,8 @@ int roce_parse_udp(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
 	err = roce_parse_bth(buf, len, pkt);
 	if (err)
 		return err;
-	err = roce_icrc_udp(buf, len, l3, &crc);
-	if (err)
+	err = roce_icrc_udp_check(buf, len, l3, &crc, &pkt->ip_id);
+	if (err && err != ROCE_E_ICRC)
 		return err;
 	finish_icrc(pkt, crc);
 	return pkt->icrc_ok ? ROCE_OK : ROCE_E_ICRC;

@@ -3,14 +3,18 @@ NETSTACK_TEST_LDADD = netstack/libnetstack.la $(CHECK_MAIN_LIBS)
 NETSTACK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NETSTACK_TEST_UTIL = tests/netstack_testutil.c tests/netstack_testutil.h
 
-NETSTACK_TESTS = tests/netstack_icrc tests/netstack_roundtrip tests/netstack_malformed \
-	tests/netstack_psn
+NETSTACK_TESTS = tests/netstack_icrc tests/netstack_icrc_id tests/netstack_roundtrip \
+	tests/netstack_malformed tests/netstack_psn
 check_PROGRAMS += $(NETSTACK_TESTS)
 TESTS += $(NETSTACK_TESTS)
 
 tests_netstack_icrc_SOURCES = tests/netstack_icrc.c $(NETSTACK_TEST_UTIL)
 tests_netstack_icrc_CFLAGS = $(NETSTACK_TEST_CFLAGS)
 tests_netstack_icrc_LDADD = $(NETSTACK_TEST_LDADD)
+
+tests_netstack_icrc_id_SOURCES = tests/netstack_icrc_id.c $(NETSTACK_TEST_UTIL)
+tests_netstack_icrc_id_CFLAGS = $(NETSTACK_TEST_CFLAGS)
+tests_netstack_icrc_id_LDADD = $(NETSTACK_TEST_LDADD)
 
 tests_netstack_roundtrip_SOURCES = tests/netstack_roundtrip.c
 tests_netstack_roundtrip_CFLAGS = $(NETSTACK_TEST_CFLAGS)
@@ -24,7 +28,7 @@ tests_netstack_psn_SOURCES = tests/netstack_psn.c
 tests_netstack_psn_CFLAGS = $(NETSTACK_TEST_CFLAGS)
 tests_netstack_psn_LDADD = $(NETSTACK_TEST_LDADD)
 
-dist_check_DATA += tests/data/icrc.tsv
+dist_check_DATA += tests/data/icrc.tsv tests/data/icrc-rxe.tsv
 
 # The same unit tests under valgrind memcheck (out-of-bounds reads, leaks).
 TESTS += tests/netstack_valgrind.sh

@@ -80,6 +80,8 @@ START_TEST(test_udp_sport)
 	ck_assert_uint_eq(roce_calc_flow_label(0x1234, 0x5678), 0x60002);
 	ck_assert_uint_eq(roce_get_udp_sport(0, 0x1234, 0x5678), 0xC01A);
 	ck_assert_uint_eq(roce_qpn_udp_sport(17), 0xDF94);
+	/* kernel rxe 6.1 between QPNs 0x11 and 0x11 (tests/data/icrc-rxe.tsv) */
+	ck_assert_uint_eq(roce_get_udp_sport(0, 0x11, 0x11), 0xC121);
 	/* both ends choose the same port */
 	ck_assert_uint_eq(roce_get_udp_sport(0, 0x22, 0x11), 0xC242);
 	ck_assert_uint_eq(roce_calc_flow_label(0x5678, 0x1234), 0x60002);

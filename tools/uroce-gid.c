@@ -15,6 +15,9 @@
  *                                                 4 bytes), as the daemon
  *                                                 reports it in query_device
  *   netdev lo                                     the interface owning ADDR
+ *   if_mtu 65536                                  its MTU in bytes (SIOCGIFMTU,
+ *                                                 netdevice(7)), read in the
+ *                                                 caller's network namespace
  *
  * PORT is checked (1..65535) but does not change the identity.
  * Errors (exit 1, one line on stderr): ADDR is not an IPv4/IPv6 address, is
@@ -26,6 +29,9 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +93,23 @@ static const char *owner_netdev(int family, const struct in_addr *v4, const stru
 	return found;
 }
 
+/* MTU of interface NAME in bytes, or -1 (errno set). */
+static int netdev_mtu(const char *name)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc, e;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	rc = ioctl(fd, SIOCGIFMTU, &ifr);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc < 0 ? -1 : ifr.ifr_mtu;
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t gid[16];
@@ -95,7 +118,7 @@ int main(int argc, char **argv)
 	struct in6_addr v6;
 	char ifname[IF_NAMESIZE];
 	unsigned long port = 4791;
-	int family;
+	int family, mtu;
 
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: uroce gid ADDR [PORT]\n");
@@ -131,6 +154,11 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	mtu = netdev_mtu(ifname);
+	if (mtu < 0) {
+		fprintf(stderr, "uroce: cannot read the MTU of %s (%s)\n", ifname, strerror(errno));
+		return 1;
+	}
 	/* gid[12..15] is the IPv4 address, or the IPv6 address's last 4 bytes. */
 	guid = uroce_node_guid(gid + 12);
 
@@ -140,5 +168,6 @@ int main(int argc, char **argv)
 	printf("node_guid %04x:%04x:%04x:%04x\n", (unsigned)(guid >> 48) & 0xffff, (unsigned)(guid >> 32) & 0xffff,
 	       (unsigned)(guid >> 16) & 0xffff, (unsigned)guid & 0xffff);
 	printf("netdev %s\n", ifname);
+	printf("if_mtu %d\n", mtu);
 	return 0;
 }

@@ -30,10 +30,12 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		d->mtu, d->port_state == IBV_PORT_ACTIVE ? "PORT_ACTIVE" : "PORT_DOWN");
 	fprintf(fp, "daemon pid=%d gid_tbl_len=%u clock_khz=%llu clock_bits=%u\n", (int)d->pid,
 		d->gid_tbl_len, (unsigned long long)d->clock.freq_khz, d->clock.bits);
-	fprintf(fp, "udp rx_packets=%llu rx_bytes=%llu tx_packets=%llu tx_bytes=%llu tx_dropped=%llu\n",
+	fprintf(fp, "udp rx_packets=%llu rx_bytes=%llu tx_packets=%llu tx_bytes=%llu tx_dropped=%llu "
+		    "tx_errors=%llu tx_too_big=%llu\n",
 		(unsigned long long)d->udp.rx_packets, (unsigned long long)d->udp.rx_bytes,
 		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
-		(unsigned long long)d->udp.tx_dropped);
+		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
+		(unsigned long long)d->udp.tx_too_big);
 	if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));

@@ -91,7 +91,7 @@ static void capture(struct uroce_dev *d, const struct roce_l3 *l3, const void *p
 static int sport_socket(struct uroce_dev *d, uint16_t sport)
 {
 	struct sockaddr_storage a = d->addr;
-	int fd, one = 1, pmtu = IP_PMTUDISC_DO;
+	int fd, one = 1;
 
 	if (sport == d->port)
 		return -1;
@@ -103,7 +103,7 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 	else
 		((struct sockaddr_in6 *)&a)->sin6_port = htons(sport);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
-	    (a.ss_family == AF_INET && setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) < 0) ||
+	    (errno = udp_port_sockopts(fd, a.ss_family)) != 0 ||
 	    bind(fd, (struct sockaddr *)&a, d->addr_len) < 0) {
 		ulog(ULOG_DEBUG, "UDP source port %u not available (%s): sending from %u", sport,
 		     strerror(errno), d->port);
@@ -130,6 +130,16 @@ static int lose_packet(struct uroce_dev *d)
 	s ^= s >> 27;
 	x = (s * 0x2545F4914F6CDD1Dull) >> 11;
 	return (double)x / (double)(1ull << 53) * 100.0 < d->loss_percent;
+}
+
+/* IP TOS / IPv6 traffic class of a QP's packets (DSCP + ECN): the GRH
+ * traffic class of its address vector, as rxe and mlx5 send it; UD packets
+ * carry their AH's, which the engine does not pass here: 0. */
+static uint8_t qp_tclass(struct xport_qp *xqp)
+{
+	const struct qp *qp = xqp ? xport_qp_user(xqp) : NULL;
+
+	return qp && qp->type != IBV_QPT_UD ? qp->attr.ah_attr.grh.traffic_class : 0;
 }
 
 static int dp_xmit(void *ctx, struct xport_qp *xqp, const union ibv_gid *dgid, uint16_t sport,
@@ -177,12 +187,17 @@ static int dp_xmit(void *ctx, struct xport_qp *xqp, const union ibv_gid *dgid, u
 	} else {
 		local_l3(d, &l3, dgid, sport, d->port, true);
 	}
+	l3.tclass = qp_tclass(xqp);
 	if (lose_packet(d)) {
 		d->udp.tx_dropped++;
 		return 0;
 	}
-	if (sendto(fd, pkt, len, MSG_DONTWAIT, (struct sockaddr *)&to, tolen) != (ssize_t)len)
-		return errno;
+	if (udp_port_send(fd, pkt, len, (struct sockaddr *)&to, tolen, l3.tclass) != (ssize_t)len) {
+		int e = errno;
+
+		udp_port_send_failed(&d->udp, e, len, (struct sockaddr *)&to);
+		return e;
+	}
 	d->udp.tx_packets++;
 	d->udp.tx_bytes += len;
 	capture(d, &l3, pkt, len);
@@ -269,9 +284,12 @@ static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockad
 		sport = ntohs(s6->sin6_port);
 	}
 	local_l3(d, &l3, &peer, sport, d->port, false);
-	/* traffic of this device to itself was recorded when it was sent */
-	if (memcmp(l3.src, l3.dst, 16))
+	/* traffic of this device to itself was recorded when it was sent; a
+	 * peer's IPv4 ID is recorded as its ICRC names it (docs/icrc.md) */
+	if (d->capture && memcmp(l3.src, l3.dst, 16)) {
+		roce_icrc_udp_check(buf, len, &l3, NULL, &l3.ip_id);
 		capture(d, &l3, buf, len);
+	}
 	{
 		union ibv_gid sgid, dgid;
 

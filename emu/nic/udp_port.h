@@ -1,8 +1,7 @@
 /*
  * udp_port.h - the device's one UDP socket, bound to its address and RoCEv2
- * port (4791 unless --port says otherwise). The transport engine (issue 4)
- * sends and receives through it; until then received datagrams are counted
- * and dropped.
+ * port (4791 unless --port says otherwise). The transport engine sends and
+ * receives through it (emu/nic/datapath.c).
  */
 #ifndef UROCE_EMU_UDP_PORT_H
 #define UROCE_EMU_UDP_PORT_H
@@ -20,20 +19,52 @@ struct udp_port {
 	uint64_t rx_packets, rx_bytes;  /* datagrams and bytes received */
 	uint64_t tx_packets, tx_bytes;  /* datagrams and bytes sent */
 	uint64_t tx_dropped;            /* dropped on purpose (--loss) */
+	uint64_t tx_errors;             /* refused by the kernel (sendto failed) */
+	uint64_t tx_too_big;            /* of which EMSGSIZE: larger than the path MTU */
+	uint64_t tx_errors_logged;      /* tx_errors at the last log line */
+	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
 	void *rx_ctx;
 };
 
 /*
+ * udp_port_sockopts - the options of every socket a device sends RoCEv2
+ * from, FAMILY AF_INET or AF_INET6 (docs/transport.md, "What uroce sends"):
+ * IP_MTU_DISCOVER / IPV6_MTU_DISCOVER = PMTUDISC_DO, so a datagram larger
+ * than the path MTU fails with EMSGSIZE instead of leaving in fragments (and
+ * IPv4 gets DF and IP ID 0); IPv6: UDP_NO_CHECK6_RX, so datagrams with UDP
+ * checksum 0 (as kernel rxe sends them; the ICRC covers the packet) are
+ * accepted (udp(7), RFC 6936).  Returns 0 or the errno of setsockopt.
+ */
+int udp_port_sockopts(int fd, int family);
+
+/*
  * udp_port_open - bind a non-blocking UDP socket to ADDR (struct sockaddr_in or
- * sockaddr_in6 with the port set) and watch it on LOOP. IPv4: IP_PMTUDISC_DO
- * (DF set, IP ID 0), the header the RoCEv2 ICRC of received packets is
- * checked against.
- * Returns 0 or the errno of socket/bind (EADDRINUSE, EADDRNOTAVAIL, EACCES...).
+ * sockaddr_in6 with the port set), set udp_port_sockopts and watch it on
+ * LOOP.
+ * Returns 0 or the errno of socket/setsockopt/bind (EADDRINUSE,
+ * EADDRNOTAVAIL, EACCES...).
  */
 int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockaddr *addr,
 		  socklen_t len);
+
+/*
+ * udp_port_send - sendmsg(2) of one datagram (LEN bytes at PKT) on FD to TO,
+ * non-blocking, with IP TOS (IPv4) or IPv6 traffic class TCLASS (DSCP +
+ * ECN) as ancillary data when it is not 0 (ip(7) IP_TOS, ipv6(7)
+ * IPV6_TCLASS).  Returns sendmsg's result (errno set on -1).
+ */
+ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr *to, socklen_t tolen,
+		      uint8_t tclass);
+
+/*
+ * udp_port_send_failed - account a datagram of LEN bytes to TO that the
+ * kernel refused with errno ERR (from any of the device's sockets): counted
+ * in tx_errors (EMSGSIZE also in tx_too_big, both shown by `uroce status`)
+ * and logged at warning level at most once a second, with the count.
+ */
+void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct sockaddr *to);
 
 /* Stop watching and close. */
 void udp_port_close(struct udp_port *u, struct ev_loop *loop);
