@@ -39,7 +39,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,8 +102,6 @@ static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 
 	if ((rc = dp_open(&s->ss, sock)))
 		die("HELLO", rc);
-	/* let the daemon reach our memory even without root */
-	prctl(PR_SET_PTRACER, (unsigned long)s->ss.hello.daemon_pid, 0, 0, 0);
 	if ((rc = dp_alloc_pd(&s->ss, &s->pd)))
 		die("ALLOC_PD", rc);
 	if (fixed_buf) {

@@ -205,8 +205,8 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 	cqe_build(c, hca_clock_now(&d->clock), d->addr.ss_family == AF_INET6, &cqe);
 	rc = cq_push(c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
 	if (rc)
-		ulog(ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s", qp->owner->id, qp->qpn,
-		     strerror(rc));
+		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s",
+			     qp->owner->id, qp->qpn, strerror(rc));
 }
 
 static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)

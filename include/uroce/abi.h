@@ -31,14 +31,15 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
 
-#define UROCE_ABI_VERSION 1
+#define UROCE_ABI_VERSION 2
 #define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
 
 /* Largest datagram either side ever sends; receivers use a buffer of this size
  * and treat MSG_TRUNC as "oversized" (EMSGSIZE). */
 #define UROCE_MSG_MAX 1024
-/* Most descriptors one message carries (CREATE_CQ: ring memfd + channel fd). */
-#define UROCE_MSG_MAX_FDS 2
+/* Most descriptors one message carries (HELLO: async_fd peer, /proc/self/mem,
+ * /proc/self/maps). */
+#define UROCE_MSG_MAX_FDS 3
 
 /*
  * Operation codes. Values are stable within one UROCE_ABI_VERSION.
@@ -48,7 +49,8 @@
  */
 enum uroce_op {
 	UROCE_OP_INVALID = 0,      /* used in replies to datagrams too short to hold a header */
-	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end]            reply fds: [clock memfd, doorbell eventfd] */
+	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end, /proc/self/mem, /proc/self/maps]
+				    * reply fds: [clock memfd, doorbell eventfd] */
 	UROCE_OP_QUERY_PORT = 2,
 	UROCE_OP_ALLOC_PD = 3,
 	UROCE_OP_DEALLOC_PD = 4,
@@ -119,6 +121,23 @@ struct uroce_hdr {
  *                element = user handle of the QP/CQ (struct ibv_qp * / ibv_cq *
  *                as given at create time) or the port number (1) for port
  *                events; event_type = enum ibv_event_type.
+ *                [1] /proc/self/mem opened O_RDWR by the provider, [2]
+ *                /proc/self/maps opened O_RDONLY. The daemon reaches
+ *                registered memory only through [1] and checks REG_MR ranges
+ *                only through [2]; it never opens another process's /proc
+ *                files. Both stay bound to the address space they were opened
+ *                in (proc(5) /proc/pid/mem: the mm is taken at open), so after
+ *                the process execs or exits every access through them fails:
+ *                access never exceeds what the process itself could do, and
+ *                never reaches a later (e.g. setuid) image. See docs/security.md.
+ * Errors: EALREADY (second HELLO); EPROTONOSUPPORT (abi_version); EPERM (pid
+ * mismatch, or [1]/[2] are not /proc/PID/mem and /proc/PID/maps of the
+ * connecting pid); EBADF ([0] not a socket, [1]/[2] not procfs files of the
+ * right kind, [1] not open for reading and writing); ESRCH (the address space
+ * of [1]/[2] is gone: the process exec'd or exited since it opened them);
+ * EMFILE (the uid has its --max-clients-per-user connections, or the daemon's
+ * descriptor budget for unprivileged users is used up; the connection is
+ * closed after this reply).
  */
 struct uroce_hello_req {
 	struct uroce_hdr hdr;
@@ -143,7 +162,7 @@ struct uroce_hello_req {
  *   max_inline_data     bytes of inline data one send WQE may carry (> 0)
  *   hca_core_clock_khz  = clock page freq_khz (ibv_device_attr_ex.hca_core_clock, kHz)
  *   timestamp_mask      = clock page mask (completion_timestamp_mask)
- *   daemon_pid     for prctl(PR_SET_PTRACER, daemon_pid) (DESIGN §3 Memory)
+ *   daemon_pid     the daemon's pid (informational: shown in logs)
  *   client_id      the daemon's id of this connection (shown by `status`)
  *   gid_tbl_len    = port.gid_tbl_len
  *   udp_port       UDP port the device's socket is bound to (host order)
@@ -156,8 +175,7 @@ struct uroce_hello_req {
  *                  (eventfd_write) after publishing new WQEs (issue 4) or a new CQ
  *                  arm word (see the CQ ring). Both are the daemon's; the
  *                  provider closes its copies at free_context.
- * Errors: EALREADY (second HELLO), EPERM (pid mismatch), EMFILE/ENOMEM (daemon
- * out of resources).
+ * Errors: see the request above; ENOMEM (daemon out of memory).
  */
 struct uroce_hello_resp {
 	struct uroce_hdr hdr;
