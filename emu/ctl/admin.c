@@ -34,6 +34,13 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.rx_packets, (unsigned long long)d->udp.rx_bytes,
 		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
 		(unsigned long long)d->udp.tx_dropped);
+	if (d->xdev) {
+		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
+
+		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu\n", (unsigned long long)xs->rx_bad,
+			(unsigned long long)xs->rx_no_qp, (unsigned long long)xs->rx_bad_src);
+	}
+	quota_status(d, fp);
 	if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));

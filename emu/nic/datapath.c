@@ -277,7 +277,17 @@ static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockad
 
 		memcpy(sgid.raw, l3.src, 16);
 		memcpy(dgid.raw, l3.dst, 16);
-		xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port);
+		char ab[INET6_ADDRSTRLEN] = "?";
+
+		if (xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port) != EACCES)
+			return;
+		inet_ntop(from->ss_family,
+			  from->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)from)->sin_addr
+						     : (const void *)&((const struct sockaddr_in6 *)from)->sin6_addr,
+			  ab, sizeof(ab));
+		ulog_limited(ULOG_LIMIT_RX_SRC, ULOG_WARN,
+			     "packet from %s port %u for a connected QP with another remote address: dropped",
+			     ab, sport);
 	}
 }
 
