@@ -77,22 +77,23 @@ static int hello(struct uroce_context *ctx, int async_peer)
 {
 	struct uroce_hello_req req = { .abi_version = UROCE_ABI_VERSION,
 				       .pid = (uint32_t)getpid() };
-	int rfds[2], nrfds = 2, ret;
+	int rfds[2], nrfds = 2, ret, nfds = 3;
 	int fds[3] = { async_peer, -1, -1 };
 	void *page;
 
 	/* The daemon reaches our registered memory through these only: what
-	 * we may read and write ourselves, in this image (abi.h HELLO). */
+	 * we may read and write ourselves, in this image (abi.h HELLO).
+	 * Without /proc (a sandbox) the context still opens; REG_MR then
+	 * fails with EFAULT. */
 	fds[1] = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	fds[2] = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fds[1] < 0 || fds[2] < 0) {
-		ret = errno;
-		fprintf(stderr, UROCE_LOG_PREFIX "cannot open /proc/self/%s for the daemon: %s\n",
-			fds[1] < 0 ? "mem" : "maps", strerror(ret));
-	} else {
-		ret = uroce_ctl_call(ctx, UROCE_OP_HELLO, &req, sizeof(req), fds, 3, &ctx->hello,
-				     sizeof(ctx->hello), rfds, &nrfds);
+		fprintf(stderr, UROCE_LOG_PREFIX "cannot open /proc/self/%s (%s): memory registration will fail with EFAULT\n",
+			fds[1] < 0 ? "mem" : "maps", strerror(errno));
+		nfds = 1;
 	}
+	ret = uroce_ctl_call(ctx, UROCE_OP_HELLO, &req, sizeof(req), fds, nfds, &ctx->hello,
+			     sizeof(ctx->hello), rfds, &nrfds);
 	for (int i = 1; i < 3; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);

@@ -120,7 +120,9 @@ int op_hello(struct client *c, struct ctl_call *call)
 		return EPERM;
 	if (fstat(call->fds[0], &st) < 0 || !S_ISSOCK(st.st_mode))
 		return EBADF;
-	rc = take_mem_fds(c, call);
+	if (call->nfds == 2)
+		return EBADF;
+	rc = call->nfds == 3 ? take_mem_fds(c, call) : 0;
 	if (rc)
 		return rc;
 	rc = doorbell_open(c);

@@ -40,7 +40,7 @@ struct op_desc {
 };
 
 static const struct op_desc ops[UROCE_OP_MAX] = {
-	[UROCE_OP_HELLO] = { op_hello, "HELLO", 3, 3, F_FIRST },
+	[UROCE_OP_HELLO] = { op_hello, "HELLO", 1, 3, F_FIRST },
 	[UROCE_OP_QUERY_PORT] = { op_query_port, "QUERY_PORT", 0, 0, F_HELLO },
 	[UROCE_OP_ALLOC_PD] = { op_alloc_pd, "ALLOC_PD", 0, 0, F_HELLO },
 	[UROCE_OP_DEALLOC_PD] = { op_dealloc_pd, "DEALLOC_PD", 0, 0, F_HELLO | F_HANDLE },

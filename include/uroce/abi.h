@@ -49,7 +49,7 @@
  */
 enum uroce_op {
 	UROCE_OP_INVALID = 0,      /* used in replies to datagrams too short to hold a header */
-	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end, /proc/self/mem, /proc/self/maps]
+	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end(, /proc/self/mem, /proc/self/maps)]
 				    * reply fds: [clock memfd, doorbell eventfd] */
 	UROCE_OP_QUERY_PORT = 2,
 	UROCE_OP_ALLOC_PD = 3,
@@ -122,7 +122,9 @@ struct uroce_hdr {
  *                as given at create time) or the port number (1) for port
  *                events; event_type = enum ibv_event_type.
  *                [1] /proc/self/mem opened O_RDWR by the provider, [2]
- *                /proc/self/maps opened O_RDONLY. The daemon reaches
+ *                /proc/self/maps opened O_RDONLY; both or neither (a
+ *                process without /proc: REG_MR then fails with EFAULT; one of
+ *                the two: EBADF). The daemon reaches
  *                registered memory only through [1] and checks REG_MR ranges
  *                only through [2]; it never opens another process's /proc
  *                files. Both stay bound to the address space they were opened
