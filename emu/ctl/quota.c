@@ -57,20 +57,21 @@ uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind)
 	return n;
 }
 
+/* Root and the user who started the daemon administer it: no quotas. */
+static bool privileged(const struct client *c)
+{
+	return c->uid == 0 || c->uid == c->dev->uid;
+}
+
 int quota_check(const struct client *c, enum quota_kind kind)
 {
 	uint32_t max = limit_of(c->dev, kind);
 
-	if (quota_usage(c->dev, c->uid, kind) < max)
+	if (privileged(c) || quota_usage(c->dev, c->uid, kind) < max)
 		return 0;
 	ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "uid %d reached its %s quota (%u): ENOMEM", (int)c->uid,
 		     quota_name(kind), max);
 	return ENOMEM;
-}
-
-static bool privileged(const struct client *c)
-{
-	return c->uid == 0 || c->uid == c->dev->uid;
 }
 
 bool quota_fd_ok(const struct client *c, int fd)
@@ -88,7 +89,7 @@ int quota_admit(const struct client *c)
 			     (int)c->uid, c->fd, c->dev->quota.fd_limit);
 		return -1;
 	}
-	if (n <= max)
+	if (privileged(c) || n <= max)
 		return 0;
 	ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "uid %d reached its clients quota (%u): EMFILE", (int)c->uid, max);
 	return n > max + QUOTA_REFUSED_HELD ? -1 : EMFILE;

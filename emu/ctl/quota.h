@@ -5,7 +5,9 @@
  * for root and the daemon's own user (administration).
  *
  * Usage is counted from the live clients (no separate bookkeeping that could
- * drift): a uid's usage of a kind is the sum over its connections.
+ * drift): a uid's usage of a kind is the sum over its connections. Root and
+ * the uid that started the daemon (its administrators) have no quotas; the
+ * device-wide limits (device.h) apply to everyone.
  */
 #ifndef UROCE_EMU_QUOTA_H
 #define UROCE_EMU_QUOTA_H
