@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -82,24 +83,25 @@ void ulog(enum ulog_level level, const char *fmt, ...)
 void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
 {
 	static struct {
-		time_t last;          /* CLOCK_MONOTONIC second of the last line */
+		uint64_t last_ns;     /* CLOCK_MONOTONIC of the last line; 0 = none */
 		unsigned long long suppressed;
 	} lim[ULOG_LIMIT_NKINDS];
-	struct timespec now;
+	struct timespec ts;
 	char suffix[64] = "";
+	uint64_t now;
 	va_list ap;
 
 	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (lim[kind].last && now.tv_sec - lim[kind].last < 1) {
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (lim[kind].last_ns && now - lim[kind].last_ns < 1000000000u) {
 		lim[kind].suppressed++;
 		return;
 	}
 	if (lim[kind].suppressed)
 		snprintf(suffix, sizeof(suffix), " (%llu similar messages suppressed)", lim[kind].suppressed);
-	/* time 0 would read as "never": monotonic seconds start near boot */
-	lim[kind].last = now.tv_sec ? now.tv_sec : 1;
+	lim[kind].last_ns = now ? now : 1;
 	lim[kind].suppressed = 0;
 	va_start(ap, fmt);
 	vlog(level, suffix, fmt, ap);

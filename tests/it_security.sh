@@ -74,3 +74,56 @@ expect_eq "packets from the wrong source address counted" 1 \
 grep -q "for a connected QP with another remote address: dropped" "$UROCE_RUN_DIR/uroce0.log" ||
 	fail "the drop is logged"
 echo "ok: the drop is logged"
+
+# A second device whose daemon has only 200 descriptors, so that floods
+# reach its limits quickly (ulimit applies to everything this test starts
+# from here on).
+ulimit -n 200
+dev1_up() {
+	_t=0
+	while [ $_t -lt 10 ]; do
+		P1=$((20000 + $(rand16) % 40000))
+		"$UROCE" up --dev uroce1 --port "$P1" --max-clients-per-user 1000 >"$T/up1.out" 2>&1 && return 0
+		_t=$((_t + 1))
+	done
+	cat "$T/up1.out"
+	fail "uroce up --dev uroce1"
+}
+dev1_up
+sock1=$UROCE_RUN_DIR/uroce1.sock
+
+# Log flooding: 3000 refused requests, then one more a second later: the
+# log has one "refused" line per second, and the lines plus the suppressed
+# counts they report add up to every refused request.
+as_nobody "$top_builddir/tests/sec_attack" spam "$sock1" 3000 >"$T/spam.out" 2>&1
+expect_line "3000 refused requests" "$T/spam.out" "refused=3000"
+sleep 1.2
+as_nobody "$top_builddir/tests/sec_attack" spam "$sock1" 1 >"$T/spam1.out" 2>&1
+expect_line "1 refused request" "$T/spam1.out" "refused=1"
+lines=$(grep -c 'QUERY_PORT refused: Protocol error' "$UROCE_RUN_DIR/uroce1.log")
+supp=$(sed -n 's/.*QUERY_PORT refused: Protocol error (\([0-9]*\) similar messages suppressed)$/\1/p' \
+	"$UROCE_RUN_DIR/uroce1.log" | awk '{ s += $1 } END { print s + 0 }')
+echo "refused lines in the log: $lines, suppressed: $supp"
+[ "$lines" -ge 2 ] && [ "$lines" -le 4 ] || fail "refused lines for 3001 requests in about 2 s" "2..4" "$lines"
+expect_eq "logged + suppressed refusals" 3001 $((lines + supp))
+
+# Descriptor budget: nobody, with a connection quota above what 200
+# descriptors allow, is stopped by the budget; root still gets
+# `uroce status` and opens the device.
+mkfifo "$T/hold1"
+as_nobody "$top_builddir/tests/sec_attack" flood "$sock1" 1000 0 <"$T/hold1" >"$T/flood1.out" 2>&1 &
+flood1=$!
+exec 9>"$T/hold1"
+n=0
+while [ "$(grep -c '^pds=' "$T/flood1.out")" = 0 ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+cat "$T/flood1.out"
+conns=$(sed -n 's/^conns=\([0-9]*\) .*/\1/p' "$T/flood1.out")
+[ -n "$conns" ] && [ "$conns" -ge 10 ] && [ "$conns" -lt 40 ] ||
+	fail "nobody's contexts under a 200-descriptor daemon (5 descriptors each, 64 reserved)" "10..39" "$conns"
+"$UROCE" status --dev uroce1 >"$T/status1" 2>&1
+expect_eq "root's uroce status while nobody holds the budget (exit)" 0 $?
+expect_line "status counts nobody's contexts" "$T/status1" "uid $(id -u nobody) clients=$conns pd=0 cq=0 qp=0 mr=0 ah=0"
+"$UROCE" run -- ibv_devinfo -d uroce1 >"$T/devinfo1" 2>&1
+expect_eq "root's ibv_devinfo while nobody holds the budget (exit)" 0 $?
+exec 9>&-
+wait $flood1

@@ -13,6 +13,8 @@
  *       child's pre-exec descriptors (ESRCH), and REG_MR through the child's
  *       HELLO'd connection at the child's old buffer and at stack addresses
  *       (EFAULT): nothing of passwd's memory becomes reachable.
+ *   sec_attack spam SOCK N   N requests the daemon refuses (EPROTO), on one
+ *       connection; prints "refused=N".
  *   sec_attack flood SOCK N_CONN N_PD   open connections with HELLO until
  *       one fails, then ALLOC_PD on the first until one fails; prints
  *       "conns=K errno=NAME" and "pds=K errno=NAME", then waits for EOF on
@@ -190,6 +192,7 @@ static int do_flood(const char *sock, int n_conn, int n_pd)
 		conns++;
 	}
 	printf("conns=%d errno=%s\n", conns, rc ? strerrorname_np(rc) : "none");
+	rc = 0;
 	for (i = 0; conns > 0 && i < n_pd; i++) {
 		rc = dp_alloc_pd(&ss[0], &h);
 		if (rc)
@@ -203,13 +206,35 @@ static int do_flood(const char *sock, int n_conn, int n_pd)
 	return 0;
 }
 
+/* N requests on one connection that the daemon must refuse (QUERY_PORT
+ * before HELLO: EPROTO); prints how many were answered EPROTO. */
+static int do_spam(const char *sock, int n)
+{
+	struct uroce_query_port_req req;
+	struct uroce_query_port_resp resp;
+	int s = dp_connect(sock), i, refused = 0;
+
+	for (i = 0; s >= 0 && i < n; i++) {
+		memset(&req, 0, sizeof(req));
+		dp_hdr(&req, UROCE_OP_QUERY_PORT, (uint32_t)i);
+		req.port_num = 1;
+		refused += dp_call(s, &req, NULL, 0, &resp, sizeof(resp), NULL, NULL) == EPROTO;
+	}
+	printf("refused=%d\n", refused);
+	if (s >= 0)
+		close(s);
+	return refused == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "setuid"))
 		return do_setuid(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "spam"))
+		return do_spam(argv[2], atoi(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "flood"))
 		return do_flood(argv[2], atoi(argv[3]), atoi(argv[4]));
-	fprintf(stderr, "usage: sec_attack setuid SOCK | flood SOCK N_CONN N_PD\n");
+	fprintf(stderr, "usage: sec_attack setuid SOCK | flood SOCK N_CONN N_PD | spam SOCK N\n");
 	return 2;
 }

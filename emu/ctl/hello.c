@@ -51,6 +51,16 @@ static int proc_file_check(const struct client *c, int fd, const char *name, int
 	return strcmp(got, want) ? EPERM : 0;
 }
 
+/* Forget the memory descriptors of a HELLO that failed after taking them. */
+static void mem_fds_close(struct client *c)
+{
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
+	if (c->maps_fd >= 0)
+		close(c->maps_fd);
+	c->mem_fd = c->maps_fd = -1;
+}
+
 /* Take the memory descriptors of HELLO (see abi.h): both must name the
  * connecting process, and its address space must still be the one they
  * were opened in (a maps descriptor of a process that has exec'd or exited
@@ -67,9 +77,7 @@ static int take_mem_fds(struct client *c, struct ctl_call *call)
 	c->maps_fd = call->fds[2];
 	call->fds[1] = call->fds[2] = -1;
 	if (!mem_maps_live(c)) {
-		close(c->mem_fd);
-		close(c->maps_fd);
-		c->mem_fd = c->maps_fd = -1;
+		mem_fds_close(c);
 		return ESRCH;
 	}
 	return 0;
@@ -126,8 +134,12 @@ int op_hello(struct client *c, struct ctl_call *call)
 	if (rc)
 		return rc;
 	rc = doorbell_open(c);
-	if (rc)
+	if (rc) {
+		if (rc == EMFILE)
+			c->refuse = EMFILE; /* descriptor budget: close after this reply */
+		mem_fds_close(c);
 		return rc;
+	}
 	c->async_fd = call->fds[0];
 	call->fds[0] = -1;
 	c->hello = true;

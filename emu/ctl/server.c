@@ -105,9 +105,13 @@ static int dispatch(struct client *c, const unsigned char *buf, ssize_t n, int m
 		return EINVAL;
 	if (c->refuse)
 		return c->refuse;
-	for (i = 0; i < nfds; i++)
-		if (!quota_fd_ok(c, fds[i]))
+	for (i = 0; i < nfds; i++) {
+		if (!quota_fd_ok(c, fds[i])) {
+			if (!c->hello)
+				c->refuse = EMFILE; /* close it after this reply */
 			return EMFILE;
+		}
+	}
 	if (desc->flags & F_ADMIN) {
 		if (c->uid != 0 && c->uid != c->dev->uid)
 			return EPERM;
