@@ -243,7 +243,8 @@ struct uroce_query_port_resp {
  * DEALLOC_PD, DEREG_MR and DESTROY_AH.
  *   handle  the daemon's handle (uint32, unique per client and object type, never 0)
  * DEALLOC_PD errors: EINVAL (bad handle), EBUSY (MRs, QPs or AHs still use the PD).
- * ALLOC_PD errors: ENOMEM (max_pd reached for the device). */
+ * ALLOC_PD errors: ENOMEM (max_pd reached for the device, or the uid's PD
+ * quota; docs/security.md). */
 struct uroce_handle_req {
 	struct uroce_hdr hdr;
 	uint32_t handle;
@@ -266,9 +267,9 @@ struct uroce_handle_resp {
  *              optional-range bits (RELAXED_ORDERING) accepted and ignored;
  *              any other unknown bit → EINVAL.
  * Reply: handle, lkey, rkey. Keys are index<<8 | variant (index 1..2^24-1,
- * unique per device; variant 8 bits, advanced each time the index is reused),
- * lkey == rkey, so lkey+1 / rkey+1 never name a live MR. ENOMEM when max_mr is
- * reached. EFAULT (as the kernel's ib_umem_get) when part of the range is not
+ * unique per device; variant 8 bits, random per index and advanced by a random
+ * odd stride each time the index is reused), lkey == rkey, so lkey+1 / rkey+1
+ * never name a live MR. ENOMEM when max_mr or the uid's MR quota is reached. EFAULT (as the kernel's ib_umem_get) when part of the range is not
  * mapped in the client (NULL included), not readable (PROT_NONE), or not
  * writable while LOCAL_WRITE / REMOTE_WRITE / REMOTE_ATOMIC is asked for;
  * the check reads /proc/PID/maps and one byte. The memory is not pinned.
@@ -377,7 +378,7 @@ static inline uint64_t uroce_cq_ring_size(uint32_t nent)
  *                [1] optional: the daemon's end of the completion-channel socket
  *                (SOCK_SEQPACKET or SOCK_STREAM; EBADF if not a socket).
  * Reply: handle, cqn (unique per device, shown in logs).
- * Errors also: ENOMEM (max_cq reached).
+ * Errors also: ENOMEM (max_cq or the uid's CQ quota reached).
  */
 struct uroce_create_cq_req {
 	struct uroce_hdr hdr;
@@ -429,7 +430,7 @@ struct uroce_destroy_cq_resp {
  * Reply: handle; qpn (allocated by the daemon, unique per device, never 0 or 1,
  * < 2^24); cap rounded up as the rings hold them (the provider reports these
  * in ibv_qp_init_attr.cap, like mlx5).
- * Errors also: ENOMEM (max_qp reached).
+ * Errors also: ENOMEM (max_qp or the uid's QP quota reached).
  */
 struct uroce_create_qp_req {
 	struct uroce_hdr hdr;
@@ -517,7 +518,7 @@ struct uroce_destroy_qp_resp {
  * CREATE_AH: pd_handle + struct ibv_ah_attr. RoCE needs a GRH: is_global 0 →
  * EINVAL (pyverbs test_create_ah_roce); port_num must be 1; grh.sgid_index <
  * gid_tbl_len; EINVAL otherwise. Reply: handle (used in UD send WQEs).
- * ENOMEM when max_ah is reached.
+ * ENOMEM when max_ah or the uid's AH quota is reached.
  */
 struct uroce_create_ah_req {
 	struct uroce_hdr hdr;
