@@ -1,5 +1,5 @@
 /*
- * main.c - uroced, the emulated RoCEv2 NIC: command line (contract.md),
+ * main.c - uroced, the emulated RoCEv2 NIC: command line (docs/daemon.md),
  * daemonizing, and the libev loop that runs the control server, the HCA
  * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
  */
@@ -266,7 +266,7 @@ static int write_pidfile(const char *path)
 
 /* Each client holds a few descriptors (socket, async, doorbell, memory, one
  * per CQ channel): use all the hard limit allows (quota.h keeps a reserve). */
-static void raise_nofile(void)
+static void raise_nofile_limit(void)
 {
 	struct rlimit rl;
 
@@ -277,14 +277,15 @@ static void raise_nofile(void)
 }
 
 /*
- * Fork; the parent waits on PIPEFD until the child listens (the child closes
- * its end without writing) or reports a start-up error (it writes it).
- * Returns, in the parent, its exit status (0 or 1); in the child -1.
+ * --daemonize: fork(2); the child continues in a new session with
+ * pipefd[1] open (daemon_ready closes it; an error written there is the
+ * parent's signal to fail). Returns -1 in the child; in the parent, or when
+ * pipe2/fork fail, the process exit status: 0 once the child listens (it
+ * closed the pipe without writing), 1 otherwise.
  */
 static int daemonize(int pipefd[2])
 {
 	char msg[512];
-	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
@@ -298,14 +299,43 @@ static int daemonize(int pipefd[2])
 	}
 	if (pid > 0) {
 		close(pipefd[1]);
-		n = read(pipefd[0], msg, sizeof(msg) - 1);
-		/* on error the child already printed the message to stderr */
-		return n > 0 ? 1 : 0;
+		/* the child already printed any message to stderr */
+		return read(pipefd[0], msg, sizeof(msg) - 1) > 0 ? 1 : 0;
 	}
 	close(pipefd[0]);
 	pipefd[0] = -1;
 	setsid();
 	return -1;
+}
+
+/* The daemonized child is up: detach from the terminal's stdio and let the
+ * parent exit 0 by closing ready_fd. */
+static void daemon_ready(int ready_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		/* Nobody may wait on our inherited stderr: the log (--log) is
+		 * where a daemon reports. */
+		dup2(null, 2);
+		close(null);
+	}
+	close(ready_fd);
+}
+
+/* Applications busy-poll their CQs (a NIC is hardware and never waits for a
+ * CPU); on a small machine they would starve the daemon that does the NIC's
+ * work: measured 3.9 ms per ibv_rc_pingpong iteration on 2 cores at nice 0,
+ * 0.26 ms at -15. Raise our priority when allowed. */
+static void raise_priority(void)
+{
+	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
+		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
+	else
+		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
+		     strerror(errno));
 }
 
 int main(int argc, char **argv)
@@ -335,10 +365,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile();
-
+	raise_nofile_limit();
 	if (o.daemonize && (rc = daemonize(pipefd)) >= 0)
-		return rc; /* the parent */
+		return rc; /* the parent, or fork failed */
 
 	loop = ev_default_loop(EVFLAG_AUTO);
 	if (!loop)
@@ -370,16 +399,7 @@ int main(int argc, char **argv)
 	ev_signal_init(&sig_int, on_signal, SIGINT);
 	ev_signal_start(loop, &sig_int);
 
-	/* Applications busy-poll their CQs (a NIC is hardware and never waits
-	 * for a CPU); on a small machine they would starve the daemon that
-	 * does the NIC's work: measured 3.9 ms per ibv_rc_pingpong iteration on
-	 * 2 cores at nice 0, 0.26 ms at -15. Raise our priority when allowed. */
-	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
-		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
-	else
-		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
-		     strerror(errno));
-
+	raise_priority(); /* while we may: before dropping to --user */
 	if (o.user && (rc = drop_privileges(o.user)))
 		return fail_start(pipefd[1], "cannot run as user %s: %s", o.user, rc);
 	if (o.user)
@@ -387,19 +407,8 @@ int main(int argc, char **argv)
 	ulog(ULOG_INFO, "%s up: addr %s udp port %u mtu %u gid_tbl_len %u clock %llu kHz %u bits sock %s",
 	     dev.name, dev.addr_str, dev.port, dev.mtu, dev.gid_tbl_len,
 	     (unsigned long long)dev.clock.freq_khz, dev.clock.bits, o.sock);
-	if (o.daemonize) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			/* Nobody may wait on our inherited stderr: the log
-			 * (--log) is where a daemon reports. */
-			dup2(null, 2);
-			close(null);
-		}
-		close(pipefd[1]); /* parent exits 0 now */
-	}
+	if (o.daemonize)
+		daemon_ready(pipefd[1]);
 
 	ev_run(loop, 0);
 

@@ -3,7 +3,7 @@
  *
  * The variant fields of the network headers are replaced by 1s in a small
  * stack copy; the rest of the packet is hashed in place.  Rule and verified
- * vectors: roce-wire.md §2 (IBA §7.8.1, Annex A17.3.3); tests/data/icrc.tsv.
+ * vectors: docs/wire-format.md §2 (IBA §7.8.1, Annex A17.3.3); tests/data/icrc.tsv.
  */
 #include <string.h>
 #include <zlib.h>

@@ -2,7 +2,7 @@
  * icrc.h - the RoCE Invariant CRC (ICRC) over IPv4, IPv6 and RoCEv1 GRH
  * packets, and over a bare UDP payload with a reconstructed IP/UDP header.
  *
- * Algorithm (roce-wire.md §2.1; IBA §7.8.1, Annex A17.3.3): CRC-32/IEEE
+ * Algorithm (docs/wire-format.md §2.1; IBA §7.8.1, Annex A17.3.3): CRC-32/IEEE
  * (zlib crc32) over 8 bytes of 0xFF (pseudo-LRH), the IP header with TOS/
  * traffic class, flow label, TTL/hop limit and header checksum set to 1s,
  * the UDP header with its checksum set to 1s, the BTH with byte 4 (F, B,

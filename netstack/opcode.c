@@ -3,13 +3,13 @@
  * headers it carries and their offsets, FIRST/MIDDLE/LAST, whether it
  * carries payload, needs a receive WQE, is a request or a response.
  * Parsing, building and validation loop over this description instead of
- * switching on opcodes (the rxe_opcode.c pattern; STYLE.md).
+ * switching on opcodes (the pattern of the kernel's rxe_opcode.c).
  *
  * Header offsets are computed at compile time from the header set: every
  * header has one fixed position in the canonical wire order RDETH, DETH,
  * XRCETH, FETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH (the order
  * of enum roce_hdr), which holds for every opcode of IBA Table 38, Annex
- * A14 (XRC) and IBA 1.5 (FLUSH, ATOMIC_WRITE).  Source: roce-wire.md §1.4.
+ * A14 (XRC) and IBA 1.5 (FLUSH, ATOMIC_WRITE).  Source: docs/wire-format.md §1.4.
  */
 #include "netstack/packet.h"
 

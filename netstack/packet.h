@@ -10,7 +10,7 @@
  *
  * Every parse entry point treats the buffer as hostile: it reads only inside
  * [buf, buf+len) and returns one distinct enum roce_err per kind of defect.
- * Source of the wire rules: include/uroce/roce.h and roce-wire.md §1-§2.
+ * Source of the wire rules: include/uroce/roce.h and docs/wire-format.md §1-§2.
  */
 #ifndef UROCE_NETSTACK_PACKET_H
 #define UROCE_NETSTACK_PACKET_H
@@ -127,7 +127,7 @@ enum roce_opflag {
  * the payload.  fixed_payload: exact payload length required (-1 = any up to
  * the MTU; 0 for opcodes without ROCE_OPF_PAYLOAD; 8 for ATOMIC_WRITE; 16
  * for CNP, whose reserved bytes are reported as payload).
- * Source: roce-wire.md §1.4 (ib_pack.h, rxe_opcode.c, Wireshark OpCodeMap).
+ * Source: docs/wire-format.md §1.4 (IBA §9.2.1; the kernel's ib_pack.h).
  */
 struct roce_opcode_info {
 	const char *name; /* "RC_SEND_FIRST", "RC_RDMA_WRITE_ONLY_IMM", "UD_SEND_ONLY", "CNP", ... */
@@ -271,7 +271,7 @@ struct roce_pkt {
  * @dport:   UDP destination port that identifies RoCEv2 (ROCE_UDP_PORT).
  * Checks IP version/IHL/fragment/protocol/length, UDP length and port, then
  * the transport headers (roce_parse_bth) and finally the ICRC over the IP
- * header as found (its real ID and flags; roce-wire §2.1).
+ * header as found (its real ID and flags; docs/wire-format.md §2.1).
  * Returns ROCE_OK or the first defect (enum roce_err); PKT is filled as
  * described at struct roce_pkt.
  */
@@ -280,7 +280,7 @@ int roce_parse_ip(const uint8_t *buf, size_t len, uint16_t dport, struct roce_pk
 /*
  * roce_parse_grh - parse a RoCEv1 packet: the Ethernet payload of ethertype
  * 0x8915 (entry point b).  @buf,len start at the 40-byte GRH; bytes beyond
- * the GRH payload length are ignored.  ICRC as in roce-wire §2.1 (RoCEv1).
+ * the GRH payload length are ignored.  ICRC as in docs/wire-format.md §2.1 (RoCEv1).
  * pkt->l3.kind = ROCE_L3_GRH, src/dst = SGID/DGID, ports 0.
  */
 int roce_parse_grh(const uint8_t *buf, size_t len, struct roce_pkt *pkt);

@@ -3,7 +3,7 @@
  *
  * The last 4 bytes are always the ICRC; every header must fit before them,
  * or the packet is truncated "in" that header (one error per header kind).
- * The payload and pad rules are roce-wire.md §1.5.  What this layer cannot
+ * The payload and pad rules are docs/wire-format.md §1.5.  What this layer cannot
  * know (path MTU, PSN windows, QP state) is the transport engine's job.
  */
 #include <string.h>

@@ -4,7 +4,7 @@
  * PSNs count modulo 2^24 (IBA §9.7.1).  Comparison splits the circle into
  * two halves of 2^23: A is "after" B when (A - B) mod 2^24 lies in
  * [1, 2^23).  Same rule as rxe's psn_compare ((int32_t)((a - b) << 8),
- * rxe_verbs.h; roce-wire.md §1.6).  Inputs are masked to 24 bits.
+ * rxe_verbs.h; docs/wire-format.md §1.6).  Inputs are masked to 24 bits.
  */
 #ifndef UROCE_NETSTACK_PSN_H
 #define UROCE_NETSTACK_PSN_H

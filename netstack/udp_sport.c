@@ -1,6 +1,6 @@
 /*
  * udp_sport.c - RoCEv2 UDP source ports: the flow-label convention every
- * RoCEv2 driver follows and rxe's per-QP hash (roce-wire.md §1.7).
+ * RoCEv2 driver follows and rxe's per-QP hash (docs/wire-format.md §1.7).
  */
 #include "netstack/udp_sport.h"
 

@@ -4,7 +4,7 @@
  * Linux include/rdma/ib_verbs.h: "All RoCE V2 drivers should use this same
  * convention" (rdma_flow_label_to_udp_sport, rdma_calc_flow_label,
  * rdma_get_udp_sport), used by mlx5 and current rxe at modify_qp with a
- * path; and rxe's create-time hash kept by UD QPs.  roce-wire.md §1.7.
+ * path; and rxe's create-time hash kept by UD QPs.  docs/wire-format.md §1.7.
  * Re-implemented from the formulas; no code copied.
  */
 #ifndef UROCE_NETSTACK_UDP_SPORT_H

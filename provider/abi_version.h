@@ -5,7 +5,7 @@
  * is rdma-core 44's. The private ABI number (the -rdmav34 suffix) does not pin
  * a layout, so at load time the provider finds the file libibverbs was loaded
  * from and reads its exact release out of the name
- * (libibverbs.so.1.<abi>.<release>.<minor>); see provider-abi.md §4.4 and §5.
+ * (libibverbs.so.1.<abi>.<release>.<minor>); see docs/provider-abi.md §4.3.
  */
 #ifndef UROCE_PROVIDER_ABI_VERSION_H
 #define UROCE_PROVIDER_ABI_VERSION_H

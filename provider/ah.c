@@ -3,7 +3,7 @@
  *
  * RoCE addresses by GID: an AH without a GRH has no destination and is
  * refused with EINVAL, as on every RoCE device (pyverbs test_create_ah_roce;
- * clients.md §0 item 3). The daemon resolves the GID to a UDP endpoint.
+ * docs/clients.md §0 item 3). The daemon resolves the GID to a UDP endpoint.
  */
 #include "config.h"
 
@@ -47,13 +47,9 @@ struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 int uroce_destroy_ah(struct ibv_ah *ibah)
 {
 	struct uroce_ah *ah = to_uah(ibah);
-	struct uroce_handle_req req = { .handle = ah->handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(ibah->context), UROCE_OP_DESTROY_AH, ah->handle);
 
-	ret = uroce_ctl_call(to_uctx(ibah->context), UROCE_OP_DESTROY_AH, &req, sizeof(req),
-			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
-	if (ret && ret != EIO && ret != ENODEV)
+	if (ret)
 		return ret;
 	free(ah);
 	return 0;

@@ -5,7 +5,9 @@
  * 17 (IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL) on the context's cmd_fd and
  * takes the fd the kernel puts in the response. uroce has no kernel, so the
  * provider replaces libibverbs' own GOT entries for write() and close() with
- * hooks (DESIGN §2, provider-abi.md §5). See comp_channel.c.
+ * hooks (docs/provider-abi.md §3, docs/provider.md). See comp_channel.c; the
+ * slots are patched by got_hook.c, the CQs of a channel and the hold of
+ * stale events are event_hold.c's.
  */
 #ifndef UROCE_PROVIDER_COMP_CHANNEL_H
 #define UROCE_PROVIDER_COMP_CHANNEL_H
@@ -53,22 +55,5 @@ int uroce_chan_peer_fd(int channel_fd);
  * Returns the number of records dropped (0 for a channel not made by the hook).
  */
 int uroce_chan_drop_cq_events(int channel_fd, uint64_t cq_handle);
-
-struct ibv_cq;
-/*
- * uroce_chan_add_cq / uroce_chan_remove_cq - CQ lives on the channel whose
- * application fd is channel_fd, from before the daemon can write its first
- * event until ibv_destroy_cq. The read hook delivers only live CQs' events,
- * counting each as read (destroy then waits for its ack), and holds back
- * stale events only on one-CQ channels. add: 0 or ENOMEM. remove: waits
- * until no read hook looks at the CQ any more.
- */
-int uroce_chan_add_cq(int channel_fd, struct ibv_cq *cq);
-void uroce_chan_remove_cq(int channel_fd, struct ibv_cq *cq);
-
-/* How long (ms) the read hook holds an event that announces nothing while
- * waiting for a newer one on the same CQ (comp_channel.c); the environment
- * variable UROCE_STALE_EVENT_WAIT_MS (0..60000) overrides it. */
-#define UROCE_STALE_EVENT_WAIT_MS 200
 
 #endif

@@ -217,7 +217,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	if (!ctx->gid_tbl_len)
 		ctx->gid_tbl_len = ctx->hello.gid_tbl_len;
 	ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	/* UCX passes comp_vector = its CPU: expose one vector per CPU (clients.md §0 item 8). */
+	/* UCX passes comp_vector = its CPU: expose one vector per CPU (docs/clients.md §0 item 8). */
 	ctx->num_comp_vectors = ncpu > 0 ? (int)ncpu : 1;
 	ctx->vctx.context.num_comp_vectors = ctx->num_comp_vectors;
 

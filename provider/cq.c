@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "comp_channel.h"
+#include "event_hold.h"
 #include "uroce.h"
 
 /* wc_flags this provider's poll functions can read (cq_poll.c); see docs/provider.md. */
@@ -66,6 +67,14 @@ static void unmap_ring(struct uroce_cq *cq)
 	if (cq->ring_fd >= 0)
 		close(cq->ring_fd);
 }
+
+static bool cq_event_is_stale(struct ibv_cq *ibcq);
+static void cq_count_event_read(struct ibv_cq *ibcq);
+/* What the channel's event hold calls back (event_hold.h). */
+static const struct uroce_event_hold_cq_ops cq_event_ops = {
+	.count_read = cq_count_event_read,
+	.is_stale = cq_event_is_stale,
+};
 
 /*
  * Common part of create_cq and create_cq_ex.
@@ -120,7 +129,7 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err;
 	if (channel) {
-		ret = uroce_chan_add_cq(channel->fd, &cq->vcq.cq);
+		ret = uroce_event_hold_add_cq(channel->fd, &cq->vcq.cq, &cq_event_ops);
 		if (ret)
 			goto err;
 	}
@@ -146,7 +155,7 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	return cq;
 err:
 	if (channel)
-		uroce_chan_remove_cq(channel->fd, &cq->vcq.cq);
+		uroce_event_hold_remove_cq(channel->fd, &cq->vcq.cq);
 	unmap_ring(cq);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
@@ -220,7 +229,7 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 
 	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_CQ, &req, sizeof(req),
 			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
-	if (ret == EIO || ret == ENODEV) {
+	if (uroce_daemon_gone(ret)) {
 		/* The daemon is gone: nothing more can be delivered. */
 		resp.comp_events_reported = 0;
 		resp.async_events_reported = 0;
@@ -229,7 +238,7 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	}
 	/* The daemon wrote this CQ's last record before its reply. */
 	if (ibcq->channel) {
-		uroce_chan_remove_cq(ibcq->channel->fd, ibcq);
+		uroce_event_hold_remove_cq(ibcq->channel->fd, ibcq);
 		uroce_chan_drop_cq_events(ibcq->channel->fd, (uint64_t)(uintptr_t)ibcq);
 	}
 	pthread_mutex_lock(&ibcq->mutex);
@@ -283,7 +292,24 @@ int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return cq_arm(cq);
 }
 
-bool uroce_cq_event_is_stale(struct ibv_cq *ibcq)
+/*
+ * Called by ibv_get_cq_event for each event of this CQ: the next arm gets a
+ * new sn. (The event was counted as read by the channel's read hook.)
+ */
+void uroce_cq_event(struct ibv_cq *ibcq)
+{
+	to_ucq(ibcq)->arm_sn++;
+}
+
+/*
+ * For an event just read from the CQ's channel, whether it announces nothing:
+ * the CQ has no CQE to poll because the application's poll after arming
+ * already took the CQE that fired it (event_hold.h explains when that
+ * happens). Then the CQ is armed again as the application's last arm asked
+ * (so a newer CQE fires a newer event) and true is returned; false when there
+ * is a CQE to poll.
+ */
+static bool cq_event_is_stale(struct ibv_cq *ibcq)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
 
@@ -298,16 +324,9 @@ bool uroce_cq_event_is_stale(struct ibv_cq *ibcq)
 	return !uroce_cq_has_cqe(cq);
 }
 
-/*
- * Called by ibv_get_cq_event for each event of this CQ: the next arm gets a
- * new sn. (The event was counted as read by the channel's read hook.)
- */
-void uroce_cq_event(struct ibv_cq *ibcq)
-{
-	to_ucq(ibcq)->arm_sn++;
-}
-
-void uroce_cq_count_event_read(struct ibv_cq *ibcq)
+/* One completion event of the CQ handed to the application (by the event
+ * hold, under its lock): ibv_destroy_cq waits for its ack. */
+static void cq_count_event_read(struct ibv_cq *ibcq)
 {
 	__atomic_add_fetch(&to_ucq(ibcq)->comp_events_read, 1, __ATOMIC_RELEASE);
 }

@@ -2,7 +2,7 @@
  * cq_poll.c - reading completions straight from the CQ ring.
  *
  * The daemon writes struct mlx5_cqe64 entries exactly as a ConnectX does
- * (roce-wire.md §4): CQE n sits in slot n & (nent-1) and belongs to software
+ * (docs/cqe-format.md §3): CQE n sits in slot n & (nent-1) and belongs to software
  * when its opcode is not INVALID and its owner bit equals !!(n & nent). After
  * that check an acquire load orders the reads of the other fields. The
  * consumer index goes back to the daemon in dbrec[0] (big-endian) so it can
@@ -49,7 +49,7 @@ static inline void update_ci(struct uroce_cq *cq)
 			 __ATOMIC_RELEASE);
 }
 
-/* mlx5 error syndrome → ibv_wc_status (roce-wire.md §4.2). */
+/* mlx5 error syndrome → ibv_wc_status (docs/cqe-format.md §2). */
 static enum ibv_wc_status syndrome_status(uint8_t syndrome)
 {
 	switch (syndrome) {
@@ -187,7 +187,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		parse_cqe(cq, cqe, &w->wr_id, &w->status);
 		w->qp_num = be32toh(cqe->sop_drop_qpn) & 0xFFFFFF;
 		if (w->status != IBV_WC_SUCCESS) {
-			/* For error CQEs the opcode is undefined (roce-wire.md §4.2). */
+			/* For error CQEs the opcode is undefined (docs/cqe-format.md §2). */
 			w->vendor_err = ((struct mlx5_err_cqe *)cqe)->vendor_err_synd;
 		} else {
 			w->opcode = cqe_opcode(cqe);

@@ -4,7 +4,7 @@
  * The constructor runs when libibverbs dlopen()s liburoce-rdmav34.so
  * (RDMAV_DRIVERS=<dir>/liburoce). It first checks that the loaded libibverbs
  * has the layout verbs_provider.h declares (abi_version.c) and only then
- * registers. Matching (provider-abi.md §1.4): the name pattern
+ * registers. Matching (docs/provider-abi.md §1.4): the name pattern
  * rdma_device:*Nuroce* from the table, then match_device, which has the final
  * say, requires the uroce_socket file in the device's sysfs directory so a
  * foreign device whose name happens to contain "uroce" is never claimed.
@@ -56,7 +56,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 
 static const struct verbs_device_ops uroce_dev_ops = {
 	.name = "uroce",
-	/* class/infiniband_verbs/<uv>/abi_version is "1" (contract.md); 0 if absent */
+	/* class/infiniband_verbs/<uv>/abi_version is "1" (docs/discovery.md); 0 if absent */
 	.match_min_abi_version = 0,
 	.match_max_abi_version = 1,
 	.match_table = uroce_match_table,

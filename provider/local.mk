@@ -3,6 +3,7 @@ pkglib_LTLIBRARIES += provider/liburoce-rdmav34.la
 provider_liburoce_rdmav34_la_SOURCES = \
 	provider/abi_version.c provider/abi_version.h \
 	provider/comp_channel.c provider/comp_channel.h \
+	provider/event_hold.c provider/event_hold.h provider/got_hook.c provider/got_hook.h \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/ah.c \
@@ -16,7 +17,7 @@ provider_liburoce_rdmav34_la_LDFLAGS = -module -avoid-version -shared -no-undefi
 provider_liburoce_rdmav34_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread
 noinst_HEADERS += include/uroce/verbs_provider.h
 
-# Layout facts of rdma-core 44 (verbatim copy of /work/shared/abi/rdma-core-v44-layout.tsv)
+# Layout facts of rdma-core 44 (docs/provider-abi.md §4.1)
 # turned into _Static_asserts; a mismatch fails the build.
 UROCE_LAYOUT_TSV = $(top_srcdir)/provider/abi/rdma-core-v44-layout.tsv
 provider/verbs_provider_layout.h: $(UROCE_LAYOUT_TSV) $(top_srcdir)/scripts/gen-layout-asserts

@@ -3,8 +3,8 @@
  *
  * The daemon owns both; the provider keeps only the handle. Keys are the
  * daemon's (index << 8 | variant, so lkey + 1 never names a live MR;
- * clients.md §0 item 5). Registered memory stays where the application put
- * it: nothing is pinned or copied (DESIGN §3 "Memory").
+ * docs/clients.md §0 item 5). Registered memory stays where the application put
+ * it: nothing is pinned or copied (docs/daemon.md "Limits").
  */
 #include "config.h"
 
@@ -12,12 +12,6 @@
 #include <stdlib.h>
 
 #include "uroce.h"
-
-/* True when a destroy may complete locally: the daemon is gone (its objects with it). */
-static bool daemon_gone(int ret)
-{
-	return ret == EIO || ret == ENODEV;
-}
 
 /* ibv_alloc_pd. Errors (errno): ENOMEM (no memory, or the daemon's max_pd). */
 struct ibv_pd *uroce_alloc_pd(struct ibv_context *context)
@@ -45,13 +39,9 @@ struct ibv_pd *uroce_alloc_pd(struct ibv_context *context)
 int uroce_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct uroce_pd *pd = to_upd(ibpd);
-	struct uroce_handle_req req = { .handle = pd->handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(ibpd->context), UROCE_OP_DEALLOC_PD, pd->handle);
 
-	ret = uroce_ctl_call(to_uctx(ibpd->context), UROCE_OP_DEALLOC_PD, &req, sizeof(req),
-			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
-	if (ret && !daemon_gone(ret))
+	if (ret)
 		return ret;
 	free(pd);
 	return 0;
@@ -103,13 +93,9 @@ struct ibv_mr *uroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 int uroce_dereg_mr(struct verbs_mr *vmr)
 {
 	struct uroce_mr *mr = uroce_container_of(vmr, struct uroce_mr, vmr);
-	struct uroce_handle_req req = { .handle = mr->handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(vmr->ibv_mr.context), UROCE_OP_DEREG_MR, mr->handle);
 
-	ret = uroce_ctl_call(to_uctx(vmr->ibv_mr.context), UROCE_OP_DEREG_MR, &req, sizeof(req),
-			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
-	if (ret && !daemon_gone(ret))
+	if (ret)
 		return ret;
 	free(mr);
 	return 0;

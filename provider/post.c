@@ -1,7 +1,7 @@
 /*
  * post.c - posting work requests: WQEs into the QP's shared rings.
  *
- * abi.h "SQ/RQ rings" (draft for issue 4): WQE number n goes to slot
+ * abi.h "SQ/RQ rings": WQE number n goes to slot
  * n & (cnt-1) as a uroce_send_wqe / uroce_recv_wqe header followed by its
  * SGE list (or, for IBV_SEND_INLINE, the payload itself); a slot is free
  * while the daemon is done with it (ci) and its completion was polled

@@ -331,7 +331,7 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 
 	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &req, sizeof(req), NULL, 0,
 			     &resp, sizeof(resp), NULL, NULL);
-	if (ret == EIO || ret == ENODEV)
+	if (uroce_daemon_gone(ret))
 		resp.async_events_reported = 0;
 	else if (ret)
 		return ret;

@@ -48,7 +48,7 @@ int uroce_query_device_ex(struct ibv_context *context,
 /*
  * ibv_query_port. Errors: EINVAL for port_num != 1; EIO/ENODEV when the
  * daemon is gone. gid_tbl_len is the number of GID files in sysfs, which is
- * what ibv_query_gid can read (provider-abi.md §2).
+ * what ibv_query_gid can read (docs/provider-abi.md §2).
  */
 int uroce_query_port(struct ibv_context *context, uint8_t port_num,
 		     struct ibv_port_attr *port_attr)

@@ -21,7 +21,7 @@
 #define uroce_container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The sysfs file whose presence marks a uroce device (contract.md). */
+/* The sysfs file whose presence marks a uroce device (docs/discovery.md). */
 #define UROCE_SYSFS_SOCKET_FILE "uroce_socket"
 
 /* QPN lookup table geometry: 24-bit QPNs = 12-bit top index + 12-bit slot. */
@@ -43,7 +43,7 @@ struct uroce_device {
  *   sock       AF_UNIX SOCK_SEQPACKET connection; requests serialised by ctl_lock
  *   hello      the HELLO reply: device and port attributes, limits
  *   clock      the daemon's read-only clock page (struct uroce_clock_page)
- *   doorbell   the daemon's eventfd: written after a CQ arm word (or, in issue 4, WQEs)
+ *   doorbell   the daemon's eventfd: written after a CQ arm word (or new WQEs)
  *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
  *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: ENODEV)
  *   lost       the control connection broke (requests: EIO)
@@ -121,7 +121,7 @@ struct uroce_cq {
 };
 
 /*
- * A QP with its SQ/RQ rings (abi.h, draft for issue 4) and, like mlx5, one
+ * A QP with its SQ/RQ rings (abi.h) and, like mlx5, one
  * wr_id array per queue indexed by WQE number & (cnt - 1).
  */
 struct uroce_qp {
@@ -183,6 +183,33 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		   void *req, size_t req_len, const int *fds, int nfds,
 		   void *resp, size_t resp_len, int *rfds, int *nrfds);
 
+/*
+ * Whether a destroy may complete locally after uroce_ctl_call returned err:
+ * the daemon is gone (EIO) or the device is dead (ENODEV), and the object
+ * went with it.
+ */
+static inline bool uroce_daemon_gone(int err)
+{
+	return err == EIO || err == ENODEV;
+}
+
+/*
+ * Destroys the daemon object `handle` with a request whose reply is a plain
+ * struct uroce_handle_resp (DEALLOC_PD, DEREG_MR, DESTROY_AH).
+ * Returns 0 when the object is gone (destroyed, or the daemon is gone) or the
+ * daemon's errno (EBUSY, EINVAL): then the caller keeps its object.
+ */
+static inline int uroce_ctl_destroy(struct uroce_context *ctx, unsigned int opcode,
+				    uint32_t handle)
+{
+	struct uroce_handle_req req = { .handle = handle };
+	struct uroce_handle_resp resp;
+	int ret = uroce_ctl_call(ctx, opcode, &req, sizeof(req), NULL, 0,
+				 &resp, sizeof(resp), NULL, NULL);
+
+	return uroce_daemon_gone(ret) ? 0 : ret;
+}
+
 /* Connects to the daemon socket at path; returns the fd or -1 with errno. */
 int uroce_ctl_connect(const char *path);
 
@@ -213,18 +240,6 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void uroce_cq_event(struct ibv_cq *cq);
-/*
- * uroce_cq_event_is_stale - for an event just read from CQ's channel, decide
- * whether it announces nothing: the CQ has no CQE to poll because the
- * application's poll after arming already took the CQE that fired it
- * (comp_channel.c explains when that happens). Then the CQ is armed again as
- * the application's last arm asked (so a newer CQE fires a newer event) and
- * true is returned; false when there is a CQE to poll.
- */
-bool uroce_cq_event_is_stale(struct ibv_cq *cq);
-/* One completion event of cq handed to the application (the channel's read
- * hook, under its lock): ibv_destroy_cq waits for its ack. */
-void uroce_cq_count_event_read(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
 bool uroce_cq_has_cqe(struct uroce_cq *cq);
 

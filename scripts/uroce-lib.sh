@@ -1,6 +1,6 @@
 # uroce-lib.sh: shell functions shared by the uroce-* subcommands (sourced,
 # not executed).  They know the run-directory layout fixed in
-# docs/discovery.md (and the project's contract): per device NAME,
+# docs/discovery.md: per device NAME,
 #   $UROCE_RUN_DIR/NAME.{sock,pid,log,conf}
 #   $UROCE_RUN_DIR/sysfs/class/infiniband/NAME/...
 #   $UROCE_RUN_DIR/sysfs/class/infiniband_verbs/uverbs_NAME/...

@@ -1,5 +1,5 @@
 #!/bin/sh
-# uroced's command line and admin interface (contract.md): status format,
+# uroced's command line and admin interface (docs/daemon.md): status format,
 # link up|down with port state and async events, capture start|stop writing a
 # pcap header, exit statuses 0/1/2, start-up errors, shutdown with
 # IBV_EVENT_DEVICE_FATAL to clients and a clean exit.

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "emu/nic/hca_clock.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -139,8 +139,6 @@ int main(void)
 {
 	Suite *s = suite_create("hca_clock");
 	TCase *tc = tcase_create("clock");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, page_parameters);
 	tcase_add_test(tc, bad_options);
@@ -149,9 +147,5 @@ int main(void)
 	tcase_add_test(tc, continuous_across_rebase);
 	tcase_add_test(tc, page_not_writable_by_clients);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -10,7 +10,7 @@
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -277,8 +277,6 @@ int main(void)
 {
 	Suite *s = suite_create("cq_ring");
 	TCase *tc = tcase_create("ring");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, owner_bit_per_lap);
@@ -293,9 +291,5 @@ int main(void)
 	tcase_add_test(tc, solicited_only);
 	tcase_add_test(tc, no_channel);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

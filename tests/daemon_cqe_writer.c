@@ -1,6 +1,6 @@
 /*
  * daemon_cqe_writer.c - unit tests of emu/nic/cqe_writer.c: every kind of
- * completion becomes exactly the mlx5 CQE bytes roce-wire.md §4 describes
+ * completion becomes exactly the mlx5 CQE bytes docs/cqe-format.md describes
  * (opcode and SE in op_own, sop_drop_qpn with the WQE opcode, byte_cnt,
  * immediate, flags_rqpn with GRH / RoCE packet type / source QP,
  * wqe_counter, timestamp; error CQEs with syndrome, vendor syndrome and
@@ -9,7 +9,7 @@
 #include "config.h"
 #include "emu/nic/cqe_writer.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <endian.h>
 #include <string.h>
 
@@ -105,7 +105,7 @@ START_TEST(error_cqes)
 }
 END_TEST
 
-/* mlx5's syndrome -> status table (roce-wire.md §4.2), written out here:
+/* mlx5's syndrome -> status table (docs/cqe-format.md §2), written out here:
  * cqe_syndrome must be its inverse. */
 START_TEST(syndrome_table_inverse)
 {
@@ -136,16 +136,10 @@ int main(void)
 {
 	Suite *s = suite_create("cqe_writer");
 	TCase *tc = tcase_create("cqe");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, success_cqes);
 	tcase_add_test(tc, error_cqes);
 	tcase_add_test(tc, syndrome_table_inverse);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

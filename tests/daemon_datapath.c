@@ -3,7 +3,7 @@
  * provider: two verbs sessions (two contexts of this process) on one daemon,
  * RC QPs connected to each other over 127.0.0.1, WQEs written straight into
  * the shared QP rings (include/uroce/abi.h format), doorbells rung, CQEs read
- * from the shared CQ rings. Real UDP, real ICRC, real copies through /proc/PID/mem.
+ * from the shared CQ rings. Real UDP, real ICRC, real copies through the client's /proc/self/mem descriptor.
  *
  * Usage: daemon_datapath SOCK [lossy N | netfuzz N | exec]
  * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
@@ -169,7 +169,17 @@ static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 static uint8_t qp_timeout = 14;
 static const char *status_sock;
 
-static void connect_qp(struct side *s, uint32_t dest)
+/* The GID of 127.0.0.1 (IPv4-mapped, ::ffff:127.0.0.1). */
+static void loopback_gid(union ibv_gid *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->raw[10] = g->raw[11] = 0xff;
+	g->raw[12] = 127;
+	g->raw[15] = 1;
+}
+
+/* RESET -> INIT on port 1 with ACCESS; dies with WHAT on error. */
+static void qp_init(struct side *s, unsigned int access, const char *what)
 {
 	struct ibv_qp_attr a;
 	int rc;
@@ -177,23 +187,36 @@ static void connect_qp(struct side *s, uint32_t dest)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	a.qp_access_flags = access;
 	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
 			       IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
-		die("INIT", rc);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x100;
+		die(what, rc);
+}
+
+/* The RTR attributes RC and UC share: path MTU 1024, DEST, PSN, a GRH to
+ * 127.0.0.1 with hop limit 1 (mask: STATE, AV, PATH_MTU, DEST_QPN, RQ_PSN). */
+static void rtr_attr(struct ibv_qp_attr *a, uint32_t dest, uint32_t psn)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dest;
+	a->rq_psn = psn;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.port_num = 1;
+	a->ah_attr.grh.hop_limit = 1;
+	loopback_gid(&a->ah_attr.grh.dgid);
+}
+
+static void connect_qp(struct side *s, uint32_t dest)
+{
+	struct ibv_qp_attr a;
+	int rc;
+
+	qp_init(s, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, "INIT");
+	rtr_attr(&a, dest, 0x100);
 	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
 	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
 			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)))
@@ -282,23 +305,8 @@ static void uc_connect(struct side *s, uint32_t dest)
 	struct ibv_qp_attr a;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-	if ((rc = dp_modify_qp(&s->ss, s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
-		die("UC INIT", rc);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.rq_psn = 0x700;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.grh.dgid.raw[10] = a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
+	qp_init(s, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, "UC INIT");
+	rtr_attr(&a, dest, 0x700);
 	if ((rc = dp_modify_qp(&s->ss, s->qp, &a,
 			       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)))
 		die("UC RTR", rc);
@@ -610,9 +618,9 @@ static int netfuzz(const char *sock, uint32_t n)
 }
 
 /*
- * Registered memory does not follow an execve (finding 1 of the daemon
- * review: a client could exec a setuid program and keep its control
- * socket). A child process ("victim") opens two sessions, each with an MR
+ * Registered memory does not follow an execve: a client could exec a
+ * setuid program and keep its control socket. A child process ("victim")
+ * opens two sessions, each with an MR
  * of pattern 0xA5 at a fixed address and an RC QP connected to a QP of
  * this process, clears FD_CLOEXEC on both control sockets and execs this
  * program ("exec-victim"), which maps the same addresses with pattern 0x5A.
@@ -722,11 +730,224 @@ static int exec_test(const char *self, const char *sock)
 	return failures ? 1 : 0;
 }
 
+/*
+ * SEND 3000 bytes a -> b, b's CQ armed: one completion event
+ */
+static void rc_send(struct side *a, struct side *b)
+{
+	struct mlx5_cqe64 c;
+
+	arm_cq(b, 0);
+	post_recv(b, 0, 4096);
+	post_send(a, IBV_WR_SEND, 0, 3000, 0, 0, 0);
+	c = poll_cqe(a, "SEND requester");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "SEND: requester opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.sop_drop_qpn) == (MLX5_OPCODE_SEND << 24 | a->qpn), "SEND: sop_drop_qpn 0x%x",
+	      be32toh(c.sop_drop_qpn));
+	CHECK(be16toh(c.wqe_counter) == 0, "SEND: wqe_counter %u", be16toh(c.wqe_counter));
+	CHECK(be64toh(c.timestamp) != 0, "SEND: no timestamp");
+	c = poll_cqe(b, "SEND responder");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND, "SEND: responder opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.byte_cnt) == 3000, "SEND: byte_cnt %u", be32toh(c.byte_cnt));
+	CHECK((be32toh(c.flags_rqpn) & 0xFFFFFF) == a->qpn, "SEND: src qpn 0x%x", be32toh(c.flags_rqpn));
+	CHECK(be32toh(c.sop_drop_qpn) == b->qpn, "SEND: responder qpn");
+	CHECK(!memcmp(b->buf, a->buf, 3000) && b->buf[3000] == 0, "SEND: bytes placed");
+	CHECK(__atomic_load_n(&a->qh->sq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: sq_ci %u", a->qh->sq_ci);
+	CHECK(__atomic_load_n(&b->qh->rq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: rq_ci %u", b->qh->rq_ci);
+	CHECK(comp_events(b, 1) == 1, "SEND: armed CQ: completion events != 1");
+	CHECK(comp_events(a, 0) == 0, "SEND: unarmed CQ got an event");
+	printf("ok   SEND 3000 bytes: REQ and RESP_SEND CQEs, bytes placed, one completion event\n");
+}
+
+/*
+ * RDMA WRITE with immediate, 10000 bytes (10 packets at MTU 1024)
+ */
+static void rc_write_imm(struct side *a, struct side *b)
+{
+	struct mlx5_cqe64 c;
+
+	post_recv(b, 0, 16);
+	post_send(a, IBV_WR_RDMA_WRITE_WITH_IMM, 4000, 10000, (uintptr_t)b->buf + 5000, b->mr.rkey, htobe32(0xfeedbeef));
+	c = poll_cqe(a, "WRITE requester");
+	CHECK(be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_WRITE_IMM, "WRITE: WQE opcode");
+	CHECK(be16toh(c.wqe_counter) == 1, "WRITE: wqe_counter");
+	c = poll_cqe(b, "WRITE responder");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_WR_IMM, "WRITE: responder opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.imm_inval_pkey) == 0xfeedbeef, "WRITE: imm 0x%x", be32toh(c.imm_inval_pkey));
+	CHECK(be32toh(c.byte_cnt) == 10000, "WRITE: byte_cnt %u", be32toh(c.byte_cnt));
+	CHECK(!memcmp(b->buf + 5000, a->buf + 4000, 10000) && b->buf[15000] == 0, "WRITE: bytes placed");
+	printf("ok   RDMA WRITE with immediate, 10000 bytes: CQEs, immediate, bytes placed\n");
+}
+
+/*
+ * RDMA READ 5000 bytes of b into a
+ */
+static void rc_read(struct side *a, struct side *b)
+{
+	struct mlx5_cqe64 c;
+
+	memset(a->buf + 8000, 0, 5000);
+	post_send(a, IBV_WR_RDMA_READ, 8000, 5000, (uintptr_t)b->buf + 6000, b->mr.rkey, 0);
+	c = poll_cqe(a, "READ requester");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "READ: opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_READ, "READ: WQE opcode");
+	CHECK(be32toh(c.byte_cnt) == 5000, "READ: byte_cnt %u", be32toh(c.byte_cnt));
+	CHECK(!memcmp(a->buf + 8000, b->buf + 6000, 5000), "READ: bytes");
+	printf("ok   RDMA READ 5000 bytes: byte count and data\n");
+}
+
+/*
+ * a wrong rkey: remote access error, QP to ERR, the next WQE flushed
+ */
+static void rc_bad_rkey_then_flush(struct side *a, struct side *b)
+{
+	struct mlx5_cqe64 c;
+	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
+
+	post_send(a, IBV_WR_RDMA_WRITE, 0, 100, (uintptr_t)b->buf, b->mr.rkey + 1, 0);
+	c = poll_cqe(a, "bad rkey");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR, "bad rkey: opcode %u", c.op_own >> 4);
+	CHECK(e->syndrome == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, "bad rkey: syndrome 0x%x", e->syndrome);
+	CHECK((be32toh(e->s_wqe_opcode_qpn) & 0xFFFFFF) == a->qpn, "bad rkey: qpn");
+	CHECK(be16toh(e->wqe_counter) == 3, "bad rkey: wqe_counter %u", be16toh(e->wqe_counter));
+	post_send(a, IBV_WR_SEND, 0, 10, 0, 0, 0);
+	c = poll_cqe(a, "flush");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+	      "flush: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
+	CHECK(be16toh(e->wqe_counter) == 4, "flush: wqe_counter %u", be16toh(e->wqe_counter));
+	printf("ok   wrong rkey: REQ_ERR remote access, then WR_FLUSH\n");
+}
+
+/*
+ * RESET empties the queues: a receive still posted on b is discarded
+ * and every slot is free again (ci = pi).
+ */
+static void reset_discards_wqes(struct side *b)
+{
+	struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
+	int rc;
+
+	post_recv(b, 0, 64);
+	rc = dp_modify_qp(&b->ss, b->qp, &r, IBV_QP_STATE);
+	CHECK(rc == 0, "RESET: %d", rc);
+	CHECK(__atomic_load_n(&b->qh->rq_ci, __ATOMIC_ACQUIRE) == b->rq_pi, "RESET: rq_ci %u, rq_pi %u",
+	      b->qh->rq_ci, b->rq_pi);
+	CHECK(__atomic_load_n(&b->qh->sq_ci, __ATOMIC_ACQUIRE) == b->sq_pi, "RESET: sq_ci %u, sq_pi %u",
+	      b->qh->sq_ci, b->sq_pi);
+	printf("ok   RESET discards posted WQEs: ci = pi on both queues\n");
+}
+
+/*
+ * UC: SEND 2500 bytes (3 packets) and RDMA WRITE 3000 bytes
+ */
+static void uc_send_and_write(const char *sock)
+{
+	struct side u, v;
+	struct mlx5_cqe64 c;
+	int i;
+
+	memset(&u, 0, sizeof(u));
+	memset(&v, 0, sizeof(v));
+	setup_type(&u, sock, IBV_QPT_UC);
+	setup_type(&v, sock, IBV_QPT_UC);
+	uc_connect(&u, v.qpn);
+	uc_connect(&v, u.qpn);
+	for (i = 0; i < 6000; i++)
+		u.buf[i] = (unsigned char)(i * 13 + 1);
+	post_recv(&v, 0, 4096);
+	post_send(&u, IBV_WR_SEND, 0, 2500, 0, 0, 0);
+	c = poll_cqe(&u, "UC send");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ && be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_SEND,
+	      "UC send: opcode %u", c.op_own >> 4);
+	c = poll_cqe(&v, "UC recv");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND && be32toh(c.byte_cnt) == 2500, "UC recv: opcode %u len %u",
+	      c.op_own >> 4, be32toh(c.byte_cnt));
+	CHECK(!memcmp(v.buf, u.buf, 2500), "UC recv: bytes");
+	post_send(&u, IBV_WR_RDMA_WRITE, 3000, 3000, (uintptr_t)v.buf + 8192, v.mr.rkey, 0);
+	c = poll_cqe(&u, "UC write");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ && be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_WRITE,
+	      "UC write: opcode %u", c.op_own >> 4);
+	/* UC has no ACK: the requester completes when sent; wait for the bytes */
+	for (i = 0; i < 10000 && memcmp(v.buf + 8192, u.buf + 3000, 3000); i++)
+		usleep(1000);
+	CHECK(!memcmp(v.buf + 8192, u.buf + 3000, 3000), "UC write: bytes");
+	side_close(&u);
+	side_close(&v);
+	printf("ok   UC SEND 2500 bytes and RDMA WRITE 3000 bytes\n");
+}
+
+/* Two fresh UD QPs u and v on sock, ready to send; an AH to 127.0.0.1 in
+ * u's PD; u's first 1000 bytes patterned; one receive posted on v.
+ * Returns the AH's handle. */
+static uint32_t ud_pair(const char *sock, struct side *u, struct side *v)
+{
+	struct uroce_create_ah_req ah = { 0 };
+	struct uroce_handle_resp ahr;
+	int rc, i;
+
+	memset(u, 0, sizeof(*u));
+	memset(v, 0, sizeof(*v));
+	setup_type(u, sock, IBV_QPT_UD);
+	setup_type(v, sock, IBV_QPT_UD);
+	ud_ready(u);
+	ud_ready(v);
+	dp_hdr(&ah, UROCE_OP_CREATE_AH, 30);
+	ah.pd_handle = u->pd;
+	ah.attr.is_global = 1;
+	ah.attr.port_num = 1;
+	ah.attr.grh.hop_limit = 64;
+	loopback_gid(&ah.attr.grh.dgid);
+	if ((rc = dp_call(u->ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
+		die("CREATE_AH", rc);
+	for (i = 0; i < 1000; i++)
+		u->buf[i] = (unsigned char)(i ^ 0x5a);
+	post_recv(v, 0, 2048);
+	return ahr.handle;
+}
+
+/*
+ * UD: SEND 1000 bytes through an AH; 40-byte GRH area with the IPv4
+ * header at offset 20; GRH flag and RoCE packet type 2 in the CQE.
+ */
+static void ud_send(const char *sock)
+{
+	struct side u, v;
+	struct mlx5_cqe64 c;
+	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
+	uint32_t ah;
+
+	/* first a UD WQE naming no AH (ah_handle 0): refused with a
+	 * local QP operation error, the QP goes to ERR */
+	ud_pair(sock, &u, &v);
+	post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
+	c = poll_cqe(&u, "UD send without AH");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+	      "UD WQE without an AH: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
+	side_close(&u);
+	side_close(&v);
+	/* a fresh pair, WQE with its AH */
+	ah = ud_pair(sock, &u, &v);
+	ud_target.ah = ah;
+	ud_target.qpn = v.qpn;
+	post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
+	ud_target.ah = 0;
+	c = poll_cqe(&u, "UD send");
+	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "UD send: opcode %u", c.op_own >> 4);
+	c = poll_cqe(&v, "UD recv");
+	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND, "UD recv: opcode %u", c.op_own >> 4);
+	CHECK(be32toh(c.byte_cnt) == 1040, "UD recv: byte_cnt %u (expected 40 + 1000)", be32toh(c.byte_cnt));
+	CHECK(be32toh(c.flags_rqpn) == (1u << 28 | 2u << 24 | u.qpn), "UD recv: flags_rqpn 0x%x",
+	      be32toh(c.flags_rqpn));
+	CHECK(v.buf[20] == 0x45, "UD recv: no IPv4 header at offset 20 (0x%02x)", v.buf[20]);
+	CHECK(!memcmp(v.buf + 40, u.buf, 1000), "UD recv: payload");
+	side_close(&u);
+	side_close(&v);
+	printf("ok   UD SEND 1000 bytes via an AH: GRH area with IPv4 header, GRH flag, packet type 2\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct side a, b;
-	struct mlx5_cqe64 c;
-	struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)&c;
 	int i;
 
 	if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "exec")) && !(argc == 5 && !strcmp(argv[2], "exec-victim")) &&
@@ -762,179 +983,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < BUF; i++)
 		a.buf[i] = (unsigned char)(i * 31 + 7);
 
-	/* SEND 3000 bytes a -> b, b's CQ armed: one completion event */
-	arm_cq(&b, 0);
-	post_recv(&b, 0, 4096);
-	post_send(&a, IBV_WR_SEND, 0, 3000, 0, 0, 0);
-	c = poll_cqe(&a, "SEND requester");
-	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "SEND: requester opcode %u", c.op_own >> 4);
-	CHECK(be32toh(c.sop_drop_qpn) == (MLX5_OPCODE_SEND << 24 | a.qpn), "SEND: sop_drop_qpn 0x%x",
-	      be32toh(c.sop_drop_qpn));
-	CHECK(be16toh(c.wqe_counter) == 0, "SEND: wqe_counter %u", be16toh(c.wqe_counter));
-	CHECK(be64toh(c.timestamp) != 0, "SEND: no timestamp");
-	c = poll_cqe(&b, "SEND responder");
-	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND, "SEND: responder opcode %u", c.op_own >> 4);
-	CHECK(be32toh(c.byte_cnt) == 3000, "SEND: byte_cnt %u", be32toh(c.byte_cnt));
-	CHECK((be32toh(c.flags_rqpn) & 0xFFFFFF) == a.qpn, "SEND: src qpn 0x%x", be32toh(c.flags_rqpn));
-	CHECK(be32toh(c.sop_drop_qpn) == b.qpn, "SEND: responder qpn");
-	CHECK(!memcmp(b.buf, a.buf, 3000) && b.buf[3000] == 0, "SEND: bytes placed");
-	CHECK(__atomic_load_n(&a.qh->sq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: sq_ci %u", a.qh->sq_ci);
-	CHECK(__atomic_load_n(&b.qh->rq_ci, __ATOMIC_ACQUIRE) == 1, "SEND: rq_ci %u", b.qh->rq_ci);
-	CHECK(comp_events(&b, 1) == 1, "SEND: armed CQ: completion events != 1");
-	CHECK(comp_events(&a, 0) == 0, "SEND: unarmed CQ got an event");
-	printf("ok   SEND 3000 bytes: REQ and RESP_SEND CQEs, bytes placed, one completion event\n");
-
-	/* RDMA WRITE with immediate, 10000 bytes (10 packets at MTU 1024) */
-	post_recv(&b, 0, 16);
-	post_send(&a, IBV_WR_RDMA_WRITE_WITH_IMM, 4000, 10000, (uintptr_t)b.buf + 5000, b.mr.rkey, htobe32(0xfeedbeef));
-	c = poll_cqe(&a, "WRITE requester");
-	CHECK(be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_WRITE_IMM, "WRITE: WQE opcode");
-	CHECK(be16toh(c.wqe_counter) == 1, "WRITE: wqe_counter");
-	c = poll_cqe(&b, "WRITE responder");
-	CHECK(c.op_own >> 4 == MLX5_CQE_RESP_WR_IMM, "WRITE: responder opcode %u", c.op_own >> 4);
-	CHECK(be32toh(c.imm_inval_pkey) == 0xfeedbeef, "WRITE: imm 0x%x", be32toh(c.imm_inval_pkey));
-	CHECK(be32toh(c.byte_cnt) == 10000, "WRITE: byte_cnt %u", be32toh(c.byte_cnt));
-	CHECK(!memcmp(b.buf + 5000, a.buf + 4000, 10000) && b.buf[15000] == 0, "WRITE: bytes placed");
-	printf("ok   RDMA WRITE with immediate, 10000 bytes: CQEs, immediate, bytes placed\n");
-
-	/* RDMA READ 5000 bytes of b into a */
-	memset(a.buf + 8000, 0, 5000);
-	post_send(&a, IBV_WR_RDMA_READ, 8000, 5000, (uintptr_t)b.buf + 6000, b.mr.rkey, 0);
-	c = poll_cqe(&a, "READ requester");
-	CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "READ: opcode %u", c.op_own >> 4);
-	CHECK(be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_READ, "READ: WQE opcode");
-	CHECK(be32toh(c.byte_cnt) == 5000, "READ: byte_cnt %u", be32toh(c.byte_cnt));
-	CHECK(!memcmp(a.buf + 8000, b.buf + 6000, 5000), "READ: bytes");
-	printf("ok   RDMA READ 5000 bytes: byte count and data\n");
-
-	/* a wrong rkey: remote access error, QP to ERR, the next WQE flushed */
-	post_send(&a, IBV_WR_RDMA_WRITE, 0, 100, (uintptr_t)b.buf, b.mr.rkey + 1, 0);
-	c = poll_cqe(&a, "bad rkey");
-	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR, "bad rkey: opcode %u", c.op_own >> 4);
-	CHECK(e->syndrome == MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, "bad rkey: syndrome 0x%x", e->syndrome);
-	CHECK((be32toh(e->s_wqe_opcode_qpn) & 0xFFFFFF) == a.qpn, "bad rkey: qpn");
-	CHECK(be16toh(e->wqe_counter) == 3, "bad rkey: wqe_counter %u", be16toh(e->wqe_counter));
-	post_send(&a, IBV_WR_SEND, 0, 10, 0, 0, 0);
-	c = poll_cqe(&a, "flush");
-	CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
-	      "flush: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
-	CHECK(be16toh(e->wqe_counter) == 4, "flush: wqe_counter %u", be16toh(e->wqe_counter));
-	printf("ok   wrong rkey: REQ_ERR remote access, then WR_FLUSH\n");
-
-	/* RESET empties the queues: a receive still posted on b is discarded
-	 * and every slot is free again (ci = pi). */
-	post_recv(&b, 0, 64);
-	{
-		struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
-		int rc = dp_modify_qp(&b.ss, b.qp, &r, IBV_QP_STATE);
-
-		CHECK(rc == 0, "RESET: %d", rc);
-		CHECK(__atomic_load_n(&b.qh->rq_ci, __ATOMIC_ACQUIRE) == b.rq_pi, "RESET: rq_ci %u, rq_pi %u",
-		      b.qh->rq_ci, b.rq_pi);
-		CHECK(__atomic_load_n(&b.qh->sq_ci, __ATOMIC_ACQUIRE) == b.sq_pi, "RESET: sq_ci %u, sq_pi %u",
-		      b.qh->sq_ci, b.sq_pi);
-		printf("ok   RESET discards posted WQEs: ci = pi on both queues\n");
-	}
-
-	/* UC: SEND 2500 bytes (3 packets) and RDMA WRITE 3000 bytes */
-	{
-		struct side u, v;
-
-		memset(&u, 0, sizeof(u));
-		memset(&v, 0, sizeof(v));
-		setup_type(&u, argv[1], IBV_QPT_UC);
-		setup_type(&v, argv[1], IBV_QPT_UC);
-		uc_connect(&u, v.qpn);
-		uc_connect(&v, u.qpn);
-		for (i = 0; i < 6000; i++)
-			u.buf[i] = (unsigned char)(i * 13 + 1);
-		post_recv(&v, 0, 4096);
-		post_send(&u, IBV_WR_SEND, 0, 2500, 0, 0, 0);
-		c = poll_cqe(&u, "UC send");
-		CHECK(c.op_own >> 4 == MLX5_CQE_REQ && be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_SEND,
-		      "UC send: opcode %u", c.op_own >> 4);
-		c = poll_cqe(&v, "UC recv");
-		CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND && be32toh(c.byte_cnt) == 2500, "UC recv: opcode %u len %u",
-		      c.op_own >> 4, be32toh(c.byte_cnt));
-		CHECK(!memcmp(v.buf, u.buf, 2500), "UC recv: bytes");
-		post_send(&u, IBV_WR_RDMA_WRITE, 3000, 3000, (uintptr_t)v.buf + 8192, v.mr.rkey, 0);
-		c = poll_cqe(&u, "UC write");
-		CHECK(c.op_own >> 4 == MLX5_CQE_REQ && be32toh(c.sop_drop_qpn) >> 24 == MLX5_OPCODE_RDMA_WRITE,
-		      "UC write: opcode %u", c.op_own >> 4);
-		/* UC has no ACK: the requester completes when sent; wait for the bytes */
-		for (i = 0; i < 10000 && memcmp(v.buf + 8192, u.buf + 3000, 3000); i++)
-			usleep(1000);
-		CHECK(!memcmp(v.buf + 8192, u.buf + 3000, 3000), "UC write: bytes");
-		side_close(&u);
-		side_close(&v);
-		printf("ok   UC SEND 2500 bytes and RDMA WRITE 3000 bytes\n");
-	}
-
-	/* UD: SEND 1000 bytes through an AH; 40-byte GRH area with the IPv4
-	 * header at offset 20; GRH flag and RoCE packet type 2 in the CQE. */
-	{
-		struct side u, v;
-		struct uroce_create_ah_req ah = { 0 };
-		struct uroce_handle_resp ahr;
-		int rc;
-
-		memset(&u, 0, sizeof(u));
-		memset(&v, 0, sizeof(v));
-		setup_type(&u, argv[1], IBV_QPT_UD);
-		setup_type(&v, argv[1], IBV_QPT_UD);
-		ud_ready(&u);
-		ud_ready(&v);
-		dp_hdr(&ah, UROCE_OP_CREATE_AH, 30);
-		ah.pd_handle = u.pd;
-		ah.attr.is_global = 1;
-		ah.attr.port_num = 1;
-		ah.attr.grh.hop_limit = 64;
-		ah.attr.grh.dgid.raw[10] = ah.attr.grh.dgid.raw[11] = 0xff;
-		ah.attr.grh.dgid.raw[12] = 127;
-		ah.attr.grh.dgid.raw[15] = 1;
-		if ((rc = dp_call(u.ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
-			die("CREATE_AH", rc);
-		for (i = 0; i < 1000; i++)
-			u.buf[i] = (unsigned char)(i ^ 0x5a);
-		post_recv(&v, 0, 2048);
-		/* first a UD WQE naming no AH (ah_handle 0): refused with a
-		 * local QP operation error, the QP goes to ERR */
-		post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
-		c = poll_cqe(&u, "UD send without AH");
-		CHECK(c.op_own >> 4 == MLX5_CQE_REQ_ERR && e->syndrome == MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
-		      "UD WQE without an AH: opcode %u syndrome 0x%x", c.op_own >> 4, e->syndrome);
-		side_close(&u);
-		side_close(&v);
-		/* a fresh pair, WQE with its AH */
-		memset(&u, 0, sizeof(u));
-		memset(&v, 0, sizeof(v));
-		setup_type(&u, argv[1], IBV_QPT_UD);
-		setup_type(&v, argv[1], IBV_QPT_UD);
-		ud_ready(&u);
-		ud_ready(&v);
-		ah.pd_handle = u.pd;
-		if ((rc = dp_call(u.ss.s, &ah, NULL, 0, &ahr, sizeof(ahr), NULL, NULL)))
-			die("CREATE_AH", rc);
-		for (i = 0; i < 1000; i++)
-			u.buf[i] = (unsigned char)(i ^ 0x5a);
-		post_recv(&v, 0, 2048);
-		ud_target.ah = ahr.handle;
-		ud_target.qpn = v.qpn;
-		post_send(&u, IBV_WR_SEND, 0, 1000, 0, 0, 0);
-		ud_target.ah = 0;
-		c = poll_cqe(&u, "UD send");
-		CHECK(c.op_own >> 4 == MLX5_CQE_REQ, "UD send: opcode %u", c.op_own >> 4);
-		c = poll_cqe(&v, "UD recv");
-		CHECK(c.op_own >> 4 == MLX5_CQE_RESP_SEND, "UD recv: opcode %u", c.op_own >> 4);
-		CHECK(be32toh(c.byte_cnt) == 1040, "UD recv: byte_cnt %u (expected 40 + 1000)", be32toh(c.byte_cnt));
-		CHECK(be32toh(c.flags_rqpn) == (1u << 28 | 2u << 24 | u.qpn), "UD recv: flags_rqpn 0x%x",
-		      be32toh(c.flags_rqpn));
-		CHECK(v.buf[20] == 0x45, "UD recv: no IPv4 header at offset 20 (0x%02x)", v.buf[20]);
-		CHECK(!memcmp(v.buf + 40, u.buf, 1000), "UD recv: payload");
-		side_close(&u);
-		side_close(&v);
-		printf("ok   UD SEND 1000 bytes via an AH: GRH area with IPv4 header, GRH flag, packet type 2\n");
-	}
+	rc_send(&a, &b);
+	rc_write_imm(&a, &b);
+	rc_read(&a, &b);
+	rc_bad_rkey_then_flush(&a, &b);
+	reset_discards_wqes(&b);
+	uc_send_and_write(argv[1]);
+	ud_send(argv[1]);
 
 	side_close(&a);
 	side_close(&b);

@@ -9,7 +9,7 @@
 #include "emu/ctl/id_alloc.h"
 #include "emu/ctl/keytab.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdint.h>
 
@@ -159,8 +159,6 @@ int main(void)
 {
 	Suite *s = suite_create("keys");
 	TCase *tc = tcase_create("alloc");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, keys_shape_and_lookup);
 	tcase_add_test(tc, keys_free_and_reuse);
@@ -168,9 +166,5 @@ int main(void)
 	tcase_add_test(tc, ids_round_robin);
 	tcase_add_test(tc, handle_tables);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -14,7 +14,7 @@
 #include "emu/nic/mem_access.h"
 #include "emu/ctl/objects.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -242,8 +242,6 @@ int main(void)
 {
 	Suite *s = suite_create("mem_access");
 	TCase *tc = tcase_create("mem");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, checks);
@@ -251,9 +249,5 @@ int main(void)
 	tcase_add_test(tc, dead_owner);
 	tcase_add_test(tc, range_check);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

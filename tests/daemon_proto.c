@@ -280,26 +280,11 @@ int dp_status_text(const char *path, char *buf, size_t cap)
 
 int dp_status_totals(const char *path, struct dp_totals *t)
 {
-	struct uroce_hdr req;
-	struct uroce_admin_status_resp resp;
-	int s = dp_connect(path), fd = -1, n = 0, rc;
 	char text[65536], *line;
-	ssize_t len;
+	int rc = dp_status_text(path, text, sizeof(text));
 
-	if (s < 0)
-		return errno;
-	dp_hdr(&req, UROCE_OP_ADMIN_STATUS, 9);
-	rc = dp_call(s, &req, NULL, 0, &resp, sizeof(resp), &fd, &n);
-	close(s);
 	if (rc)
-		return rc < 0 ? EIO : rc;
-	if (n != 1)
-		return EPROTO;
-	len = pread(fd, text, sizeof(text) - 1, 0);
-	close(fd);
-	if (len < 0)
-		return errno;
-	text[len] = 0;
+		return rc;
 	line = strstr(text, "\ntotals ");
 	if (!line || sscanf(line + 1, "totals clients=%u pd=%u mr=%u cq=%u qp=%u ah=%u", &t->clients,
 			    &t->pd, &t->mr, &t->cq, &t->qp, &t->ah) != 6)

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "emu/ctl/qp_state.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -357,8 +357,6 @@ int main(void)
 {
 	Suite *s = suite_create("qp_state");
 	TCase *tc = tcase_create("table");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, transition_matrix);
 	tcase_add_test(tc, required_masks);
@@ -369,9 +367,5 @@ int main(void)
 	tcase_add_test(tc, full_lifecycle);
 	tcase_add_test(tc, no_state_bit);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -10,7 +10,7 @@
 #include "emu/ctl/objects.h"
 #include "emu/nic/wqe_reader.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,8 +205,6 @@ int main(void)
 {
 	Suite *s = suite_create("wqe_reader");
 	TCase *tc = tcase_create("wqe");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, send_sge);
@@ -214,9 +212,5 @@ int main(void)
 	tcase_add_test(tc, send_malformed);
 	tcase_add_test(tc, recv);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -25,7 +25,7 @@ check_PROGRAMS += tests/inspect_pcap_writer
 TESTS += tests/inspect_pcap_writer
 tests_inspect_pcap_writer_SOURCES = tests/inspect_pcap_writer.c
 tests_inspect_pcap_writer_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS) $(CHECK_CFLAGS)
-tests_inspect_pcap_writer_LDADD = netstack/libpcapw.la $(PCAP_LIBS) $(CHECK_LIBS)
+tests_inspect_pcap_writer_LDADD = netstack/libpcapw.la $(PCAP_LIBS) $(CHECK_MAIN_LIBS)
 
 # libFuzzer harness of inspect's per-frame path (framing + decode + printers),
 # compiled with $(FUZZ_CC) like tests/fuzz_parse (see tests/netstack.mk).

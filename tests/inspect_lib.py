@@ -3,7 +3,7 @@
 - classic pcap read/write (µs and ns magic), to build crafted captures
   (VLAN, Linux cooked SLL/SLL2, raw IP, corrupted and truncated frames)
   independently of the C pcap writer under test;
-- an independent ICRC oracle on zlib.crc32, written from roce-wire.md §2.1
+- an independent ICRC oracle on zlib.crc32, written from docs/wire-format.md §2.1
   (not from the C code), for IPv4, IPv6 and RoCEv1 GRH frames;
 - paths and program runners from the automake test environment.
 """
@@ -21,7 +21,7 @@ GEN = os.path.join(TOP_BUILDDIR, "tests", "gen_pcap")
 SAMPLE = os.path.join(TOP_SRCDIR, "tests", "data", "sample.pcap")
 ICRC_TSV = os.path.join(TOP_SRCDIR, "tests", "data", "icrc.tsv")
 
-# tshark flags of roce-wire.md §3a: payload heuristics off (they mark
+# tshark flags of docs/wire-format.md §3: payload heuristics off (they mark
 # arbitrary SEND payloads "Malformed").
 TSHARK_FLAGS = []
 for h in ("rpcrdma_infiniband", "mellanox_eoib", "sdp_infiniband", "smb_direct_infiniband",
@@ -103,7 +103,7 @@ def inspect(path, *args):
 
 
 def icrc_oracle(frame):
-    """ICRC of an Ethernet frame (no FCS; last 4 bytes = ICRC), roce-wire.md §2.1.
+    """ICRC of an Ethernet frame (no FCS; last 4 bytes = ICRC), docs/wire-format.md §2.1.
 
     Returns the CRC as the wire bytes read big-endian (tshark's form), as an
     int; or None when the frame is not RoCE over IPv4/IPv6/GRH."""

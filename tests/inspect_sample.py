@@ -7,7 +7,7 @@
   exits 0 and prints exactly the expected lines for the interesting frames
   and the exact summary;
 - every frame's ICRC, as inspect reports it, equals an independent zlib
-  computation (roce-wire.md §2.1) and the value listed in tests/data/icrc.tsv
+  computation (docs/wire-format.md §2.1) and the value listed in tests/data/icrc.tsv
   for the copied real frames.
 """
 import json
@@ -52,7 +52,7 @@ EXPECTED = {
     33: "33 RoCEv2 %s CNP dqpn 0x000011 psn 0 payload 16 pad 0 flags BECN ICRC ok" % BA,
     34: "34 RoCEv2 [fd00::1]:60881 > [fd00::2]:4791 RC_SEND_ONLY dqpn 0x000456 psn 77 payload 11 "
         "pad 1 flags SE,A ICRC ok",
-    # the real captures of tests/data/icrc.tsv (roce-wire.md §2.3)
+    # the real captures of tests/data/icrc.tsv (docs/wire-format.md §2.2)
     38: "38 RoCEv2 10.0.17.1:0 > 10.0.18.1:4791 CNP dqpn 0x000118 psn 0 payload 16 pad 0 "
         "flags BECN ICRC ok",
     39: "39 RoCEv1 ::ffff:15.0.0.2 > ::ffff:15.0.0.2 RC_RDMA_WRITE_ONLY dqpn 0x00010a psn 10979516 "

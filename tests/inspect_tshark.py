@@ -16,12 +16,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inspect_lib import (GEN, SAMPLE, TSHARK_IGNORED_EXPERT, check, check_eq, finish,  # noqa: E402
                          icrc_oracle, inspect, read_pcap, run, tshark_fields)
 
-# Every opcode of roce-wire.md §1.4 that the codec speaks: RC 0x00-0x14,
+# Every opcode of docs/wire-format.md §1.4 that the codec speaks: RC 0x00-0x14,
 # 0x16, 0x17, 0x1C, 0x1D; UC 0x20-0x2B; UD 0x64, 0x65; CNP 0x81.
 EXPECTED_OPCODES = sorted(list(range(0x00, 0x15)) + [0x16, 0x17, 0x1C, 0x1D] +
                           list(range(0x20, 0x2C)) + [0x64, 0x65, 0x81])
 
-# What tshark 4.0 does not decode (roce-wire.md §3a items 3 and 4): FLUSH and
+# What tshark 4.0 does not decode (docs/wire-format.md §3 items 3 and 4): FLUSH and
 # ATOMIC_WRITE are "Unknown OpCode", a CNP's bytes are vendor data.  For these
 # only the BTH fields are compared.
 TSHARK_BTH_ONLY = {0x1C, 0x1D, 0x81}

@@ -8,7 +8,7 @@
 #     failed, $T removed
 #   - urun CMD...: CMD through `$top_builddir/uroce run --` (as TEST_USER)
 #   - pair TIMEOUT TCPPORT SERVER CLIENT: a server and a client command
-#     (each through sh -c, with timeouts), like reference/clients.md's harness
+#     (each through sh -c, with timeouts), the usual two-process harness
 #   - fail / expect_eq / expect_line: print expected vs actual, exit 1
 # Set TEST_USER=nobody before sourcing to run every uroce command (up,
 # run, down...) as that user; the build tree must then be readable by it.
@@ -185,7 +185,7 @@ devinfo_ok() {
 }
 
 # pyverbs_run TIMEOUT COUNT TEST...: rdma-core 44's python tests (Debian's
-# python3-pyverbs ships them gzipped; clients.md §3) on uroce0 through
+# python3-pyverbs ships them gzipped; docs/clients.md §3) on uroce0 through
 # `uroce run`, output in $T/py.log. Fails unless run_tests.py exits 0,
 # ran exactly COUNT tests, printed no FAIL/ERROR line and ended with OK.
 pyverbs_run() {

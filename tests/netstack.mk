@@ -1,5 +1,5 @@
 # tests/netstack.mk: unit tests of the RoCEv2 codec (Check) and its fuzz harness.
-NETSTACK_TEST_LDADD = netstack/libnetstack.la $(CHECK_LIBS)
+NETSTACK_TEST_LDADD = netstack/libnetstack.la $(CHECK_MAIN_LIBS)
 NETSTACK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NETSTACK_TEST_UTIL = tests/netstack_testutil.c tests/netstack_testutil.h
 

@@ -4,7 +4,7 @@
  * one-bit flips inside and outside the masked fields, the UDP-payload
  * reconstruction, and the decoded header values of each vector.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,7 +262,7 @@ static void parse_vec(const char *id, struct roce_pkt *pkt)
 	ck_assert_msg(err == ROCE_OK, "%s: %s", id, roce_err_name(err));
 }
 
-/* Decoded values of the real captures (roce-wire.md §2.3). */
+/* Decoded values of the real captures (docs/wire-format.md §2.3). */
 START_TEST(test_vector_fields_real)
 {
 	struct roce_pkt p;
@@ -312,7 +312,7 @@ START_TEST(test_vector_fields_real)
 }
 END_TEST
 
-/* Decoded values of the generated frames (roce-wire.md §2.4). */
+/* Decoded values of the generated frames (docs/wire-format.md §2.2). */
 START_TEST(test_vector_fields_generated)
 {
 	struct roce_pkt p;
@@ -424,8 +424,6 @@ int main(void)
 {
 	Suite *s = suite_create("netstack_icrc");
 	TCase *tc = tcase_create("vectors");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, load, unload);
 	tcase_add_test(tc, test_vector_file_is_verbatim_copy);
@@ -439,9 +437,5 @@ int main(void)
 	tcase_add_test(tc, test_udp_facts_matter);
 	tcase_add_test(tc, test_icrc_bad_args);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

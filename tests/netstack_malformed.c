@@ -5,7 +5,7 @@
  * return.  A final check makes sure every parse error code is produced by
  * at least one row, so no error is dead and none is shared.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,8 +369,6 @@ int main(void)
 {
 	Suite *s = suite_create("netstack_malformed");
 	TCase *tc = tcase_create("malformed");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_malformed_table);
 	tcase_add_test(tc, test_every_error_reached);
@@ -378,9 +376,5 @@ int main(void)
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_partial_fill);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

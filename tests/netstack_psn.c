@@ -1,9 +1,9 @@
 /*
  * netstack_psn.c - 24-bit PSN arithmetic, the UDP source-port conventions
- * (roce-wire.md §1.7 examples), and the opcode table's layout facts.
+ * (docs/wire-format.md §1.7 examples), and the opcode table's layout facts.
  * Table-driven, exact values.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +74,7 @@ END_TEST
 
 START_TEST(test_udp_sport)
 {
-	/* roce-wire.md §1.7 examples */
+	/* docs/wire-format.md §1.7 examples */
 	ck_assert_uint_eq(roce_calc_flow_label(0x11, 0x22), 0x242);
 	ck_assert_uint_eq(roce_get_udp_sport(0, 0x11, 0x22), 0xC242);
 	ck_assert_uint_eq(roce_calc_flow_label(0x1234, 0x5678), 0x60002);
@@ -254,8 +254,6 @@ int main(void)
 {
 	Suite *s = suite_create("netstack_psn");
 	TCase *tc = tcase_create("psn_sport_opcode");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_psn_add_sub);
 	tcase_add_test(tc, test_psn_compare);
@@ -265,9 +263,5 @@ int main(void)
 	tcase_add_test(tc, test_opcode_table_invariants);
 	tcase_add_test(tc, test_packet_len_sizes_builder);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -4,7 +4,7 @@
  * with every header field set to a distinct value; plus the IP/UDP header
  * bytes the builders write (checksums, DF, ID 0) and roce_wrap_ip.
  */
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,8 +421,6 @@ int main(void)
 {
 	Suite *s = suite_create("netstack_roundtrip");
 	TCase *tc = tcase_create("roundtrip");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip_every_opcode);
@@ -431,9 +429,5 @@ int main(void)
 	tcase_add_test(tc, test_ipv4_header_bytes);
 	tcase_add_test(tc, test_ipv6_header_bytes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -17,14 +17,14 @@ TESTS += tests/provider_abi_version
 tests_provider_abi_version_SOURCES = tests/provider_abi_version.c provider/abi_version.c
 tests_provider_abi_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_abi_version_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_provider_abi_version_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -ldl
+tests_provider_abi_version_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -ldl
 
 # The provider through libibverbs' public API, against a private daemon.
 check_PROGRAMS += tests/provider_api
 tests_provider_api_SOURCES = tests/provider_api.c
 tests_provider_api_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_provider_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_provider_api_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
+tests_provider_api_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 TESTS += tests/provider_api.sh tests/provider_refuse_version.sh tests/provider_match.sh
 EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh tests/provider_match.sh
 
@@ -35,7 +35,7 @@ tests_provider_cq_poll_SOURCES = tests/provider_cq_poll.c \
 	provider/cq_poll.c provider/qp.c provider/ctl.c provider/events.c
 tests_provider_cq_poll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_cq_poll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_provider_cq_poll_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
+tests_provider_cq_poll_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 
 # Posting WQEs into a QP's rings (no daemon needed).
 check_PROGRAMS += tests/provider_post
@@ -43,4 +43,4 @@ TESTS += tests/provider_post
 tests_provider_post_SOURCES = tests/provider_post.c provider/post.c
 tests_provider_post_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_post_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_provider_post_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
+tests_provider_post_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread

@@ -1,14 +1,14 @@
 /*
  * provider_abi_version.c - the load-time libibverbs version check (provider/abi_version.c).
  *
- * Table-driven: file names of real rdma-core releases (provider-abi.md §4.4)
+ * Table-driven: file names of real rdma-core releases (docs/provider-abi.md §4.3)
  * and malformed names, with the exact parse result and whether the provider
  * accepts the layout. Then the real check on this process's libibverbs,
  * which on Debian 12 is libibverbs.so.1.14.44.0.
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,16 +86,10 @@ int main(void)
 {
 	Suite *s = suite_create("provider_abi_version");
 	TCase *tc = tcase_create("names");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_loop_test(tc, test_parse_name, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_parse_null);
 	tcase_add_test(tc, test_loaded_library);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_ENV);
 }

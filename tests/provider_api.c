@@ -13,7 +13,7 @@
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1000,8 +1000,6 @@ int main(void)
 {
 	Suite *s = suite_create("provider_api");
 	TCase *tc = tcase_create("api");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_query_device);
@@ -1039,9 +1037,5 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_daemon_killed);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_ENV);
 }

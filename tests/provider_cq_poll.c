@@ -3,14 +3,14 @@
  *
  * The test plays the NIC: it writes struct mlx5_cqe64 entries into a CQ ring
  * laid out as abi.h says, with the owner-bit and release-store rules of
- * roce-wire.md §4.3, and checks what ibv_poll_cq's op and the extended-CQ
+ * docs/cqe-format.md §3, and checks what ibv_poll_cq's op and the extended-CQ
  * iterator make of them: exact wr_id (from the QP's wr_id arrays), status,
  * opcode, flags, lengths, immediate, source QP, SL, SLID, timestamps, the
  * consumer index published in dbrec[0], and the ENOENT rules.
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -425,8 +425,6 @@ int main(void)
 {
 	Suite *s = suite_create("provider_cq_poll");
 	TCase *tc = tcase_create("poll");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_empty);
 	tcase_add_loop_test(tc, test_poll_case, 0, (int)(sizeof(poll_cases) / sizeof(poll_cases[0])));
@@ -437,9 +435,5 @@ int main(void)
 	tcase_add_test(tc, test_accessor_choice);
 	tcase_add_test(tc, test_qp_table);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_ENV);
 }

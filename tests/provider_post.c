@@ -1,7 +1,7 @@
 /*
  * provider_post.c - posting WQEs into a QP's rings (provider/post.c).
  *
- * The test owns a QP ring laid out as abi.h's draft says and a real doorbell
+ * The test owns a QP ring laid out as abi.h says and a real doorbell
  * eventfd, posts through the provider's post_send / post_recv, and reads
  * back exactly what the daemon would read: WQE headers, SGE lists, inline
  * payloads, producer indices, one doorbell per call, and the wr_id arrays
@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,8 +344,6 @@ int main(void)
 {
 	Suite *s = suite_create("provider_post");
 	TCase *tc = tcase_create("post");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_send_chain);
 	tcase_add_test(tc, test_sq_sig_all_and_read);
@@ -356,9 +354,5 @@ int main(void)
 	tcase_add_test(tc, test_recv);
 	tcase_add_test(tc, test_recv_no_rq);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_ENV);
 }

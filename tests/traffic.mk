@@ -1,4 +1,4 @@
-# tests/traffic.mk: data-path tests (issue 4; docs/traffic-tests.md). Real
+# tests/traffic.mk: data-path tests (docs/traffic-tests.md). Real
 # clients (ibv_*_pingpong, perftest, pyverbs) and our own verbs programs move
 # data over uroce0, each test with its own daemon and port (tests/lib.sh).
 # A test is listed in TRAFFIC_TESTS only once it passes.
@@ -8,15 +8,15 @@ check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events te
 tests_traffic_post_SOURCES = tests/traffic_post.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_post_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_post_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_traffic_post_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS)
+tests_traffic_post_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 tests_traffic_events_SOURCES = tests/traffic_events.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_events_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
-tests_traffic_events_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS) -lpthread
+tests_traffic_events_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 tests_traffic_cqex_SOURCES = tests/traffic_cqex.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_cqex_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_cqex_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_traffic_cqex_LDADD = $(CHECK_LIBS) $(IBVERBS_LIBS)
+tests_traffic_cqex_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 tests_traffic_lossy_SOURCES = tests/traffic_lossy.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_lossy_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_lossy_LDADD = $(IBVERBS_LIBS)

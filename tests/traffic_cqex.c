@@ -17,7 +17,7 @@
  * The flags uroce does not support (CVLAN, FLOW_TAG, TM_INFO) must make
  * ibv_create_cq_ex fail with EOPNOTSUPP.
  *
- * Expected values are mlx5's (reference/roce-wire.md §4.4, §4.5) as the
+ * Expected values are mlx5's (docs/cqe-format.md §4, §5) as the
  * daemon's CQE writer fills them (emu/nic/cqe_writer.c, emu/xport/xport.h):
  * requester byte_len = message length, responder sl = 2 (the RoCE packet
  * type of IPv4, as ConnectX), slid and dlid_path_bits 0, src_qp of an RC
@@ -29,7 +29,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -85,7 +85,7 @@ struct expect {
 	struct ibv_qp *qp;
 	uint32_t src_qp;
 	uint8_t sl;
-	uint8_t syndrome; /* errors: the mlx5 syndrome (roce-wire.md §4.2) */
+	uint8_t syndrome; /* errors: the mlx5 syndrome (docs/cqe-format.md §2) */
 };
 
 static uint64_t flags; /* the CQs' wc_flags in this iteration */
@@ -425,16 +425,10 @@ int main(int argc, char **argv)
 	Suite *s = suite_create("traffic_cqex");
 	TCase *tc = tcase_create("cqex");
 	int first = argc > 2 ? atoi(argv[1]) : 0, end = argc > 2 ? atoi(argv[2]) : 1 << N_SUP;
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_unsupported);
 	tcase_add_loop_test(tc, test_subset, first, end);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

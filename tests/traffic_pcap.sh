@@ -3,7 +3,7 @@
 # traffic (ibv_rc_pingpong with 1 MiB messages over MTU 1024, i.e. FIRST/
 # MIDDLE/LAST segments and ACKs; then ib_read_bw: READ requests and
 # responses; then ibv_ud_pingpong: UD SENDs): the file decodes in tshark
-# with no malformed packet and no expert error (roce-wire.md §3a flags),
+# with no malformed packet and no expert error (docs/wire-format.md §3 flags),
 # tshark sees as many RoCE packets as `uroce inspect`, every ICRC is good
 # and every request flow's PSNs are consecutive with no repeat (no loss, so
 # no retransmission; `uroce inspect --flows`, exit 0).

@@ -7,7 +7,7 @@
 # the 200 iterations asked for, and is plausible (BW: average > 0 MB/s;
 # latency: 0 < t_min <= t_avg, finite).  The
 # write/read servers never touch their CQ: the daemon is the responder.
-# Source: reference/clients.md §2.  No speed is asserted.
+# Source: docs/clients.md §2.  No speed is asserted.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 

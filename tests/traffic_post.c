@@ -9,7 +9,7 @@
  * is accepted and completes with IBV_WC_WR_FLUSH_ERR, as on mlx5. Inline
  * data (IBV_SEND_INLINE) is copied at post time: its buffer needs no MR.
  */
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,13 +82,10 @@ static int send_one(struct ibv_qp *qp, uint64_t wr_id, struct ibv_send_wr **bad)
 
 static struct ibv_wc poll_one(void)
 {
-	uint64_t deadline = tv_now_ms() + WAIT_MS;
 	struct ibv_wc wc;
-	int n;
+	int rc = tv_poll_one(cq, WAIT_MS, &wc);
 
-	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0)
-		ck_assert_msg(tv_now_ms() < deadline, "no completion within %d ms", WAIT_MS);
-	ck_assert_int_eq(n, 1);
+	ck_assert_msg(rc == 0, "no completion within %d ms: %s", WAIT_MS, strerror(rc));
 	return wc;
 }
 
@@ -221,8 +218,6 @@ int main(void)
 {
 	Suite *s = suite_create("traffic_post");
 	TCase *tc = tcase_create("post");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -231,9 +226,5 @@ int main(void)
 	tcase_add_test(tc, inline_send_needs_no_mr);
 	tcase_add_test(tc, post_in_err_flushes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(s, CK_NORMAL);
 }

@@ -8,7 +8,7 @@
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
 #   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
 # Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
-# every skip reason in the allow-list below.  clients.md §3.
+# every skip reason in the allow-list below.  docs/clients.md §3.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 pyverbs_run 300 24 \

@@ -8,7 +8,7 @@
 # sides print Max/Min/Average receive completion clock cycles, with
 # 0 < Min <= Average <= Max, and the average agrees with
 # usec/iter x hca_core_clock(kHz) / 1000 within 25% (one round trip per
-# receive) - units, not speed.  Source: reference/clients.md §1.
+# receive) - units, not speed.  Source: docs/clients.md §1.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 . "$top_srcdir/tests/traffic_lib.sh"

@@ -4,7 +4,7 @@
 # (UD SENDs through an AH, 40-byte GRH area in every receive buffer), server
 # and client as two processes on uroce0.  Each: both exit 0, exact byte and
 # iteration counts (size x iters x 2), no failure marker; run with -c so the
-# receiver checks the payload.  Source: reference/clients.md §1.
+# receiver checks the payload.  Source: docs/clients.md §1.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 

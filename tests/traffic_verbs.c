@@ -1,7 +1,7 @@
 /*
  * traffic_verbs.c - the verbs helpers of traffic_verbs.h (public API only).
  * QP attributes follow what ibv_rc_pingpong and pyverbs use
- * (reference/clients.md §1, §3).
+ * (docs/clients.md §1, §3).
  */
 #include "config.h"
 
@@ -115,6 +115,17 @@ struct ibv_ah *tv_ah(struct ibv_pd *pd, const union ibv_gid *dgid)
 
 	fill_av(&av, dgid);
 	return ibv_create_ah(pd, &av);
+}
+
+int tv_poll_one(struct ibv_cq *cq, int timeout_ms, struct ibv_wc *wc)
+{
+	uint64_t deadline = tv_now_ms() + (uint64_t)timeout_ms;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, wc)) == 0)
+		if (tv_now_ms() >= deadline)
+			return ETIMEDOUT;
+	return n == 1 ? 0 : EIO;
 }
 
 int tv_start_poll(struct ibv_cq_ex *cq, int timeout_ms)

@@ -40,6 +40,13 @@ struct ibv_ah *tv_ah(struct ibv_pd *pd, const union ibv_gid *dgid);
  */
 int tv_start_poll(struct ibv_cq_ex *cq, int timeout_ms);
 
+/*
+ * Waits up to TIMEOUT_MS for one completion on the legacy CQ (ibv_poll_cq
+ * with one entry) and stores it in *WC: returns 0, ETIMEDOUT, or EIO when
+ * ibv_poll_cq fails.
+ */
+int tv_poll_one(struct ibv_cq *cq, int timeout_ms, struct ibv_wc *wc);
+
 /* Monotonic milliseconds (deadlines only). */
 uint64_t tv_now_ms(void);
 

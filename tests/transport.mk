@@ -2,7 +2,7 @@
 # two engines back to back through the real codec, simulated time.
 TRANSPORT_TEST_SRCS = tests/transport_harness.c tests/transport_harness.h
 TRANSPORT_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
-TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_LIBS)
+TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_MAIN_LIBS)
 
 TRANSPORT_TESTS = tests/transport_units tests/transport_ops tests/transport_errors \
 	tests/transport_lossy

@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,7 @@ static uint8_t read_src(uint32_t j)
 }
 
 /* Wire faults per run, in parts per 10000, and the generator seed. The
- * first row is the issue's case; the others push loss and reordering. */
+ * first row is the base case; the others push loss and reordering. */
 static const struct lossy_cfg {
 	uint64_t seed;
 	unsigned drop, dup, reorder;
@@ -227,11 +227,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(suite(), CK_NORMAL);
 }

@@ -6,11 +6,11 @@
  * AckReq, payload sizes, RETH length, ACK/READ-response PSNs and MSN),
  * the exact bytes placed (and that nothing around them changed), and the
  * exact completions on both sides. The expectations are computed here
- * from roce-wire.md §1.5-1.6, independently of the engine.
+ * from docs/wire-format.md §1.5-1.6, independently of the engine.
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +238,7 @@ START_TEST(test_opcode_size_mtu)
 			      oc->name, mtu, len, i, i < region ? other[i] : 0);
 		if (grh) {
 			/* GRH area: 20 zero bytes, then the IPv4 header of
-			 * 10.0.0.1 -> 10.0.0.2 (roce-wire §1.6). */
+			 * 10.0.0.1 -> 10.0.0.2 (docs/wire-format.md §1.6). */
 			for (int g = 0; g < 20; g++)
 				ck_assert_uint_eq(dst[g], 0);
 			ck_assert_uint_eq(dst[20], 0x45);
@@ -417,7 +417,7 @@ START_TEST(test_window)
 }
 END_TEST
 
-/* IBV_SEND_SOLICITED: SE only on the last packet of the SEND (roce-wire
+/* IBV_SEND_SOLICITED: SE only on the last packet of the SEND (docs/wire-format.md
  * §1.5), and the receive completion says so. */
 START_TEST(test_solicited)
 {
@@ -513,11 +513,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(suite(), CK_NORMAL);
 }

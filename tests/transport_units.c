@@ -1,13 +1,13 @@
 /*
  * transport_units.c: table-driven checks of the engine's small pieces:
- * the RNR timer table (IBA Table 45 / roce-wire §1.3), the retransmit
+ * the RNR timer table (IBA Table 45 / docs/wire-format.md §1.3), the retransmit
  * timeout (4.096 us * 2^timeout), path MTU sizes, QP creation errors,
  * attribute validation in xport_qp_modify, and the UDP source port each
  * QP type uses.
  */
 #include "config.h"
 
-#include <check.h>
+#include "check_main.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "emu/xport/xport_int.h"
 #include "tests/transport_harness.h"
 
-/* Every RNR timer code, in ns (roce-wire §1.3, in ms there). */
+/* Every RNR timer code, in ns (docs/wire-format.md §1.3, in ms there). */
 static const uint64_t rnr_ns[32] = {
 	655360000, 10000, 20000, 30000, 40000, 60000, 80000, 120000,
 	160000, 240000, 320000, 480000, 640000, 960000, 1280000, 1920000,
@@ -130,7 +130,7 @@ START_TEST(test_create_errors)
 END_TEST
 
 /* RC/UC: the flow-label convention from both QPNs, the same at both ends
- * (roce-wire §1.7: 0x11/0x22 -> 0xC242); UD: rxe's create-time hash
+ * (docs/wire-format.md §1.7: 0x11/0x22 -> 0xC242); UD: rxe's create-time hash
  * (qpn 17 -> 0xDF94). */
 START_TEST(test_udp_sport)
 {
@@ -164,11 +164,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_main_run(suite(), CK_NORMAL);
 }

@@ -2,7 +2,7 @@
  * admin_client.c - `uroced --admin SOCK status | link up|down |
  * capture start FILE | capture stop | shutdown`: one request on the control
  * socket, the answer printed. Exit status 0 ok, 1 daemon refused (reason on
- * stderr), 2 cannot connect or bad usage (contract.md).
+ * stderr), 2 cannot connect or bad usage (docs/daemon.md).
  */
 #include "config.h"
 #include "emu/ctl/admin.h"

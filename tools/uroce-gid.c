@@ -4,7 +4,7 @@
  *
  *   uroce gid ADDR [PORT]
  *
- * prints three lines (the sysfs file formats of contract.md):
+ * prints three lines (the sysfs file formats of docs/discovery.md):
  *   gid 0000:0000:0000:0000:0000:ffff:7f00:0001   GID 0: IPv4-mapped for IPv4
  *                                                 (RoCEv2, IBTA A17.4.5.1),
  *                                                 the address itself for IPv6

@@ -13,7 +13,7 @@
  * other protocols exist only so that tests can prove the filter on a kernel
  * without RDMA netlink (e.g. NETLINK_ROUTE, 0).  Why: libibverbs 44 asks
  * RDMA netlink first and ignores sysfs when that works, and merely opening
- * the socket auto-loads ib_core (reference/provider-abi.md §1.6).
+ * the socket auto-loads ib_core (docs/provider-abi.md §1.2).
  *
  * Exit status: CMD's (this process becomes CMD); 126 if the filter cannot
  * be installed, 127 if CMD cannot be executed, 2 on a usage error.

@@ -10,7 +10,7 @@
  * still goes through all 256 variants before one repeats. key+1 never names
  * a live MR (its variant differs), and a stale key of a freed MR does not
  * match the slot's next owner (pyverbs test_atomic_invalid_lkey/rkey;
- * clients.md §0 item 5). Key 0 is never valid.
+ * docs/clients.md §0 item 5). Key 0 is never valid.
  */
 #ifndef UROCE_EMU_KEYTAB_H
 #define UROCE_EMU_KEYTAB_H

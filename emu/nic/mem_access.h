@@ -1,6 +1,6 @@
 /*
- * mem_access.h - the data path's window into registered memory (DESIGN §3
- * "Memory"): look up an lkey/rkey, check PD, bounds and access flags, then
+ * mem_access.h - the data path's window into registered memory
+ * (docs/security.md): look up an lkey/rkey, check PD, bounds and access flags, then
  * read or write the owning process's memory with pread/pwrite on the
  * /proc/self/mem descriptor it sent at HELLO (client.h mem_fd; the daemon
  * never opens another process's /proc files, docs/security.md).

@@ -174,7 +174,7 @@ struct uroce_hello_req {
  *   fds            [0] clock page memfd: UROCE_CLOCK_PAGE_SIZE bytes, map it
  *                  PROT_READ, MAP_SHARED (struct uroce_clock_page);
  *                  [1] the context's doorbell eventfd: the provider writes 1 to it
- *                  (eventfd_write) after publishing new WQEs (issue 4) or a new CQ
+ *                  (eventfd_write) after publishing new WQEs or a new CQ
  *                  arm word (see the CQ ring). Both are the daemon's; the
  *                  provider closes its copies at free_context.
  * Errors: see the request above; ENOMEM (daemon out of memory).
@@ -200,11 +200,11 @@ struct uroce_hello_resp {
  * HELLO reply caps: what this daemon executes. UROCE_HELLO_CAP_WQE_RINGS: on a
  * doorbell the daemon reads the QP SQ/RQ rings (below) and executes the WQEs.
  * Without it the provider answers ibv_post_send / ibv_post_recv with EOPNOTSUPP
- * instead of queueing work nobody would run (added by h3a, provider side).
+ * instead of queueing work nobody would run.
  */
 #define UROCE_HELLO_CAP_WQE_RINGS 0x1u
 
-/* Identity (clients.md §0 item 6): OUI with the locally-administered bit set
+/* Identity (docs/clients.md §0 item 6): OUI with the locally-administered bit set
  * (first octet 0x02), so it can never be assigned to a real vendor. */
 #define UROCE_VENDOR_ID 0x02c0deu
 #define UROCE_VENDOR_PART_ID 0x0001u
@@ -299,7 +299,7 @@ struct uroce_reg_mr_resp {
  *   offset 64   nent × struct mlx5_cqe64 (<infiniband/mlx5dv.h>), nent a power of two
  *
  * The provider initialises every CQE's op_own to 0xF0 (opcode INVALID, owner 0)
- * before CREATE_CQ. The daemon (the NIC) writes CQEs exactly as roce-wire.md §4:
+ * before CREATE_CQ. The daemon (the NIC) writes CQEs exactly as docs/cqe-format.md describes:
  * CQE number n (free-running producer index) goes to slot n & (nent-1) with
  * owner bit = !!(n & nent); all other bytes first, then a release store of op_own.
  *
@@ -605,7 +605,7 @@ static inline size_t uroce_resp_size(unsigned int op)
 /* ------------------------------------------------------------ HCA clock */
 
 /*
- * HCA clock page (DESIGN §3), UROCE_CLOCK_PAGE_SIZE bytes in a memfd written
+ * HCA clock page (docs/daemon.md "HCA clock"), UROCE_CLOCK_PAGE_SIZE bytes in a memfd written
  * only by the daemon; providers map it PROT_READ.
  *
  * Raw HCA cycles at CLOCK_MONOTONIC_RAW time t (ns):

@@ -10,8 +10,8 @@
  * The structs below are the wire layouts (packed, fields in network order);
  * the codec in netstack/ reads and writes them by byte offset and hands out
  * host-order values (netstack/packet.h).  Source for every number:
- * /work/shared/reference/roce-wire.md §1 (IBA §9.2 BTH, §9.3 ETHs, Annex
- * A14 XRC, A17 RoCEv2; Linux include/rdma/ib_pack.h and rxe_hdr.h as read).
+ * docs/wire-format.md §1 (IBA §9.2 BTH, §9.3 ETHs, Annex A14 XRC, A17
+ * RoCEv2; Linux include/rdma/ib_pack.h and rxe_hdr.h as read).
  */
 #ifndef UROCE_ROCE_H
 #define UROCE_ROCE_H

@@ -8,7 +8,7 @@
  * header verbs_provider_layout.h (scripts/gen-layout-asserts): if a line here
  * disagrees with the table, the build fails.
  *
- * Source of the facts: /work/shared/reference/provider-abi.md §4 (the layout
+ * Source of the facts: docs/provider-abi.md §4 (the layout
  * table, the slot order of verbs_context_ops, the enum values); the public
  * types come from the installed <infiniband/verbs.h>.
  *
@@ -98,7 +98,7 @@ struct verbs_device;
  * What a provider registers with verbs_register_driver_34 (72 bytes).
  * match_device, when set, has the final say on a device that passed the
  * table; alloc_device must use its argument (libibverbs sets ->sysfs only
- * after it returns). Source: provider-abi.md §1.3-1.4.
+ * after it returns). Source: docs/provider-abi.md §1.3-1.4.
  */
 struct verbs_device_ops {
 	const char *name;
@@ -219,7 +219,7 @@ struct verbs_counters {
 
 /*
  * Every op a provider may implement (608 bytes = 76 pointers, alphabetical,
- * provider-abi.md §4.2). verbs_set_ops copies only the non-NULL slots; a NULL
+ * docs/provider-abi.md §4.2). verbs_set_ops copies only the non-NULL slots; a NULL
  * slot keeps libibverbs' dummy, which fails with EOPNOTSUPP.
  */
 struct verbs_context_ops {

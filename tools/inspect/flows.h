@@ -12,7 +12,7 @@
  *            go-back-N or RNR NAK, or a duplicate).
  * What is not a gap: after an RDMA READ request the next request PSN may
  * jump by up to ceil(DMA length / 256), the response count at the smallest
- * path MTU (roce-wire.md §1.6).  ACKs are coalesced (one ACK answers many
+ * path MTU (docs/wire-format.md §1.6).  ACKs are coalesced (one ACK answers many
  * PSNs), so response flows with ACKs normally show gaps.  CNPs (PSN 0) are
  * not counted.  Only fully decoded packets (ICRC good or bad) count.
  */

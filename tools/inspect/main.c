@@ -55,6 +55,42 @@ static int parse_port(const char *s, uint16_t *port)
 	return 0;
 }
 
+/*
+ * Opens capture file path for reading, pcap (µs or ns) or pcapng alike, with
+ * timestamps in ns (pcap_open_offline_with_tstamp_precision(3PCAP)), and
+ * checks its link type (*dlt). Returns the handle, or NULL after one line on
+ * stderr (cannot open, unsupported link type).
+ */
+static pcap_t *open_capture(const char *path, int *dlt)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO,
+							     errbuf);
+
+	if (!pc) {
+		/* libpcap names the file itself when fopen fails ("F: No such file
+		 * or directory"); say it once. */
+		const char *msg = errbuf;
+		size_t plen = strlen(path);
+
+		if (strncmp(msg, path, plen) == 0 && strncmp(msg + plen, ": ", 2) == 0)
+			msg += plen + 2;
+		fprintf(stderr, PROG ": %s: %s\n", path, msg);
+		return NULL;
+	}
+	*dlt = pcap_datalink(pc);
+	if (!link_supported(*dlt)) {
+		const char *name = pcap_datalink_val_to_name(*dlt);
+
+		fprintf(stderr, PROG ": %s: link type %d (%s) is not supported "
+			"(Ethernet, raw IP, Linux cooked SLL/SLL2, BSD loopback are)\n",
+			path, *dlt, name ? name : "unknown");
+		pcap_close(pc);
+		return NULL;
+	}
+	return pc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -65,7 +101,6 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char errbuf[PCAP_ERRBUF_SIZE];
 	static struct insp_stats stats;
 	static struct insp_rec rec;
 	struct pcap_pkthdr *ph;
@@ -108,29 +143,9 @@ int main(int argc, char **argv)
 	}
 	path = argv[optind];
 
-	/* Reads pcap (µs or ns) and pcapng alike; timestamps come back in ns. */
-	pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-	if (!pc) {
-		/* libpcap names the file itself when fopen fails ("F: No such file
-		 * or directory"); say it once. */
-		const char *msg = errbuf;
-		size_t plen = strlen(path);
-
-		if (strncmp(msg, path, plen) == 0 && strncmp(msg + plen, ": ", 2) == 0)
-			msg += plen + 2;
-		fprintf(stderr, PROG ": %s: %s\n", path, msg);
+	pc = open_capture(path, &dlt);
+	if (!pc)
 		return 2;
-	}
-	dlt = pcap_datalink(pc);
-	if (!link_supported(dlt)) {
-		const char *name = pcap_datalink_val_to_name(dlt);
-
-		fprintf(stderr, PROG ": %s: link type %d (%s) is not supported "
-			"(Ethernet, raw IP, Linux cooked SLL/SLL2, BSD loopback are)\n",
-			path, dlt, name ? name : "unknown");
-		pcap_close(pc);
-		return 2;
-	}
 
 	while ((rc = pcap_next_ex(pc, &ph, &data)) == 1) {
 		insp_decode(dlt, data, ph->caplen, ph->len, port, &rec);

@@ -11,7 +11,7 @@
 
 #include "json.h"
 
-/* IBA Table 45 (Wireshark aeth_syndrome_timer_code_vals; roce-wire.md §1.3). */
+/* IBA Table 45 (docs/wire-format.md §1.3). */
 static const char *const rnr_ms[32] = {
 	"655.36", "0.01", "0.02", "0.03", "0.04", "0.06", "0.08", "0.12",
 	"0.16", "0.24", "0.32", "0.48", "0.64", "0.96", "1.28", "1.92",
