@@ -13,7 +13,8 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/device.c emu/nic/device.h \
 	emu/ctl/client.c emu/ctl/client.h \
 	emu/ctl/objects.h \
-	emu/ctl/hello.c \
+	emu/ctl/hello.c emu/ctl/query_port.c emu/ctl/quota.c emu/ctl/quota.h \
+	emu/nic/doorbell.c emu/nic/doorbell.h \
 	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_ah.c \
 	emu/ctl/server.c emu/ctl/server.h \
 	emu/ctl/admin.c emu/ctl/admin.h tools/admin_client.c \

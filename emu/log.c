@@ -4,9 +4,13 @@
 #include "config.h"
 #include "emu/log.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static FILE *log_fp;
 static enum ulog_level log_level = ULOG_INFO;
@@ -21,9 +25,16 @@ int ulog_open(const char *path)
 		log_level = ULOG_DEBUG;
 	if (!path)
 		return 0;
-	fp = fopen(path, "ae");
-	if (!fp)
-		return -1;
+	{
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+		/* an existing log may have been created with another mode */
+		if (fd < 0 || fchmod(fd, 0600) < 0 || !(fp = fdopen(fd, "a"))) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+	}
 	setvbuf(fp, NULL, _IOLBF, 0);
 	ulog_close();
 	log_fp = fp;
@@ -42,22 +53,57 @@ void ulog_close(void)
 	log_fp = NULL;
 }
 
-void ulog(enum ulog_level level, const char *fmt, ...)
+/* One line: time, level, the message, then SUFFIX (may be ""). */
+static void vlog(enum ulog_level level, const char *suffix, const char *fmt, va_list ap)
 {
 	FILE *fp = log_fp ? log_fp : stderr;
 	struct timespec ts;
 	struct tm tm;
 	char when[32];
-	va_list ap;
 
-	if (level > log_level)
-		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	fprintf(fp, "%s.%06ldZ uroced %s: ", when, ts.tv_nsec / 1000, level_name[level]);
-	va_start(ap, fmt);
 	vfprintf(fp, fmt, ap);
+	fprintf(fp, "%s\n", suffix);
+}
+
+void ulog(enum ulog_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	vlog(level, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', fp);
+}
+
+void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
+{
+	static struct {
+		uint64_t last_ns;     /* CLOCK_MONOTONIC of the last line; 0 = none */
+		unsigned long long suppressed;
+	} lim[ULOG_LIMIT_NKINDS];
+	struct timespec ts;
+	char suffix[64] = "";
+	uint64_t now;
+	va_list ap;
+
+	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (lim[kind].last_ns && now - lim[kind].last_ns < 1000000000u) {
+		lim[kind].suppressed++;
+		return;
+	}
+	if (lim[kind].suppressed)
+		snprintf(suffix, sizeof(suffix), " (%llu similar messages suppressed)", lim[kind].suppressed);
+	lim[kind].last_ns = now ? now : 1;
+	lim[kind].suppressed = 0;
+	va_start(ap, fmt);
+	vlog(level, suffix, fmt, ap);
+	va_end(ap);
 }

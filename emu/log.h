@@ -1,7 +1,9 @@
 /*
  * log.h - uroced's log: one line per event, "TIME LEVEL message", to the log
- * file (--log) or stderr. Messages name the client, QPN and PSN where they
- * apply so a run can be followed from the log alone.
+ * file (--log, mode 0600) or stderr. Messages name the client and QPN where
+ * they apply; PSNs and memory keys only at the debug level (they are what a
+ * forged packet needs, docs/security.md). Warnings a client or a peer can
+ * provoke at will go through ulog_limited.
  */
 #ifndef UROCE_EMU_LOG_H
 #define UROCE_EMU_LOG_H
@@ -10,8 +12,9 @@
 
 enum ulog_level { ULOG_ERR = 0, ULOG_WARN = 1, ULOG_INFO = 2, ULOG_DEBUG = 3 };
 
-/* Send the log to PATH (appended, line-buffered); NULL = stderr.
- * Returns 0, or -1 with errno from fopen. */
+/* Send the log to PATH (appended, line-buffered; created mode 0600, an
+ * existing file is set to 0600); NULL = stderr.
+ * Returns 0, or -1 with errno from open/fchmod. */
 int ulog_open(const char *path);
 
 /* Drop messages above LEVEL (default ULOG_INFO; UROCED_DEBUG=1 in the
@@ -23,5 +26,23 @@ void ulog_close(void);
 
 /* Write one line (a newline is added). */
 void ulog(enum ulog_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Kinds of rate-limited messages (ulog_limited). */
+enum ulog_limit {
+	ULOG_LIMIT_REFUSED,     /* control requests refused */
+	ULOG_LIMIT_QUOTA,       /* quota and descriptor-budget refusals */
+	ULOG_LIMIT_ACCEPT,      /* accept(2) failures */
+	ULOG_LIMIT_CQ_LOST,     /* completions lost after a CQ overrun */
+	ULOG_LIMIT_RX_SRC,      /* RC/UC packets from the wrong source address */
+	ULOG_LIMIT_NKINDS
+};
+
+/*
+ * ulog_limited - ulog(LEVEL, ...) at most once per second per KIND; the
+ * lines suppressed in between are counted and the next line that is written
+ * ends with " (N similar messages suppressed)".
+ */
+void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -18,12 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct options {
-	const char *dev, *addr, *sock, *pcap, *log, *pidfile;
+	const char *dev, *addr, *sock, *pcap, *log, *pidfile, *user;
+	uint32_t quota[QUOTA_NKINDS];   /* 0 = default */
 	unsigned long port, mtu, gid_tbl_len, clock_bits;
 	unsigned long long clock_khz, seed;
 	double loss;
@@ -36,7 +40,8 @@ static void usage(FILE *fp)
 		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT --seed N] [--log FILE]\n"
-		"              [--pidfile FILE] [--daemonize]\n"
+		"              [--pidfile FILE] [--daemonize] [--user NAME]\n"
+		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah}-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
 		"              capture stop | shutdown\n");
 }
@@ -58,6 +63,15 @@ static int parse_num(const char *opt, const char *s, unsigned long long lo, unsi
 	return 0;
 }
 
+/* getopt values of --max-KIND-per-user: OPT_QUOTA + enum quota_kind */
+#define OPT_QUOTA 1000
+
+/* Upper bound of --max-KIND-per-user: the device's own limit. */
+static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
+	[QUOTA_CLIENTS] = 1000000, [QUOTA_PD] = DEV_MAX_PD, [QUOTA_CQ] = DEV_MAX_CQ,
+	[QUOTA_QP] = DEV_MAX_QP, [QUOTA_MR] = DEV_MAX_MR, [QUOTA_AH] = DEV_MAX_AH,
+};
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -75,12 +89,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "log", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "daemonize", no_argument, NULL, 'D' },
+		{ "user", required_argument, NULL, 'U' },
+		{ "max-clients-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CLIENTS },
+		{ "max-pd-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_PD },
+		{ "max-cq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CQ },
+		{ "max-qp-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_QP },
+		{ "max-mr-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_MR },
+		{ "max-ah-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_AH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
-	char *end;
+	char *end, qopt[32];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -98,6 +119,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'L': o->log = optarg; break;
 		case 'P': o->pidfile = optarg; break;
 		case 'D': o->daemonize = 1; break;
+		case 'U': o->user = optarg; break;
+		case OPT_QUOTA + QUOTA_CLIENTS: case OPT_QUOTA + QUOTA_PD: case OPT_QUOTA + QUOTA_CQ:
+		case OPT_QUOTA + QUOTA_QP: case OPT_QUOTA + QUOTA_MR: case OPT_QUOTA + QUOTA_AH:
+			snprintf(qopt, sizeof(qopt), "--max-%s-per-user", quota_name(c - OPT_QUOTA));
+			if (parse_num(qopt, optarg, 1, quota_ceiling[c - OPT_QUOTA], &v))
+				return -1;
+			o->quota[c - OPT_QUOTA] = (uint32_t)v;
+			break;
 		case 'p':
 			if (parse_num("--port", optarg, 0, 65535, &v))
 				return -1;
@@ -200,6 +229,31 @@ static int fail_start(int pipe_fd, const char *fmt, const char *arg, int err)
 	return 1;
 }
 
+/*
+ * Become USER (its uid, its primary gid, no supplementary groups) for good,
+ * after everything that needs root is set up (sockets bound, files opened,
+ * priority raised). The daemon holds other processes' /proc/self/mem
+ * descriptors: it stays non-dumpable, so no process of USER can ptrace it
+ * or open its /proc files (proc(5), PR_SET_DUMPABLE in prctl(2)).
+ * Returns 0 or an errno (ENOENT: no such user).
+ */
+static int drop_privileges(const char *user)
+{
+	struct passwd *pw;
+
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw)
+		return errno ? errno : ENOENT;
+	if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+		return errno;
+	if (pw->pw_uid != 0 && setuid(0) == 0)
+		return EPERM;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return errno;
+	return 0;
+}
+
 static int write_pidfile(const char *path)
 {
 	FILE *fp = fopen(path, "we");
@@ -210,8 +264,8 @@ static int write_pidfile(const char *path)
 	return fclose(fp) ? errno : 0;
 }
 
-/* Each client holds a few descriptors (socket, async, doorbell, one per CQ
- * channel): use all the hard limit allows. */
+/* Each client holds a few descriptors (socket, async, doorbell, memory, one
+ * per CQ channel): use all the hard limit allows (quota.h keeps a reserve). */
 static void raise_nofile_limit(void)
 {
 	struct rlimit rl;
@@ -322,6 +376,7 @@ int main(int argc, char **argv)
 		      (uint32_t)o.gid_tbl_len, o.clock_khz, (uint32_t)o.clock_bits);
 	if (rc)
 		return fail_start(pipefd[1], "device %s: %s", o.dev, rc);
+	memcpy(dev.quota.max, o.quota, sizeof(dev.quota.max));
 	dev.loss_percent = o.loss;
 	dev.seed = o.seed;
 	if (o.pcap) {
@@ -344,12 +399,16 @@ int main(int argc, char **argv)
 	ev_signal_init(&sig_int, on_signal, SIGINT);
 	ev_signal_start(loop, &sig_int);
 
+	raise_priority(); /* while we may: before dropping to --user */
+	if (o.user && (rc = drop_privileges(o.user)))
+		return fail_start(pipefd[1], "cannot run as user %s: %s", o.user, rc);
+	if (o.user)
+		ulog(ULOG_INFO, "running as user %s (uid %d)", o.user, (int)getuid());
 	ulog(ULOG_INFO, "%s up: addr %s udp port %u mtu %u gid_tbl_len %u clock %llu kHz %u bits sock %s",
 	     dev.name, dev.addr_str, dev.port, dev.mtu, dev.gid_tbl_len,
 	     (unsigned long long)dev.clock.freq_khz, dev.clock.bits, o.sock);
 	if (o.daemonize)
 		daemon_ready(pipefd[1]);
-	raise_priority();
 
 	ev_run(loop, 0);
 

@@ -48,7 +48,8 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
 {
 	struct pcapw *w;
 	FILE *fp;
-	int dlt, e;
+	int dlt, e, src;
+	char extra;
 
 	set_err(err, errlen, "%s", "");
 	switch (link) {
@@ -86,8 +87,8 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
 		return NULL;
 	}
 
-	if (strcmp(path, "-") == 0) {
-		int fd = dup(STDOUT_FILENO);
+	if (strcmp(path, "-") == 0 || sscanf(path, "fd:%d%c", &src, &extra) == 1) {
+		int fd = dup(strcmp(path, "-") == 0 ? STDOUT_FILENO : src);
 
 		fp = fd < 0 ? NULL : fdopen(fd, "wb");
 		if (!fp && fd >= 0) {

@@ -41,7 +41,8 @@ struct pcapw;
 
 /*
  * pcapw_open - create (truncate) PATH and write the pcap file header.
- * @path:    file name; "-" writes to stdout.
+ * @path:    file name; "-" writes to stdout, "fd:N" to a duplicate of the
+ *           open descriptor N (not truncated; no new permission check).
  * @link:    link type of every frame written (enum pcapw_link).
  * @snaplen: bytes kept per frame (1..262144), 0 = PCAPW_DEFAULT_SNAPLEN.
  * @err:     if not NULL, receives a one-line message on failure (size errlen).

@@ -3,9 +3,10 @@
  *
  * alloc_context (libibverbs' verbs_open_device, after it opened the
  * /dev/infiniband/uverbs_NAME alias as cmd_fd): connect to the daemon socket
- * named in sysfs, allow its peer (the daemon) to open our memory
- * (PR_SET_PTRACER, docs/provider.md; it does so while serving HELLO), HELLO with the
- * peer end of our async_fd socketpair, map the HCA clock page, and make sure
+ * named in sysfs, HELLO with the peer end of our async_fd socketpair and
+ * descriptors of our own /proc/self/mem and /proc/self/maps (the daemon's only
+ * way to our registered memory, docs/security.md), map the HCA clock page,
+ * and make sure
  * completion channels can be created (comp_channel.c). The context then answers queries from the HELLO
  * reply without round trips.
  */
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -77,11 +77,26 @@ static int hello(struct uroce_context *ctx, int async_peer)
 {
 	struct uroce_hello_req req = { .abi_version = UROCE_ABI_VERSION,
 				       .pid = (uint32_t)getpid() };
-	int rfds[2], nrfds = 2, ret;
+	int rfds[2], nrfds = 2, ret, nfds = 3;
+	int fds[3] = { async_peer, -1, -1 };
 	void *page;
 
-	ret = uroce_ctl_call(ctx, UROCE_OP_HELLO, &req, sizeof(req), &async_peer, 1,
-			     &ctx->hello, sizeof(ctx->hello), rfds, &nrfds);
+	/* The daemon reaches our registered memory through these only: what
+	 * we may read and write ourselves, in this image (abi.h HELLO).
+	 * Without /proc (a sandbox) the context still opens; REG_MR then
+	 * fails with EFAULT. */
+	fds[1] = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	fds[2] = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fds[1] < 0 || fds[2] < 0) {
+		fprintf(stderr, UROCE_LOG_PREFIX "cannot open /proc/self/%s (%s): memory registration will fail with EFAULT\n",
+			fds[1] < 0 ? "mem" : "maps", strerror(errno));
+		nfds = 1;
+	}
+	ret = uroce_ctl_call(ctx, UROCE_OP_HELLO, &req, sizeof(req), fds, nfds, &ctx->hello,
+			     sizeof(ctx->hello), rfds, &nrfds);
+	for (int i = 1; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	if (ret)
 		return ret;
 	if (nrfds != 2) {
@@ -149,8 +164,6 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	struct uroce_device *dev = uroce_container_of(ibdev, struct uroce_device, vdev.device);
 	struct uroce_context *ctx;
 	char sock_path[PATH_MAX];
-	struct ucred peer;
-	socklen_t peer_len = sizeof(peer);
 	int sv[2] = { -1, -1 };
 	long ncpu;
 	int ret;
@@ -179,14 +192,6 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 			ibdev->name, sock_path, strerror(ret));
 		goto err;
 	}
-	/* Let the daemon read/write registered memory (Yama ptrace_scope 1)
-	 * before HELLO: it opens /proc/PID/mem while serving HELLO. The peer
-	 * of the control socket is the daemon. EINVAL means Yama is not
-	 * active and nothing needs allowing. */
-	if (getsockopt(ctx->sock, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len) == 0 &&
-	    prctl(PR_SET_PTRACER, (unsigned long)peer.pid, 0, 0, 0) && errno != EINVAL)
-		fprintf(stderr, UROCE_LOG_PREFIX "%s: PR_SET_PTRACER(%d): %s\n", ibdev->name,
-			(int)peer.pid, strerror(errno));
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		ret = errno;
 		goto err;
@@ -195,12 +200,14 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	close(sv[1]);
 	if (ret) {
 		close(sv[0]);
-		/* uroced refuses a HELLO whose pid is not the socket peer's: it
-		 * reaches registered memory by pid (docs/daemon.md "Limits"). */
+		/* uroced refuses a HELLO whose pid (or /proc/self files) is not
+		 * the socket peer's as it sees it (abi.h HELLO). */
 		fprintf(stderr, UROCE_LOG_PREFIX "%s: HELLO to the daemon at %s failed: %s%s\n",
 			ibdev->name, sock_path, strerror(ret),
 			ret == EPERM ? " (the daemon sees this process under another pid: a PID "
-				       "namespace other than uroced's is not supported)" : "");
+				       "namespace other than uroced's is not supported)" :
+			ret == EMFILE ? " (this user has as many device contexts open as the "
+					"daemon allows, see `uroce status`)" : "");
 		goto err;
 	}
 	/* libibverbs would otherwise ask the (absent) kernel for an async fd. */

@@ -30,7 +30,9 @@ tests_daemon_wqe_reader_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_wqe_reader_LDADD = $(DAEMON_TEST_LDADD)
 
 # Clients of a real uroced started by each script on a private socket.
-check_PROGRAMS += tests/hostile_client tests/daemon_churn tests/daemon_datapath
+check_PROGRAMS += tests/hostile_client tests/daemon_churn tests/daemon_datapath tests/sec_attack
+tests_sec_attack_SOURCES = tests/sec_attack.c tests/daemon_proto.c tests/daemon_proto.h
+tests_sec_attack_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_daemon_datapath_SOURCES = tests/daemon_datapath.c tests/daemon_proto.c tests/daemon_proto.h
 tests_daemon_datapath_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 tests_daemon_datapath_LDADD = netstack/libnetstack.la

@@ -3,7 +3,7 @@
  * provider: two verbs sessions (two contexts of this process) on one daemon,
  * RC QPs connected to each other over 127.0.0.1, WQEs written straight into
  * the shared QP rings (include/uroce/abi.h format), doorbells rung, CQEs read
- * from the shared CQ rings. Real UDP, real ICRC, real copies through /proc/PID/mem.
+ * from the shared CQ rings. Real UDP, real ICRC, real copies through the client's /proc/self/mem descriptor.
  *
  * Usage: daemon_datapath SOCK [lossy N | netfuzz N | exec]
  * Checks, with exact values: SEND 3000 bytes (requester REQ CQE with the
@@ -39,7 +39,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,8 +102,6 @@ static void setup_type(struct side *s, const char *sock, enum ibv_qp_type type)
 
 	if ((rc = dp_open(&s->ss, sock)))
 		die("HELLO", rc);
-	/* let the daemon reach our memory even without root */
-	prctl(PR_SET_PTRACER, (unsigned long)s->ss.hello.daemon_pid, 0, 0, 0);
 	if ((rc = dp_alloc_pd(&s->ss, &s->pd)))
 		die("ALLOC_PD", rc);
 	if (fixed_buf) {

@@ -35,10 +35,10 @@ static void setup(void)
 	memset(&dev, 0, sizeof(dev));
 	ck_assert_int_eq(keytab_init(&dev.keys, 16), 0);
 	owner.pid = getpid();
-	owner.pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	ck_assert_int_ge(owner.pidfd, 0);
 	owner.mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(owner.mem_fd, 0);
+	owner.maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(owner.maps_fd, 0);
 	mr_rw = (struct mr){ .pd = &pd1, .addr = (uintptr_t)mem, .length = 4096,
 			     .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 			     .owner = &owner };
@@ -56,9 +56,10 @@ static void setup(void)
 
 static void teardown(void)
 {
-	close(owner.pidfd);
 	if (owner.mem_fd >= 0)
 		close(owner.mem_fd);
+	if (owner.maps_fd >= 0)
+		close(owner.maps_fd);
 	munmap(hole, 4096);
 	munmap((char *)hole + 8192, 4096);
 	keytab_fini(&dev.keys);
@@ -140,7 +141,7 @@ START_TEST(dead_owner)
 	close(go[1]);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
 	close(owner.mem_fd);
-	owner.mem_fd = fd; /* pid and pidfd are still ours: only the fd counts */
+	owner.mem_fd = fd; /* the pid is still ours: only the fd counts */
 	mem[0] = 0;
 	ck_assert_int_eq(mem_access(&dev, 1, true, mr_rw.key, mr_rw.addr, buf, 16, IBV_ACCESS_REMOTE_WRITE,
 				    XPORT_MEM_WRITE), XPORT_MEM_FAULT);
@@ -196,10 +197,43 @@ START_TEST(range_check)
 	ck_assert_int_eq(mem_range_check(&owner, 0, 4096, false), EFAULT);          /* NULL */
 	ck_assert_int_eq(mem_range_check(&owner, (uintptr_t)mem, 16, true), 0);     /* .bss */
 	ck_assert_int_eq(mem_range_check(&owner, 1ull << 63, 4096, false), EFAULT); /* kernel half */
-	/* no mem fd (the process of HELLO is gone): EFAULT though mapped */
+	ck_assert(mem_maps_live(&owner));
+	/* maps of an address space that is gone (a child that exited after
+	 * opening them): EFAULT for our own mapped .bss, nothing listed */
+	{
+		int go[2], fd, saved = owner.maps_fd;
+		char path[64], c = 0;
+		pid_t child;
+
+		ck_assert_int_eq(pipe(go), 0);
+		child = fork();
+		if (child == 0) {
+			close(go[1]);
+			_exit(read(go[0], &c, 1) < 0);
+		}
+		close(go[0]);
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ck_assert_int_ge(fd, 0);
+		owner.maps_fd = fd;
+		ck_assert(mem_maps_live(&owner)); /* alive: its maps are listed */
+		close(go[1]);
+		ck_assert_int_eq(waitpid(child, NULL, 0), child);
+		ck_assert(!mem_maps_live(&owner));
+		ck_assert_int_eq(mem_range_check(&owner, (uintptr_t)mem, 16, true), EFAULT);
+		close(fd);
+		owner.maps_fd = saved;
+	}
+	/* no mem fd: EFAULT though mapped */
 	close(owner.mem_fd);
 	owner.mem_fd = -1;
 	ck_assert_int_eq(mem_range_check(&owner, (uintptr_t)mem, 16, true), EFAULT);
+	/* no maps fd: EFAULT */
+	owner.mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	close(owner.maps_fd);
+	owner.maps_fd = -1;
+	ck_assert_int_eq(mem_range_check(&owner, (uintptr_t)mem, 16, false), EFAULT);
+	ck_assert(!mem_maps_live(&owner));
 	munmap(m, 4 * pg);
 }
 END_TEST

@@ -103,10 +103,16 @@ int dp_call(int s, void *req, const int *fds, int nfds, void *resp, size_t cap, 
 	return ((struct uroce_hdr *)resp)->status;
 }
 
+void dp_self_mem_fds(int fds[2])
+{
+	fds[0] = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	fds[1] = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+}
+
 int dp_open(struct dp_session *ss, const char *path)
 {
 	struct uroce_hello_req req;
-	int sp[2], out[4], nout = 0, rc;
+	int sp[2], out[4], nout = 0, rc, fds[3];
 
 	memset(ss, 0, sizeof(*ss));
 	ss->s = dp_connect(path);
@@ -118,8 +124,12 @@ int dp_open(struct dp_session *ss, const char *path)
 	req.abi_version = UROCE_ABI_VERSION;
 	req.pid = (uint32_t)getpid();
 	req.reserved = 0;
-	rc = dp_call(ss->s, &req, &sp[1], 1, &ss->hello, sizeof(ss->hello), out, &nout);
+	fds[0] = sp[1];
+	dp_self_mem_fds(fds + 1);
+	rc = dp_call(ss->s, &req, fds, 3, &ss->hello, sizeof(ss->hello), out, &nout);
 	close(sp[1]);
+	close(fds[1]);
+	close(fds[2]);
 	ss->async_fd = sp[0];
 	ss->clock_fd = nout > 0 ? out[0] : -1;
 	ss->db_fd = nout > 1 ? out[1] : -1;

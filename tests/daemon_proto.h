@@ -39,6 +39,9 @@ struct dp_session {
 
 /* Connect and HELLO. Returns 0 or the failing status/errno. */
 int dp_open(struct dp_session *ss, const char *path);
+/* This process's /proc/self/mem (O_RDWR) and /proc/self/maps, as HELLO
+ * sends them after the async_fd peer (abi.h); -1 where open failed. */
+void dp_self_mem_fds(int fds[2]);
 void dp_close(struct dp_session *ss);
 
 /* Object helpers (return status; the handle in *h). */

@@ -91,13 +91,50 @@ static void hello_body(struct msg *m)
 		close(sp[0]);
 		m->fds[m->nfds++] = sp[1];
 	}
+	dp_self_mem_fds(m->fds + m->nfds);
+	m->nfds += 2;
 }
-static void hello_nofd(struct msg *m) { hello_body(m); close(m->fds[0]); m->nfds = 0; }
+static void hello_nofd(struct msg *m)
+{
+	hello_body(m);
+	while (m->nfds > 0)
+		close(m->fds[--m->nfds]);
+}
+static void hello_nomem(struct msg *m) { hello_body(m); close(m->fds[2]); close(m->fds[1]); m->nfds = 1; }
+static void hello_nomaps(struct msg *m) { hello_body(m); close(m->fds[2]); m->nfds = 2; }
+/* /proc/self/mem opened read-only: RDMA WRITEs through it could not land;
+ * refused at HELLO rather than failing later */
+static void hello_mem_ro(struct msg *m)
+{
+	hello_body(m);
+	close(m->fds[1]);
+	m->fds[1] = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+}
+static void hello_mem_file(struct msg *m) { hello_body(m); close(m->fds[1]); m->fds[1] = devnull(); }
+static void hello_mem_swapped(struct msg *m)
+{
+	int t;
+
+	hello_body(m);
+	t = m->fds[1];
+	m->fds[1] = m->fds[2];
+	m->fds[2] = t;
+}
+/* the mem and maps of pid 1 (init, root's) - openable by root only, and
+ * not ours anyway */
+static void hello_mem_other(struct msg *m)
+{
+	hello_body(m);
+	close(m->fds[2]);
+	m->fds[2] = open("/proc/1/maps", O_RDONLY | O_CLOEXEC);
+	if (m->fds[2] < 0)
+		m->fds[2] = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+}
 static void hello_file(struct msg *m) { hello_body(m); close(m->fds[0]); m->fds[0] = devnull(); }
 static void hello_badabi(struct msg *m) { hello_body(m); BODY(m, struct uroce_hello_req)->abi_version = 77; }
 static void hello_badpid(struct msg *m) { hello_body(m); BODY(m, struct uroce_hello_req)->pid = 1; }
 static void hello_resv(struct msg *m) { hello_body(m); BODY(m, struct uroce_hello_req)->reserved = 1; }
-static void hello_twofds(struct msg *m) { hello_body(m); m->fds[m->nfds++] = devnull(); }
+static void hello_fourfds(struct msg *m) { hello_body(m); m->fds[m->nfds++] = devnull(); }
 static void hello_manyfds(struct msg *m)
 {
 	hello_body(m);
@@ -295,7 +332,13 @@ static const struct hcase cases[] = {
 	{ "HELLO abi_version 77", FRESH, UROCE_OP_HELLO, hello_badabi, EPROTONOSUPPORT },
 	{ "HELLO with another pid", FRESH, UROCE_OP_HELLO, hello_badpid, EPERM },
 	{ "HELLO reserved set", FRESH, UROCE_OP_HELLO, hello_resv, EINVAL },
-	{ "HELLO with 2 fds", FRESH, UROCE_OP_HELLO, hello_twofds, EINVAL },
+	{ "HELLO without mem and maps fds (REG_MR would fail)", FRESH, UROCE_OP_HELLO, hello_nomem, 0 },
+	{ "HELLO without maps fd", FRESH, UROCE_OP_HELLO, hello_nomaps, EBADF },
+	{ "HELLO with mem opened read-only", FRESH, UROCE_OP_HELLO, hello_mem_ro, EBADF },
+	{ "HELLO with /dev/null as mem fd", FRESH, UROCE_OP_HELLO, hello_mem_file, EBADF },
+	{ "HELLO with mem and maps swapped", FRESH, UROCE_OP_HELLO, hello_mem_swapped, EBADF },
+	{ "HELLO with another process's maps", FRESH, UROCE_OP_HELLO, hello_mem_other, EPERM },
+	{ "HELLO with 4 fds", FRESH, UROCE_OP_HELLO, hello_fourfds, EINVAL },
 	{ "HELLO with 8 fds", FRESH, UROCE_OP_HELLO, hello_manyfds, EINVAL },
 	{ "good HELLO", FRESH, UROCE_OP_HELLO, hello_body, 0 },
 	/* after HELLO */

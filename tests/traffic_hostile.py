@@ -203,7 +203,7 @@ send(qa, 9, mra.buf, mra.lkey)
 check('RNR, rnr_retry 0: completion', [(9, e.IBV_WC_RNR_RETRY_EXC_ERR)], poll(ca))
 check('RNR, rnr_retry 0: requester state', e.IBV_QPS_ERR, state(qa))
 
-# 6. A registered buffer the application unmapped: the daemon's read or write through the client's /proc/PID/mem fails.
+# 6. A registered buffer the application unmapped: the daemon's read or write through the client's /proc/self/mem descriptor fails.
 libc = ctypes.CDLL(None)
 libc.mmap.restype = ctypes.c_void_p
 libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]

@@ -36,6 +36,13 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
 		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
 		(unsigned long long)d->udp.tx_too_big);
+	if (d->xdev) {
+		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
+
+		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu\n", (unsigned long long)xs->rx_bad,
+			(unsigned long long)xs->rx_no_qp, (unsigned long long)xs->rx_bad_src);
+	}
+	quota_status(d, fp);
 	if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));
@@ -145,13 +152,15 @@ int op_admin_capture_start(struct client *c, struct ctl_call *call)
 		return EBUSY;
 	if (fl < 0 || ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR))
 		return EBADF;
-	/* Reopen through /proc so libpcap gets its own FILE; same file. */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", call->fds[0]);
+	/* A duplicate of the admin's descriptor: the daemon (service user)
+	 * may lack the right to open the admin's file itself. */
+	snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
 	rc = admin_capture_open(d, path, err, sizeof(err));
 	if (rc) {
 		ulog(ULOG_WARN, "capture start: %s", err[0] ? err : strerror(rc));
 		return rc;
 	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", call->fds[0]);
 	n = readlink(path, d->capture_path, sizeof(d->capture_path) - 1);
 	d->capture_path[n > 0 ? n : 0] = 0;
 	ulog(ULOG_INFO, "capture started: %s", d->capture_path);

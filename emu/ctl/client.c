@@ -1,11 +1,11 @@
 /*
  * client.c - per-connection state, handle tables, cleanup when a client goes
- * away, async events and the doorbell (see client.h).
+ * away, async events (see client.h).
  */
 #include "config.h"
 #include "emu/ctl/client.h"
-#include "emu/nic/datapath.h"
 #include "emu/nic/device.h"
+#include "emu/nic/doorbell.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 
@@ -14,9 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -97,7 +95,7 @@ struct client *client_new(struct uroce_dev *d, int fd)
 	c->async_fd = -1;
 	c->db_fd = -1;
 	c->mem_fd = -1;
-	c->pidfd = (int)syscall(SYS_pidfd_open, cred.pid, 0);
+	c->maps_fd = -1;
 	c->id = d->next_client_id++;
 	snprintf(c->comm, sizeof(c->comm), "?");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
@@ -119,26 +117,6 @@ struct client *client_new(struct uroce_dev *d, int fd)
 		d->clients->prev = c;
 	d->clients = c;
 	return c;
-}
-
-int client_open_mem(struct client *c)
-{
-	char path[64];
-	int fd;
-
-	if (c->mem_fd >= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c->pid);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	/* alive now (pidfd) => alive at open => the fd is the client's mm */
-	if (c->pidfd < 0 || syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0) < 0) {
-		close(fd);
-		return ESRCH;
-	}
-	c->mem_fd = fd;
-	return 0;
 }
 
 /* Free every object of one table with FREE_FN (handles ascending). */
@@ -175,16 +153,13 @@ void client_destroy(struct client *c)
 	}
 	ev_io_stop(d->loop, &c->io);
 	close(c->fd);
-	if (c->db_fd >= 0) {
-		ev_io_stop(d->loop, &c->db_io);
-		close(c->db_fd);
-	}
+	doorbell_close(c);
 	if (c->async_fd >= 0)
 		close(c->async_fd);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
 	if (c->mem_fd >= 0)
 		close(c->mem_fd);
+	if (c->maps_fd >= 0)
+		close(c->maps_fd);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -213,22 +188,4 @@ int client_async_event(struct client *c, uint64_t element, uint32_t event_type)
 	}
 	c->async_events++;
 	return 0;
-}
-
-void client_doorbell(struct client *c)
-{
-	uint64_t v;
-	uint32_t h;
-
-	/* Drain the counter first: a ring after this read re-arms the watcher. */
-	if (read(c->db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		return;
-	/* new WQEs first: their completions may be what an arm waits for */
-	datapath_doorbell(c);
-	for (h = 1; h <= c->cqs.cap; h++) {
-		struct cq *cq = objtab_get(&c->cqs, h);
-
-		if (cq)
-			cq_check_arm(cq);
-	}
 }

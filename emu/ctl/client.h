@@ -46,12 +46,14 @@ struct client {
 	uid_t uid;
 	gid_t gid;
 	char comm[17];          /* /proc/PID/comm at connect time */
-	int pidfd;              /* pidfd of pid (-1 if unavailable): tells a live
-				 * client from a reused pid */
-	int mem_fd;             /* /proc/PID/mem, opened at HELLO (or at the first
-				 * REG_MR if HELLO had no ptrace right yet); bound
-				 * to the client's mm of that moment, so after an
-				 * execve every access through it fails; -1 = none */
+	int refuse;             /* 0, or the errno that answers the first message
+				 * before the connection is closed (quota_admit) */
+	/* The client's /proc/self/mem and /proc/self/maps, opened by the client
+	 * and sent at HELLO; bound to its mm of that moment, so after an execve
+	 * or exit every access through them fails; -1 = none
+	 * (docs/security.md). */
+	int mem_fd;
+	int maps_fd;
 
 	bool hello;             /* a verbs client (HELLO done) */
 	int async_fd;           /* provider's async_fd peer; -1 before HELLO */
@@ -67,11 +69,6 @@ struct client {
  * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
 struct client *client_new(struct uroce_dev *d, int fd);
 
-/* Open C's /proc/PID/mem into c->mem_fd (no-op if open). The pidfd is
- * checked after the open, so the fd is the client's, never a reused pid's.
- * Returns 0 or an errno (EACCES/EPERM: no ptrace right; ESRCH: gone). */
-int client_open_mem(struct client *c);
-
 /* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
  * unlink it from the device and free it. */
 void client_destroy(struct client *c);
@@ -81,8 +78,5 @@ void client_destroy(struct client *c);
  * lost: the first loss of a client is logged, the total at disconnect).
  * Returns 0 or the errno of send. */
 int client_async_event(struct client *c, uint64_t element, uint32_t event_type);
-
-/* Called when the doorbell eventfd of C is readable (CQ arm words, WQEs). */
-void client_doorbell(struct client *c);
 
 #endif

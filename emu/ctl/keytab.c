@@ -6,10 +6,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 int keytab_init(struct keytab *t, uint32_t size)
 {
-	uint32_t i;
+	uint32_t i, chunk;
 	int rc;
 
 	if (size == 0 || size > 0xFFFFFF)
@@ -22,10 +23,21 @@ int keytab_init(struct keytab *t, uint32_t size)
 		free(t->slot);
 		return rc;
 	}
-	/* Spread the first variants so keys of neighbouring slots differ in the
-	 * low byte too (a key that is off by one in the index is also wrong). */
-	for (i = 1; i <= size; i++)
-		t->slot[i].variant = (uint8_t)(i * 0x9d + 0x5a);
+	for (i = 1; i <= size; i += chunk) {
+		uint8_t rnd[2 * 256];
+		uint32_t j;
+
+		chunk = size - i + 1 < 256 ? size - i + 1 : 256;
+		if (getrandom(rnd, 2 * chunk, 0) != (ssize_t)(2 * chunk)) {
+			rc = errno ? errno : EIO;
+			keytab_fini(t);
+			return rc;
+		}
+		for (j = 0; j < chunk; j++) {
+			t->slot[i + j].variant = rnd[2 * j];
+			t->slot[i + j].stride = rnd[2 * j + 1] | 1;
+		}
+	}
 	t->size = size;
 	return 0;
 }
@@ -68,6 +80,6 @@ int keytab_free(struct keytab *t, uint32_t key)
 	if (!keytab_lookup(t, key))
 		return EINVAL;
 	t->slot[idx].obj = NULL;
-	t->slot[idx].variant++;
+	t->slot[idx].variant += t->slot[idx].stride;
 	return id_alloc_put(&t->ids, idx);
 }

@@ -3,10 +3,14 @@
  *
  * A key is index<<8 | variant (IBTA §10.6: the low 8 bits are the "key" part a
  * consumer may vary; mlx5 builds its mkeys the same way). The index (1..2^24-1,
- * round-robin) selects the table slot; the variant advances every time the slot
- * is reused. So key+1 (a different variant) never names a live MR, and a stale
- * key of a freed MR does not match the slot's next owner (pyverbs
- * test_atomic_invalid_lkey/rkey; docs/clients.md §0 item 5). Key 0 is never valid.
+ * round-robin) selects the table slot; the variant advances by the slot's
+ * stride every time the slot is reused. Each slot's first variant and its odd
+ * stride come from getrandom(2), so the key of another user's MR cannot be
+ * computed from the keys one sees oneself (docs/security.md), while a slot
+ * still goes through all 256 variants before one repeats. key+1 never names
+ * a live MR (its variant differs), and a stale key of a freed MR does not
+ * match the slot's next owner (pyverbs test_atomic_invalid_lkey/rkey;
+ * docs/clients.md §0 item 5). Key 0 is never valid.
  */
 #ifndef UROCE_EMU_KEYTAB_H
 #define UROCE_EMU_KEYTAB_H
@@ -17,6 +21,7 @@
 struct keytab_slot {
 	void *obj;        /* owner (struct mr *), NULL = free */
 	uint8_t variant;  /* variant of the current (or next) key of this slot */
+	uint8_t stride;   /* odd: added to variant at each reuse */
 };
 
 struct keytab {
@@ -25,7 +30,8 @@ struct keytab {
 	uint32_t size;
 };
 
-/* Table for SIZE keys (1 .. 2^24-1). Returns 0, EINVAL or ENOMEM. */
+/* Table for SIZE keys (1 .. 2^24-1), variants and strides from getrandom(2).
+ * Returns 0, EINVAL, ENOMEM or the errno of getrandom. */
 int keytab_init(struct keytab *t, uint32_t size);
 void keytab_fini(struct keytab *t);
 

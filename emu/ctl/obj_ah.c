@@ -7,6 +7,7 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ int op_create_ah(struct client *c, struct ctl_call *call)
 		return EINVAL;
 	if (c->dev->counts.ah >= DEV_MAX_AH)
 		return ENOMEM;
+	if ((rc = quota_check(c, QUOTA_AH)))
+		return rc;
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return ENOMEM;

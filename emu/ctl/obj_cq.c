@@ -9,6 +9,7 @@
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -84,7 +85,7 @@ int op_create_cq(struct client *c, struct ctl_call *call)
 		return EINVAL;
 	if (call->nfds > 1 && (fstat(call->fds[1], &st) < 0 || !S_ISSOCK(st.st_mode)))
 		return EBADF;
-	if (d->counts.cq >= DEV_MAX_CQ)
+	if (d->counts.cq >= DEV_MAX_CQ || quota_check(c, QUOTA_CQ))
 		return ENOMEM;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
@@ -164,8 +165,8 @@ static void cq_fire(struct cq *cq)
 	if (send(cq->chan_fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(ev))
 		cq->comp_events++;
 	else
-		ulog(ULOG_WARN, "client#%u cqn %u: completion event lost: %s", cq->owner->id, cq->cqn,
-		     strerror(errno));
+		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u cqn %u: completion event lost: %s",
+			     cq->owner->id, cq->cqn, strerror(errno));
 }
 
 /* Whether CQE op_own satisfies a solicited-only arm (SE set, or an error). */

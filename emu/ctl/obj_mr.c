@@ -2,8 +2,8 @@
  * obj_mr.c - memory regions: REG_MR / DEREG_MR (include/uroce/abi.h).
  * Registration records the range, access flags and a key from the device's
  * key table (keytab.c); the memory itself is not touched here (the data path
- * reads and writes it with pread/pwrite on the client's /proc/PID/mem fd,
- * mem_access.h; docs/daemon.md "Limits").
+ * reads and writes it with pread/pwrite on the client's own /proc/self/mem
+ * descriptor, mem_access.h, docs/security.md).
  */
 #include "config.h"
 #include "emu/ctl/client.h"
@@ -11,6 +11,7 @@
 #include "emu/log.h"
 #include "emu/nic/mem_access.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,12 +46,10 @@ int op_reg_mr(struct client *c, struct ctl_call *call)
 		return EINVAL;
 	if (d->counts.mr >= DEV_MAX_MR)
 		return ENOMEM;
-	/* no /proc/PID/mem fd yet (no ptrace right at HELLO): the memory is
-	 * unreachable unless it opens now (mem_access.h) */
-	if (client_open_mem(c))
-		return EFAULT;
+	if ((rc = quota_check(c, QUOTA_MR)))
+		return rc;
 	/* as the kernel's ib_umem_get: the range mapped, and writable if the
-	 * MR may be written (writes through /proc/PID/mem would pass a
+	 * MR may be written (writes through the mem descriptor would pass a
 	 * read-only mapping: FOLL_FORCE) */
 	rc = mem_range_check(c, req->addr, req->length,
 			     acc & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC));

@@ -8,6 +8,7 @@
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ int op_alloc_pd(struct client *c, struct ctl_call *call)
 		return EINVAL;
 	if (c->dev->counts.pd >= DEV_MAX_PD)
 		return ENOMEM;
+	if ((rc = quota_check(c, QUOTA_PD)))
+		return rc;
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return ENOMEM;

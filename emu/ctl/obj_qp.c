@@ -10,6 +10,7 @@
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
 #include "emu/ctl/qp_state.h"
 
 #include <errno.h>
@@ -49,7 +50,7 @@ int op_create_qp(struct client *c, struct ctl_call *call)
 	    cap.max_send_sge > DEV_MAX_SGE || cap.max_recv_sge > DEV_MAX_SGE ||
 	    cap.max_inline_data > DEV_MAX_INLINE)
 		return EINVAL;
-	if (d->counts.qp >= DEV_MAX_QP)
+	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
 		return ENOMEM;
 	uroce_qp_caps_round(&cap);
 	qp = calloc(1, sizeof(*qp));
@@ -213,9 +214,8 @@ int op_modify_qp(struct client *c, struct ctl_call *call)
 		__atomic_store_n(&h->rq_ci, qp->rq_next, __ATOMIC_RELEASE);
 	}
 	if (cur != next)
-		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x sq_psn 0x%x rq_psn 0x%x)",
-		     c->id, qp->qpn, qp_state_name(cur), qp_state_name(next), qp->attr.dest_qp_num,
-		     qp->attr.sq_psn, qp->attr.rq_psn);
+		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x)", c->id, qp->qpn,
+		     qp_state_name(cur), qp_state_name(next), qp->attr.dest_qp_num);
 	/* The SQ is always empty here, so SQD is reached at once (IBTA §10.3.1:
 	 * the SQ drained event follows when asked for). */
 	if (cur == IBV_QPS_RTS && next == IBV_QPS_SQD && qp->attr.en_sqd_async_notify) {

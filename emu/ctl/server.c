@@ -1,5 +1,5 @@
 /*
- * ctl_server.c - the control socket and message dispatch (see ctl_server.h;
+ * server.c - the control socket and message dispatch (see ctl_server.h;
  * the message formats and every errno are specified in include/uroce/abi.h).
  */
 #include "config.h"
@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -38,7 +40,7 @@ struct op_desc {
 };
 
 static const struct op_desc ops[UROCE_OP_MAX] = {
-	[UROCE_OP_HELLO] = { op_hello, "HELLO", 1, 1, F_FIRST },
+	[UROCE_OP_HELLO] = { op_hello, "HELLO", 1, 3, F_FIRST },
 	[UROCE_OP_QUERY_PORT] = { op_query_port, "QUERY_PORT", 0, 0, F_HELLO },
 	[UROCE_OP_ALLOC_PD] = { op_alloc_pd, "ALLOC_PD", 0, 0, F_HELLO },
 	[UROCE_OP_DEALLOC_PD] = { op_dealloc_pd, "DEALLOC_PD", 0, 0, F_HELLO | F_HANDLE },
@@ -75,7 +77,7 @@ static int dispatch(struct client *c, const unsigned char *buf, ssize_t n, int m
 	const struct uroce_hdr *h = (const void *)buf;
 	struct uroce_hdr *rh = (void *)resp;
 	const struct op_desc *desc;
-	int rc;
+	int i, rc;
 
 	*descp = NULL;
 	*resp_len = sizeof(struct uroce_hdr);
@@ -101,6 +103,15 @@ static int dispatch(struct client *c, const unsigned char *buf, ssize_t n, int m
 		return EINVAL;
 	if (h->status || h->reserved)
 		return EINVAL;
+	if (c->refuse)
+		return c->refuse;
+	for (i = 0; i < nfds; i++) {
+		if (!quota_fd_ok(c, fds[i])) {
+			if (!c->hello)
+				c->refuse = EMFILE; /* close it after this reply */
+			return EMFILE;
+		}
+	}
 	if (desc->flags & F_ADMIN) {
 		if (c->uid != 0 && c->uid != c->dev->uid)
 			return EPERM;
@@ -182,17 +193,23 @@ static bool client_read_one(struct client *c)
 		memset(resp, 0, resp_len);
 		*(struct uroce_hdr *)resp = saved;
 		((struct uroce_hdr *)resp)->status = rc;
-		ulog(rc == EBUSY ? ULOG_DEBUG : ULOG_INFO, "client#%u pid %d: %s refused: %s", c->id,
-		     (int)c->pid, desc ? desc->name : "message", strerror(rc));
+		if (rc == EBUSY)
+			ulog(ULOG_DEBUG, "client#%u pid %d: %s refused: %s", c->id, (int)c->pid,
+			     desc ? desc->name : "message", strerror(rc));
+		else
+			ulog_limited(ULOG_LIMIT_REFUSED, ULOG_INFO, "client#%u pid %d: %s refused: %s",
+				     c->id, (int)c->pid, desc ? desc->name : "message", strerror(rc));
 	}
 	((struct uroce_hdr *)resp)->length = (uint32_t)resp_len;
 	src = send_reply(c, resp, resp_len, call.out_fds, call.n_out);
 	if (call.close_out)
 		for (i = 0; i < call.n_out; i++)
 			close(call.out_fds[i]);
-	if (src) {
-		ulog(ULOG_WARN, "client#%u pid %d: cannot send reply (%s); dropping the client", c->id,
-		     (int)c->pid, strerror(src));
+	if (src || c->refuse) {
+		if (src)
+			ulog_limited(ULOG_LIMIT_REFUSED, ULOG_WARN,
+				     "client#%u pid %d: cannot send reply (%s); dropping the client", c->id,
+				     (int)c->pid, strerror(src));
 		client_destroy(c);
 		return false;
 	}
@@ -227,6 +244,11 @@ static void listen_cb(struct ev_loop *loop, ev_io *w, int revents)
 		c = client_new(d, fd);
 		if (!c)
 			continue;
+		c->refuse = quota_admit(c);
+		if (c->refuse < 0) {
+			client_destroy(c);
+			continue;
+		}
 		ev_io_init(&c->io, client_cb, fd, EV_READ);
 		c->io.data = c;
 		ev_io_start(loop, &c->io);
@@ -236,11 +258,12 @@ static void listen_cb(struct ev_loop *loop, ev_io *w, int revents)
 	if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
 		/* Out of descriptors: the pending connection keeps the socket
 		 * readable, so pause accepting briefly instead of spinning. */
-		ulog(ULOG_WARN, "accept: %s; not accepting for 100 ms", strerror(errno));
+		ulog_limited(ULOG_LIMIT_ACCEPT, ULOG_WARN, "accept: %s; not accepting for 100 ms",
+			     strerror(errno));
 		ev_io_stop(loop, &d->listen_io);
 		ev_timer_start(loop, &d->listen_pause);
 	} else if (errno != EAGAIN && errno != EINTR) {
-		ulog(ULOG_WARN, "accept: %s", strerror(errno));
+		ulog_limited(ULOG_LIMIT_ACCEPT, ULOG_WARN, "accept: %s", strerror(errno));
 	}
 }
 
@@ -282,6 +305,12 @@ int ctl_server_start(struct uroce_dev *d, const char *path)
 		return e;
 	}
 	d->listen_fd = fd;
+	{
+		struct rlimit rl;
+
+		d->quota.fd_limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < INT_MAX
+					    ? (int)rl.rlim_cur : INT_MAX;
+	}
 	snprintf(d->sock_path, sizeof(d->sock_path), "%s", path);
 	ev_io_init(&d->listen_io, listen_cb, fd, EV_READ);
 	d->listen_io.data = d;

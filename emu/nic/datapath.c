@@ -220,8 +220,8 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 	cqe_build(c, hca_clock_now(&d->clock), d->addr.ss_family == AF_INET6, &cqe);
 	rc = cq_push(c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
 	if (rc)
-		ulog(ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s", qp->owner->id, qp->qpn,
-		     strerror(rc));
+		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s",
+			     qp->owner->id, qp->qpn, strerror(rc));
 }
 
 static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -295,7 +295,17 @@ static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockad
 
 		memcpy(sgid.raw, l3.src, 16);
 		memcpy(dgid.raw, l3.dst, 16);
-		xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port);
+		char ab[INET6_ADDRSTRLEN] = "?";
+
+		if (xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port) != EACCES)
+			return;
+		inet_ntop(from->ss_family,
+			  from->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)from)->sin_addr
+						     : (const void *)&((const struct sockaddr_in6 *)from)->sin6_addr,
+			  ab, sizeof(ab));
+		ulog_limited(ULOG_LIMIT_RX_SRC, ULOG_WARN,
+			     "packet from %s port %u for a connected QP with another remote address: dropped",
+			     ab, sport);
 	}
 }
 

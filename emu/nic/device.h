@@ -18,6 +18,7 @@
 #include "emu/nic/hca_clock.h"
 #include "emu/ctl/id_alloc.h"
 #include "emu/ctl/keytab.h"
+#include "emu/ctl/quota.h"
 #include "emu/nic/udp_port.h"
 
 struct client;
@@ -76,6 +77,7 @@ struct uroce_dev {
 	struct qp **qp_by_qpn;          /* DEV_MAX_QP entries, index qpn - DEV_QPN_FIRST */
 
 	struct dev_counts counts;
+	struct quota quota;             /* per-uid limits (emu/ctl/quota.h) */
 	struct client *clients;         /* doubly linked list of connections */
 	uint32_t n_clients;             /* verbs clients (after HELLO) */
 	uint32_t next_client_id;

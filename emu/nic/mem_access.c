@@ -10,13 +10,14 @@
 #include "emu/ctl/objects.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Copy LEN bytes between BUF and ADDR through MEM_FD, the client's
- * /proc/PID/mem (partial transfers resumed). 0 bytes means the mm is gone
+/* Copy LEN bytes between BUF and ADDR through MEM_FD, the client's own
+ * /proc/self/mem descriptor (partial transfers resumed). 0 bytes means the mm is gone
  * (exit or execve). Returns 0 or -1. */
 static int mem_copy(int mem_fd, uint64_t addr, void *buf, uint32_t len, bool write)
 {
@@ -58,24 +59,52 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 		return XPORT_MEM_BOUNDS;
 	if (op == XPORT_MEM_CHECK)
 		return XPORT_MEM_OK;
-	/* The fd reaches the mm the client had at HELLO only: not a reused pid,
-	 * not the image of a later execve. Its writes are FOLL_FORCE (they
-	 * pass a read-only mapping): the access flags above are the guard. */
+	/* The fd reaches the mm the client had when it opened it only: not
+	 * the image of a later execve. Its writes are FOLL_FORCE (they pass a
+	 * read-only mapping): the access flags above are the guard. */
 	if (mem_copy(mr->owner->mem_fd, addr, buf, len, op == XPORT_MEM_WRITE))
 		return XPORT_MEM_FAULT;
 	return XPORT_MEM_OK;
 }
 
+/* A stream over C's maps descriptor from its start (a dup: the seq_file
+ * position is shared, the FILE's buffer is not), or NULL. */
+static FILE *maps_open(const struct client *c)
+{
+	int fd;
+	FILE *fp;
+
+	if (c->maps_fd < 0 || lseek(c->maps_fd, 0, SEEK_SET) != 0)
+		return NULL;
+	fd = fcntl(c->maps_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	fp = fdopen(fd, "r");
+	if (!fp)
+		close(fd);
+	return fp;
+}
+
+bool mem_maps_live(const struct client *c)
+{
+	FILE *fp = maps_open(c);
+	bool live;
+
+	if (!fp)
+		return false;
+	live = fgetc(fp) != EOF;
+	fclose(fp);
+	return live;
+}
+
 int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write)
 {
 	uint64_t cur = addr, end = addr + len;
-	char path[64], *line = NULL;
+	char *line = NULL;
 	size_t cap = 0;
 	unsigned char byte;
-	FILE *fp;
+	FILE *fp = maps_open(c);
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c->pid);
-	fp = fopen(path, "re");
 	if (!fp)
 		return EFAULT;
 	/* lines are sorted by address: walk them, covering [cur, end) */
@@ -95,8 +124,7 @@ int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write)
 	fclose(fp);
 	if (cur < end)
 		return EFAULT;
-	/* the maps were read by pid: the mem fd says whether it is still the
-	 * process of HELLO */
+	/* the same address space through the mem descriptor */
 	if (c->mem_fd < 0 || addr > (uint64_t)INT64_MAX ||
 	    pread(c->mem_fd, &byte, 1, (off_t)addr) != 1)
 		return EFAULT;

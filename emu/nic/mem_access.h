@@ -1,9 +1,10 @@
 /*
- * mem_access.h - the data path's window into registered memory (DESIGN §3
- * "Memory"): look up an lkey/rkey, check PD, bounds and access flags, then
- * read or write the owning process's memory with pread/pwrite on its
- * /proc/PID/mem fd opened at HELLO (client.h mem_fd).
- * Ahead of issue 4: this is the body of the transport engine's ops->mem.
+ * mem_access.h - the data path's window into registered memory
+ * (docs/security.md): look up an lkey/rkey, check PD, bounds and access flags, then
+ * read or write the owning process's memory with pread/pwrite on the
+ * /proc/self/mem descriptor it sent at HELLO (client.h mem_fd; the daemon
+ * never opens another process's /proc files, docs/security.md).
+ * This is the body of the transport engine's ops->mem.
  */
 #ifndef UROCE_EMU_MEM_ACCESS_H
 #define UROCE_EMU_MEM_ACCESS_H
@@ -28,9 +29,8 @@ struct uroce_dev;
  * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a
  * needed flag), _FAULT (the process's memory could not be read/written in
  * full: unmapped, process gone or its image replaced by execve — the fd is
- * bound to the mm seen at HELLO, so neither a reused pid nor a new
- * (setuid) program is ever reached — or no fd: no ptrace permission; the
- * provider grants it with PR_SET_PTRACER).
+ * bound to the mm it was opened in, so a new (setuid) program is never
+ * reached — or no fd).
  */
 enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
@@ -40,15 +40,21 @@ struct client;
 
 /*
  * mem_range_check - may C register [addr, addr+len) (REG_MR)? Every byte
- * must lie in a mapping of C's /proc/PID/maps that is readable, and writable
- * if WRITE (LOCAL_WRITE / REMOTE_WRITE / REMOTE_ATOMIC requested); then one
- * byte at ADDR must be readable through C's mem fd (the mm seen at HELLO:
- * fails if the process has exec'd or exited since). LEN > 0 and addr+len must
- * not wrap (the caller checks). Mirrors the kernel, whose ib_umem_get fails
- * to pin such memory (ibv_reg_mr(3): EFAULT).
+ * must lie in a mapping listed by C's maps descriptor (its /proc/self/maps,
+ * sent at HELLO) that is readable, and writable if WRITE (LOCAL_WRITE /
+ * REMOTE_WRITE / REMOTE_ATOMIC requested); then one byte at ADDR must be
+ * readable through C's mem descriptor. Both descriptors are bound to the mm
+ * they were opened in: after an execve or exit the maps read empty and the
+ * check fails, so it says nothing about any other process's address map.
+ * LEN > 0 and addr+len must not wrap (the caller checks). Mirrors the
+ * kernel, whose ib_umem_get fails to pin such memory (ibv_reg_mr(3): EFAULT).
  * Returns 0, or EFAULT (gap, NULL page, PROT_NONE, read-only for WRITE, no
- * mem fd, maps unreadable).
+ * descriptors, address space gone).
  */
 int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write);
+
+/* Does C's maps descriptor still list its address space (false: none, or
+ * the process has exec'd or exited since opening it)? */
+bool mem_maps_live(const struct client *c);
 
 #endif

@@ -63,6 +63,14 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 		       qp->state == IBV_QPS_SQD || qp->state == IBV_QPS_SQE;
 	requester_up = qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD ||
 		       qp->state == IBV_QPS_SQE;
+	/* A connected QP takes packets from its remote address only (IBTA
+	 * Vol 1 §9.6 header validation; docs/security.md): the dgid given
+	 * with the AV at RTR. */
+	if (qp->type != IBV_QPT_UD && responder_up && memcmp(sgid->raw, qp->attr.dgid.raw, 16)) {
+		qp->stats.dropped++;
+		dev->stats.rx_bad_src++;
+		return EACCES;
+	}
 	if (pkt.op->flags & ROCE_OPF_REQUEST) {
 		if (!responder_up) {
 			qp->stats.dropped++;

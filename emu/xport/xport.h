@@ -283,7 +283,8 @@ int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe);
  * bad ICRC, unknown QPN or wrong state: dropped and counted, never an
  * error for the caller. Returns 0 if the packet was accepted by a QP, or a
  * positive code saying why it was dropped (for logs): EBADMSG (parse/ICRC),
- * ENOENT (no such QP), EAGAIN (QP state drops it).
+ * ENOENT (no such QP), EAGAIN (QP state drops it), EACCES (RC/UC: sgid is
+ * not the QP's remote address).
  */
 int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 		const union ibv_gid *sgid, const union ibv_gid *dgid,
@@ -293,9 +294,10 @@ int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 void xport_timer_expired(struct xport_qp *qp);
 
 /* Device-wide packet counters: packets the device dropped before a QP saw
- * them (parse errors incl. ICRC, unknown QPN). */
+ * them (parse errors incl. ICRC, unknown QPN), and packets for an RC/UC QP
+ * from an address other than its remote one (also in the QP's dropped). */
 struct xport_dev_stats {
-	uint64_t rx_bad, rx_no_qp;
+	uint64_t rx_bad, rx_no_qp, rx_bad_src;
 };
 const struct xport_dev_stats *xport_dev_stats(const struct xport_dev *dev);
 

@@ -31,14 +31,15 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
 
-#define UROCE_ABI_VERSION 1
+#define UROCE_ABI_VERSION 2
 #define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
 
 /* Largest datagram either side ever sends; receivers use a buffer of this size
  * and treat MSG_TRUNC as "oversized" (EMSGSIZE). */
 #define UROCE_MSG_MAX 1024
-/* Most descriptors one message carries (CREATE_CQ: ring memfd + channel fd). */
-#define UROCE_MSG_MAX_FDS 2
+/* Most descriptors one message carries (HELLO: async_fd peer, /proc/self/mem,
+ * /proc/self/maps). */
+#define UROCE_MSG_MAX_FDS 3
 
 /*
  * Operation codes. Values are stable within one UROCE_ABI_VERSION.
@@ -48,7 +49,8 @@
  */
 enum uroce_op {
 	UROCE_OP_INVALID = 0,      /* used in replies to datagrams too short to hold a header */
-	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end]            reply fds: [clock memfd, doorbell eventfd] */
+	UROCE_OP_HELLO = 1,        /* fds: [async_fd peer end(, /proc/self/mem, /proc/self/maps)]
+				    * reply fds: [clock memfd, doorbell eventfd] */
 	UROCE_OP_QUERY_PORT = 2,
 	UROCE_OP_ALLOC_PD = 3,
 	UROCE_OP_DEALLOC_PD = 4,
@@ -119,6 +121,25 @@ struct uroce_hdr {
  *                element = user handle of the QP/CQ (struct ibv_qp * / ibv_cq *
  *                as given at create time) or the port number (1) for port
  *                events; event_type = enum ibv_event_type.
+ *                [1] /proc/self/mem opened O_RDWR by the provider, [2]
+ *                /proc/self/maps opened O_RDONLY; both or neither (a
+ *                process without /proc: REG_MR then fails with EFAULT; one of
+ *                the two: EBADF). The daemon reaches
+ *                registered memory only through [1] and checks REG_MR ranges
+ *                only through [2]; it never opens another process's /proc
+ *                files. Both stay bound to the address space they were opened
+ *                in (proc(5) /proc/pid/mem: the mm is taken at open), so after
+ *                the process execs or exits every access through them fails:
+ *                access never exceeds what the process itself could do, and
+ *                never reaches a later (e.g. setuid) image. See docs/security.md.
+ * Errors: EALREADY (second HELLO); EPROTONOSUPPORT (abi_version); EPERM (pid
+ * mismatch, or [1]/[2] are not /proc/PID/mem and /proc/PID/maps of the
+ * connecting pid); EBADF ([0] not a socket, [1]/[2] not procfs files of the
+ * right kind, [1] not open for reading and writing); ESRCH (the address space
+ * of [1]/[2] is gone: the process exec'd or exited since it opened them);
+ * EMFILE (the uid has its --max-clients-per-user connections, or the daemon's
+ * descriptor budget for unprivileged users is used up; the connection is
+ * closed after this reply).
  */
 struct uroce_hello_req {
 	struct uroce_hdr hdr;
@@ -143,7 +164,7 @@ struct uroce_hello_req {
  *   max_inline_data     bytes of inline data one send WQE may carry (> 0)
  *   hca_core_clock_khz  = clock page freq_khz (ibv_device_attr_ex.hca_core_clock, kHz)
  *   timestamp_mask      = clock page mask (completion_timestamp_mask)
- *   daemon_pid     for prctl(PR_SET_PTRACER, daemon_pid) (docs/provider.md, docs/daemon.md)
+ *   daemon_pid     the daemon's pid (informational: shown in logs)
  *   client_id      the daemon's id of this connection (shown by `status`)
  *   gid_tbl_len    = port.gid_tbl_len
  *   udp_port       UDP port the device's socket is bound to (host order)
@@ -156,8 +177,7 @@ struct uroce_hello_req {
  *                  (eventfd_write) after publishing new WQEs or a new CQ
  *                  arm word (see the CQ ring). Both are the daemon's; the
  *                  provider closes its copies at free_context.
- * Errors: EALREADY (second HELLO), EPERM (pid mismatch), EMFILE/ENOMEM (daemon
- * out of resources).
+ * Errors: see the request above; ENOMEM (daemon out of memory).
  */
 struct uroce_hello_resp {
 	struct uroce_hdr hdr;
@@ -223,7 +243,8 @@ struct uroce_query_port_resp {
  * DEALLOC_PD, DEREG_MR and DESTROY_AH.
  *   handle  the daemon's handle (uint32, unique per client and object type, never 0)
  * DEALLOC_PD errors: EINVAL (bad handle), EBUSY (MRs, QPs or AHs still use the PD).
- * ALLOC_PD errors: ENOMEM (max_pd reached for the device). */
+ * ALLOC_PD errors: ENOMEM (max_pd reached for the device, or the uid's PD
+ * quota; docs/security.md). */
 struct uroce_handle_req {
 	struct uroce_hdr hdr;
 	uint32_t handle;
@@ -246,9 +267,9 @@ struct uroce_handle_resp {
  *              optional-range bits (RELAXED_ORDERING) accepted and ignored;
  *              any other unknown bit → EINVAL.
  * Reply: handle, lkey, rkey. Keys are index<<8 | variant (index 1..2^24-1,
- * unique per device; variant 8 bits, advanced each time the index is reused),
- * lkey == rkey, so lkey+1 / rkey+1 never name a live MR. ENOMEM when max_mr is
- * reached. EFAULT (as the kernel's ib_umem_get) when part of the range is not
+ * unique per device; variant 8 bits, random per index and advanced by a random
+ * odd stride each time the index is reused), lkey == rkey, so lkey+1 / rkey+1
+ * never name a live MR. ENOMEM when max_mr or the uid's MR quota is reached. EFAULT (as the kernel's ib_umem_get) when part of the range is not
  * mapped in the client (NULL included), not readable (PROT_NONE), or not
  * writable while LOCAL_WRITE / REMOTE_WRITE / REMOTE_ATOMIC is asked for;
  * the check reads /proc/PID/maps and one byte. The memory is not pinned.
@@ -357,7 +378,7 @@ static inline uint64_t uroce_cq_ring_size(uint32_t nent)
  *                [1] optional: the daemon's end of the completion-channel socket
  *                (SOCK_SEQPACKET or SOCK_STREAM; EBADF if not a socket).
  * Reply: handle, cqn (unique per device, shown in logs).
- * Errors also: ENOMEM (max_cq reached).
+ * Errors also: ENOMEM (max_cq or the uid's CQ quota reached).
  */
 struct uroce_create_cq_req {
 	struct uroce_hdr hdr;
@@ -409,7 +430,7 @@ struct uroce_destroy_cq_resp {
  * Reply: handle; qpn (allocated by the daemon, unique per device, never 0 or 1,
  * < 2^24); cap rounded up as the rings hold them (the provider reports these
  * in ibv_qp_init_attr.cap, like mlx5).
- * Errors also: ENOMEM (max_qp reached).
+ * Errors also: ENOMEM (max_qp or the uid's QP quota reached).
  */
 struct uroce_create_qp_req {
 	struct uroce_hdr hdr;
@@ -497,7 +518,7 @@ struct uroce_destroy_qp_resp {
  * CREATE_AH: pd_handle + struct ibv_ah_attr. RoCE needs a GRH: is_global 0 →
  * EINVAL (pyverbs test_create_ah_roce); port_num must be 1; grh.sgid_index <
  * gid_tbl_len; EINVAL otherwise. Reply: handle (used in UD send WQEs).
- * ENOMEM when max_ah is reached.
+ * ENOMEM when max_ah or the uid's AH quota is reached.
  */
 struct uroce_create_ah_req {
 	struct uroce_hdr hdr;

@@ -1,0 +1,117 @@
+/*
+ * quota.c - per-uid limits and the descriptor budget (see quota.h).
+ */
+#include "config.h"
+#include "emu/ctl/quota.h"
+#include "emu/ctl/client.h"
+#include "emu/nic/device.h"
+#include "emu/log.h"
+
+#include <errno.h>
+
+static const struct {
+	const char *name;
+	uint32_t def;
+} kinds[QUOTA_NKINDS] = {
+	[QUOTA_CLIENTS] = { "clients", 64 }, [QUOTA_PD] = { "pd", DEV_MAX_PD / 4 },
+	[QUOTA_CQ] = { "cq", DEV_MAX_CQ / 4 }, [QUOTA_QP] = { "qp", DEV_MAX_QP / 4 },
+	[QUOTA_MR] = { "mr", (DEV_MAX_MR + 1) / 4 }, [QUOTA_AH] = { "ah", (DEV_MAX_AH + 1) / 4 },
+};
+
+const char *quota_name(enum quota_kind kind)
+{
+	return kind < QUOTA_NKINDS ? kinds[kind].name : "?";
+}
+
+uint32_t quota_default(enum quota_kind kind)
+{
+	return kind < QUOTA_NKINDS ? kinds[kind].def : 0;
+}
+
+static uint32_t limit_of(const struct uroce_dev *d, enum quota_kind kind)
+{
+	return d->quota.max[kind] ? d->quota.max[kind] : kinds[kind].def;
+}
+
+static uint32_t client_usage(const struct client *c, enum quota_kind kind)
+{
+	switch (kind) {
+	case QUOTA_CLIENTS: return 1;
+	case QUOTA_PD: return c->pds.count;
+	case QUOTA_CQ: return c->cqs.count;
+	case QUOTA_QP: return c->qps.count;
+	case QUOTA_MR: return c->mrs.count;
+	case QUOTA_AH: return c->ahs.count;
+	default: return 0;
+	}
+}
+
+uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind)
+{
+	const struct client *c;
+	uint32_t n = 0;
+
+	for (c = d->clients; c; c = c->next)
+		if (c->uid == uid)
+			n += client_usage(c, kind);
+	return n;
+}
+
+/* Root and the user who started the daemon administer it: no quotas. */
+static bool privileged(const struct client *c)
+{
+	return c->uid == 0 || c->uid == c->dev->uid;
+}
+
+int quota_check(const struct client *c, enum quota_kind kind)
+{
+	uint32_t max = limit_of(c->dev, kind);
+
+	if (privileged(c) || quota_usage(c->dev, c->uid, kind) < max)
+		return 0;
+	ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "uid %d reached its %s quota (%u): ENOMEM", (int)c->uid,
+		     quota_name(kind), max);
+	return ENOMEM;
+}
+
+bool quota_fd_ok(const struct client *c, int fd)
+{
+	return privileged(c) || fd < c->dev->quota.fd_limit - QUOTA_FD_RESERVE;
+}
+
+int quota_admit(const struct client *c)
+{
+	uint32_t max = limit_of(c->dev, QUOTA_CLIENTS);
+	uint32_t n = quota_usage(c->dev, c->uid, QUOTA_CLIENTS);
+
+	if (!quota_fd_ok(c, c->fd)) {
+		ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "uid %d: descriptor budget of unprivileged users used up (fd %d of %d); connection closed",
+			     (int)c->uid, c->fd, c->dev->quota.fd_limit);
+		return -1;
+	}
+	if (privileged(c) || n <= max)
+		return 0;
+	ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "uid %d reached its clients quota (%u): EMFILE", (int)c->uid, max);
+	return n > max + QUOTA_REFUSED_HELD ? -1 : EMFILE;
+}
+
+void quota_status(const struct uroce_dev *d, FILE *fp)
+{
+	const struct client *c, *o;
+	int k;
+
+	fprintf(fp, "quota per_uid");
+	for (k = 0; k < QUOTA_NKINDS; k++)
+		fprintf(fp, " %s=%u", kinds[k].name, limit_of(d, k));
+	fprintf(fp, " fd_limit=%d fd_reserve=%d\n", d->quota.fd_limit, QUOTA_FD_RESERVE);
+	for (c = d->clients; c; c = c->next) {
+		for (o = d->clients; o != c && o->uid != c->uid; o = o->next)
+			;
+		if (o != c)
+			continue; /* uid already printed */
+		fprintf(fp, "uid %d", (int)c->uid);
+		for (k = 0; k < QUOTA_NKINDS; k++)
+			fprintf(fp, " %s=%u", kinds[k].name, quota_usage(d, c->uid, k));
+		fputc('\n', fp);
+	}
+}

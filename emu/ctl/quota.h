@@ -1,0 +1,73 @@
+/*
+ * quota.h - per-uid limits of a daemon that serves every local user
+ * (docs/security.md "Quotas"): connections and each verbs object type, and
+ * a descriptor budget that keeps the top of the daemon's descriptor table
+ * for root and the daemon's own user (administration).
+ *
+ * Usage is counted from the live clients (no separate bookkeeping that could
+ * drift): a uid's usage of a kind is the sum over its connections. Root and
+ * the uid that started the daemon (its administrators) have no quotas; the
+ * device-wide limits (device.h) apply to everyone.
+ */
+#ifndef UROCE_EMU_QUOTA_H
+#define UROCE_EMU_QUOTA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct client;
+struct uroce_dev;
+
+enum quota_kind { QUOTA_CLIENTS, QUOTA_PD, QUOTA_CQ, QUOTA_QP, QUOTA_MR, QUOTA_AH, QUOTA_NKINDS };
+
+/* Connections beyond a uid's limit that are kept just long enough to answer
+ * their first message with EMFILE; more are closed at once. */
+#define QUOTA_REFUSED_HELD 8u
+/* Descriptors kept for root and the daemon's uid (admin, `uroce status`). */
+#define QUOTA_FD_RESERVE 64
+
+struct quota {
+	uint32_t max[QUOTA_NKINDS];   /* per uid; 0 = the kind's default */
+	int fd_limit;                 /* RLIMIT_NOFILE of the daemon (ctl_server_start) */
+};
+
+/* Name of KIND as in options and status ("clients", "pd", "cq", ...). */
+const char *quota_name(enum quota_kind kind);
+
+/* Default limit of KIND: clients 64, pd/cq/qp 1024, mr/ah 16384 (a quarter
+ * of the device limits for objects, device.h). */
+uint32_t quota_default(enum quota_kind kind);
+
+/* The uid's live usage of KIND (connections: every connection of the uid,
+ * HELLO'd or not). */
+uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind);
+
+/*
+ * quota_check - may C create one more object of KIND? Errno as the kernel
+ * gives for resources a device has no more of: ENOMEM (ibv_alloc_pd(3),
+ * ibv_reg_mr(3), ibv_create_cq(3), ibv_create_qp(3), ibv_create_ah(3)).
+ * Returns 0 or ENOMEM (one rate-limited log line names the uid and kind).
+ */
+int quota_check(const struct client *c, enum quota_kind kind);
+
+/*
+ * quota_admit - a new connection C (already counted among the clients):
+ * 0 = serve it; EMFILE = answer its first message with EMFILE, then close
+ * (over the uid's connection limit); -1 = close it now (more than
+ * QUOTA_REFUSED_HELD over, or its descriptor is in the reserve).
+ */
+int quota_admit(const struct client *c);
+
+/* May C (its uid) hold descriptor number FD? Root and the daemon's uid:
+ * always; other uids: only below fd_limit - QUOTA_FD_RESERVE (the kernel
+ * hands out the lowest free number, so the reserve is the top of the table). */
+bool quota_fd_ok(const struct client *c, int fd);
+
+/* Status lines: "quota per_uid clients=N pd=N cq=N qp=N mr=N ah=N
+ * fd_limit=N fd_reserve=N", then one "uid N clients=N pd=N ..." line per uid
+ * with a connection. */
+void quota_status(const struct uroce_dev *d, FILE *fp);
+
+#endif
