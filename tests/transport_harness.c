@@ -205,7 +205,7 @@ static void cb_timer(void *ctx, struct xport_qp *qp, uint64_t when)
 	n->timer_when[free_slot] = when;
 }
 
-static void cb_qp_error(void *ctx, struct xport_qp *qp,
+static void cb_qp_event(void *ctx, struct xport_qp *qp,
 			enum ibv_event_type ev)
 {
 	struct th_node *n = ctx;
@@ -236,7 +236,7 @@ const struct xport_ops th_ops_for_tests = {
 	.xmit = cb_xmit,
 	.complete = cb_complete,
 	.timer_arm = cb_timer,
-	.qp_error = cb_qp_error,
+	.qp_event = cb_qp_event,
 	.log = cb_log,
 };
 

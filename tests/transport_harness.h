@@ -58,7 +58,7 @@ struct th_node {
 	struct th_cqe_log cqes;
 	struct xport_qp *timer_qp[TH_MAX_QP];
 	uint64_t timer_when[TH_MAX_QP];
-	unsigned events;	/* qp_error callbacks */
+	unsigned events;	/* qp_event callbacks */
 	int last_event;
 	char logtext[16384];	/* ops->log lines, newline-separated (first 16 KiB) */
 	size_t loglen;

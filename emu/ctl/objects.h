@@ -73,7 +73,13 @@ struct qp {
 	struct pd *pd;
 	struct cq *send_cq, *recv_cq;
 	struct ibv_qp_cap cap;   /* rounded caps */
-	struct ibv_qp_attr attr; /* current attributes; attr.qp_state = state */
+	/* What ibv_query_qp reports beyond the engine's state and transport
+	 * attributes (xport_qp_query): the address vector as given, the P_Key
+	 * index, the port and the migration state. */
+	struct ibv_ah_attr ah_attr;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	enum ibv_mig_state path_mig_state;
 	void *ring;              /* mapped QP ring memfd, NULL if none */
 	uint64_t ring_size;
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */

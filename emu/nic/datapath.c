@@ -229,12 +229,12 @@ static void dp_timer_arm(void *ctx, struct xport_qp *xqp, uint64_t when_ns)
 	ev_timer_start(d->loop, &qp->timer);
 }
 
-static void dp_qp_error(void *ctx, struct xport_qp *xqp, enum ibv_event_type event)
+static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type event)
 {
 	struct qp *qp = xport_qp_user(xqp);
 
-	qp->attr.qp_state = IBV_QPS_ERR;
-	ulog(ULOG_INFO, "client#%u qpn 0x%x -> ERR (event %d)", qp->owner->id, qp->qpn, event);
+	if (event != IBV_EVENT_SQ_DRAINED)
+		ulog(ULOG_INFO, "client#%u qpn 0x%x -> ERR (event %d)", qp->owner->id, qp->qpn, event);
 	if (!client_async_event(qp->owner, qp->user_handle, event))
 		qp->async_events++;
 }
@@ -245,7 +245,7 @@ static const struct xport_ops dp_ops = {
 	.xmit = dp_xmit,
 	.complete = dp_complete,
 	.timer_arm = dp_timer_arm,
-	.qp_error = dp_qp_error,
+	.qp_event = dp_qp_event,
 };
 
 static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from)
@@ -330,56 +330,13 @@ void datapath_qp_destroy(struct qp *qp)
 	qp->xqp = NULL;
 }
 
-int datapath_qp_modify(struct qp *qp, const struct ibv_qp_attr *a, uint32_t mask, enum ibv_qp_state next)
-{
-	struct xport_qp_attr x;
-
-	if (!qp->xqp)
-		return 0;
-	memset(&x, 0, sizeof(x));
-	x.qp_state = next;
-	x.path_mtu = a->path_mtu;
-	x.qkey = a->qkey;
-	x.rq_psn = a->rq_psn & 0xFFFFFF;
-	x.sq_psn = a->sq_psn & 0xFFFFFF;
-	x.dest_qp_num = a->dest_qp_num;
-	x.qp_access_flags = a->qp_access_flags;
-	x.max_rd_atomic = a->max_rd_atomic;
-	x.max_dest_rd_atomic = a->max_dest_rd_atomic;
-	x.min_rnr_timer = a->min_rnr_timer;
-	x.timeout = a->timeout;
-	x.retry_cnt = a->retry_cnt;
-	x.rnr_retry = a->rnr_retry;
-	x.dgid = a->ah_attr.grh.dgid;
-	x.flow_label = a->ah_attr.grh.flow_label;
-	return xport_qp_modify(qp->xqp, &x, (int)(mask | IBV_QP_STATE));
-}
-
-enum ibv_qp_state datapath_qp_state(const struct qp *qp)
-{
-	return qp->xqp ? xport_qp_state(qp->xqp) : qp->attr.qp_state;
-}
-
-/* A WQE the daemon cannot execute: error completion, QP to ERR (flushing
- * the rest), IBV_EVENT_QP_FATAL. */
+/* A WQE the daemon cannot execute: the engine completes it with
+ * LOC_QP_OP_ERR after the older ones and moves the QP to ERR. */
 static void bad_wqe(struct qp *qp, uint32_t n, bool is_recv, int why)
 {
-	struct xport_cqe c = { .wr_index = n, .qpn = qp->qpn, .status = IBV_WC_LOC_QP_OP_ERR,
-			       .is_recv = is_recv, .signaled = true };
-	struct ibv_qp_attr none;
-
 	ulog(ULOG_WARN, "client#%u qpn 0x%x: %s WQE %u refused (%s): QP to ERR", qp->owner->id, qp->qpn,
 	     is_recv ? "receive" : "send", n, strerror(why));
-	dp_complete(qp->owner->dev, qp->xqp, &c);
-	/* (posting before RTS is refused by the provider; a QP in RESET has
-	 * nothing to flush and stays there) */
-	if (qp->attr.qp_state == IBV_QPS_RESET)
-		return;
-	memset(&none, 0, sizeof(none));
-	datapath_qp_modify(qp, &none, IBV_QP_STATE, IBV_QPS_ERR);
-	qp->attr.qp_state = IBV_QPS_ERR;
-	if (!client_async_event(qp->owner, qp->user_handle, IBV_EVENT_QP_FATAL))
-		qp->async_events++;
+	xport_post_refused(qp->xqp, is_recv, n);
 }
 
 static void qp_doorbell(struct qp *qp)

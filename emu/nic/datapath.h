@@ -24,13 +24,6 @@ void datapath_fini(struct uroce_dev *d);
 int datapath_qp_create(struct qp *qp);
 /* Drop the engine QP (outstanding WQEs vanish without completions). */
 void datapath_qp_destroy(struct qp *qp);
-/* Apply a validated ibv_modify_qp to the engine (NEXT = resulting state).
- * Returns 0 or EINVAL (value the engine refuses). */
-int datapath_qp_modify(struct qp *qp, const struct ibv_qp_attr *a, uint32_t mask,
-		       enum ibv_qp_state next);
-/* The engine's view of the QP state (it can move to ERR on its own). */
-enum ibv_qp_state datapath_qp_state(const struct qp *qp);
-
 /* Post every new WQE of C's QP rings (called on the doorbell). */
 void datapath_doorbell(struct client *c);
 

@@ -132,9 +132,6 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 	if ((rc = keytab_init(&d->keys, DEV_MAX_MR)) || (rc = id_alloc_init(&d->qpns, DEV_QPN_FIRST, DEV_MAX_QP)) ||
 	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)) || (rc = id_alloc_init(&d->pdns, 1, DEV_MAX_PD)))
 		return rc;
-	d->qp_by_qpn = calloc(DEV_MAX_QP, sizeof(*d->qp_by_qpn));
-	if (!d->qp_by_qpn)
-		return ENOMEM;
 
 	rc = udp_port_open(&d->udp, loop, addr, addr_len);
 	if (rc) {
@@ -169,8 +166,6 @@ void dev_fini(struct uroce_dev *d)
 	id_alloc_fini(&d->qpns);
 	id_alloc_fini(&d->cqns);
 	id_alloc_fini(&d->pdns);
-	free(d->qp_by_qpn);
-	d->qp_by_qpn = NULL;
 }
 
 void dev_port_attr(const struct uroce_dev *d, struct ibv_port_attr *pa)

@@ -73,7 +73,6 @@ struct uroce_dev {
 	struct id_alloc qpns;
 	struct id_alloc cqns;
 	struct id_alloc pdns;
-	struct qp **qp_by_qpn;          /* DEV_MAX_QP entries, index qpn - DEV_QPN_FIRST */
 
 	struct dev_counts counts;
 	struct client *clients;         /* doubly linked list of connections */

@@ -311,6 +311,16 @@ static void run(struct comp_pkt *c, enum comp_state s)
 	}
 }
 
+void xport_comp_check_drained(struct xport_qp *qp)
+{
+	if (!qp->sqd_notify || qp->state != IBV_QPS_SQD ||
+	    qp->sq.comp != qp->sq.req || qp->req.offset)
+		return;
+	qp->sqd_notify = false;
+	if (qp->dev->ops.qp_event)
+		qp->dev->ops.qp_event(qp->dev->ctx, qp, IBV_EVENT_SQ_DRAINED);
+}
+
 void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt)
 {
 	struct comp_pkt c = { .qp = qp, .pkt = pkt };
@@ -321,6 +331,7 @@ void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt)
 	}
 	run(&c, COMPST_GET_WQE);
 	xport_req_run(qp);	/* completions may have opened the windows */
+	xport_comp_check_drained(qp);
 }
 
 void xport_comp_timeout(struct xport_qp *qp)

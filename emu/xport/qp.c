@@ -86,6 +86,7 @@ static void qp_reset(struct xport_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->sqd_notify = false;
 	qp->state = IBV_QPS_RESET;
 	xport_timer_update(qp);
 }
@@ -162,100 +163,147 @@ void xport_qp_destroy(struct xport_qp *qp)
 	free(qp);
 }
 
+int xport_qp_attr_check(const struct xport_qp_attr *a, int mask)
+{
+	if (!a)
+		return EINVAL;
+	if (((mask & IBV_QP_PATH_MTU) && !xport_mtu_bytes(a->path_mtu)) ||
+	    ((mask & IBV_QP_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & IBV_QP_RETRY_CNT) && a->retry_cnt > 7) ||
+	    ((mask & IBV_QP_RNR_RETRY) && a->rnr_retry > 7) ||
+	    ((mask & IBV_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31) ||
+	    ((mask & IBV_QP_DEST_QPN) && a->dest_qp_num > ROCE_QPN_MASK) ||
+	    ((mask & IBV_QP_RQ_PSN) && a->rq_psn > ROCE_PSN_MASK) ||
+	    ((mask & IBV_QP_SQ_PSN) && a->sq_psn > ROCE_PSN_MASK))
+		return EINVAL;
+	return 0;
+}
+
+void xport_qp_attr_from_ibv(const struct ibv_qp_attr *in,
+			    struct xport_qp_attr *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->qp_state = in->qp_state;
+	out->path_mtu = in->path_mtu;
+	out->qkey = in->qkey;
+	out->rq_psn = in->rq_psn & ROCE_PSN_MASK;
+	out->sq_psn = in->sq_psn & ROCE_PSN_MASK;
+	out->dest_qp_num = in->dest_qp_num;
+	out->qp_access_flags = in->qp_access_flags;
+	out->max_rd_atomic = in->max_rd_atomic;
+	out->max_dest_rd_atomic = in->max_dest_rd_atomic;
+	out->min_rnr_timer = in->min_rnr_timer;
+	out->timeout = in->timeout;
+	out->retry_cnt = in->retry_cnt;
+	out->rnr_retry = in->rnr_retry;
+	out->dgid = in->ah_attr.grh.dgid;
+	out->flow_label = in->ah_attr.grh.flow_label;
+	out->en_sqd_async_notify = in->en_sqd_async_notify;
+}
+
+/* The state part of a modify: side effects of entering NEXT. */
+static void qp_enter(struct xport_qp *qp, enum ibv_qp_state next)
+{
+	enum ibv_qp_state old = qp->state;
+
+	if (next != IBV_QPS_SQD)
+		qp->sqd_notify = false;
+	switch (next) {
+	case IBV_QPS_RESET:
+		qp_reset(qp);
+		break;
+	case IBV_QPS_ERR:
+		qp->state = IBV_QPS_ERR;
+		if (old != IBV_QPS_ERR)
+			xport_flush(qp);
+		xport_timer_update(qp);
+		break;
+	case IBV_QPS_RTS:
+		qp->state = IBV_QPS_RTS;
+		if (old != IBV_QPS_RTS) {
+			qp->comp.retry_left = qp->attr.retry_cnt;
+			qp->comp.rnr_left = qp->attr.rnr_retry;
+		}
+		xport_req_run(qp);
+		break;
+	case IBV_QPS_SQD:
+		qp->state = IBV_QPS_SQD;
+		if (old == IBV_QPS_RTS && qp->attr.en_sqd_async_notify) {
+			qp->sqd_notify = true;
+			xport_comp_check_drained(qp);
+		}
+		break;
+	default:
+		qp->state = next;
+		break;
+	}
+}
+
 int xport_qp_modify(struct xport_qp *qp, const struct xport_qp_attr *attr,
 		    int mask)
 {
-	if (!qp || !attr)
-		return EINVAL;
-	if (mask & IBV_QP_PATH_MTU) {
-		if (!xport_mtu_bytes(attr->path_mtu))
-			return EINVAL;
-	}
-	if ((mask & IBV_QP_TIMEOUT) && attr->timeout > 31)
-		return EINVAL;
-	if (((mask & IBV_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
-	    ((mask & IBV_QP_RNR_RETRY) && attr->rnr_retry > 7) ||
-	    ((mask & IBV_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31) ||
-	    ((mask & IBV_QP_DEST_QPN) && attr->dest_qp_num > ROCE_QPN_MASK) ||
-	    ((mask & IBV_QP_RQ_PSN) && attr->rq_psn > ROCE_PSN_MASK) ||
-	    ((mask & IBV_QP_SQ_PSN) && attr->sq_psn > ROCE_PSN_MASK))
-		return EINVAL;
+	struct xport_qp_attr *q;
 
-	if ((mask & IBV_QP_PATH_MTU) && qp->type != IBV_QPT_UD)
-		qp->mtu = xport_mtu_bytes(attr->path_mtu);
-	if (mask & IBV_QP_PATH_MTU)
-		qp->attr.path_mtu = attr->path_mtu;
+	if (!qp || xport_qp_attr_check(attr, mask))
+		return EINVAL;
+	q = &qp->attr;
+	if ((mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		/* RESET returns the QP to its just-created state (IBTA
+		 * 10.3.1): no attribute survives. */
+		memset(q, 0, sizeof(*q));
+		qp_enter(qp, IBV_QPS_RESET);
+		return 0;
+	}
+	if (mask & IBV_QP_PATH_MTU) {
+		q->path_mtu = attr->path_mtu;
+		if (qp->type != IBV_QPT_UD)
+			qp->mtu = xport_mtu_bytes(attr->path_mtu);
+	}
 	if (mask & IBV_QP_QKEY)
-		qp->attr.qkey = attr->qkey;
+		q->qkey = attr->qkey;
 	if (mask & IBV_QP_ACCESS_FLAGS)
-		qp->attr.qp_access_flags = attr->qp_access_flags;
+		q->qp_access_flags = attr->qp_access_flags;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		qp->attr.max_rd_atomic = attr->max_rd_atomic;
+		q->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		qp->attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+		q->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IBV_QP_MIN_RNR_TIMER)
-		qp->attr.min_rnr_timer = attr->min_rnr_timer;
+		q->min_rnr_timer = attr->min_rnr_timer;
 	if (mask & IBV_QP_TIMEOUT)
-		qp->attr.timeout = attr->timeout;
-	if (mask & IBV_QP_RETRY_CNT) {
-		qp->attr.retry_cnt = attr->retry_cnt;
-		qp->comp.retry_left = attr->retry_cnt;
-	}
-	if (mask & IBV_QP_RNR_RETRY) {
-		qp->attr.rnr_retry = attr->rnr_retry;
-		qp->comp.rnr_left = attr->rnr_retry;
-	}
+		q->timeout = attr->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		q->retry_cnt = qp->comp.retry_left = attr->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		q->rnr_retry = qp->comp.rnr_left = attr->rnr_retry;
 	if (mask & IBV_QP_DEST_QPN)
-		qp->attr.dest_qp_num = attr->dest_qp_num;
+		q->dest_qp_num = attr->dest_qp_num;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		q->en_sqd_async_notify = attr->en_sqd_async_notify;
 	if (mask & IBV_QP_AV) {
-		qp->attr.dgid = attr->dgid;
-		qp->attr.flow_label = attr->flow_label;
+		q->dgid = attr->dgid;
+		q->flow_label = attr->flow_label;
 	}
 	if ((mask & (IBV_QP_AV | IBV_QP_DEST_QPN)) && qp->type != IBV_QPT_UD)
-		qp->sport = roce_get_udp_sport(qp->attr.flow_label, qp->qpn,
-					       qp->attr.dest_qp_num);
-	if (mask & IBV_QP_RQ_PSN) {
-		qp->attr.rq_psn = attr->rq_psn;
-		qp->resp.epsn = attr->rq_psn;
-	}
+		qp->sport = roce_get_udp_sport(q->flow_label, qp->qpn,
+					       q->dest_qp_num);
+	if (mask & IBV_QP_RQ_PSN)
+		q->rq_psn = qp->resp.epsn = attr->rq_psn;
 	if (mask & IBV_QP_SQ_PSN) {
-		qp->attr.sq_psn = attr->sq_psn;
+		q->sq_psn = attr->sq_psn;
 		/* Only while nothing is outstanding (RTR->RTS, SQD->RTS). */
-		if (qp->sq.comp == qp->sq.req) {
-			qp->req.psn = attr->sq_psn;
-			qp->req.psn_max = attr->sq_psn;
-			qp->comp.psn = attr->sq_psn;
-		}
+		if (qp->sq.comp == qp->sq.req)
+			qp->req.psn = qp->req.psn_max = qp->comp.psn =
+				attr->sq_psn;
 	}
-
-	if (mask & IBV_QP_STATE) {
-		enum ibv_qp_state old = qp->state;
-
-		qp->attr.qp_state = attr->qp_state;
-		switch (attr->qp_state) {
-		case IBV_QPS_RESET:
-			qp_reset(qp);
-			break;
-		case IBV_QPS_ERR:
-			qp->state = IBV_QPS_ERR;
-			if (old != IBV_QPS_ERR)
-				xport_flush(qp);
-			xport_timer_update(qp);
-			break;
-		case IBV_QPS_RTS:
-			qp->state = IBV_QPS_RTS;
-			if (old != IBV_QPS_RTS) {
-				qp->comp.retry_left = qp->attr.retry_cnt;
-				qp->comp.rnr_left = qp->attr.rnr_retry;
-			}
-			xport_req_run(qp);
-			break;
-		default:
-			qp->state = attr->qp_state;
-			break;
-		}
-	}
+	if (mask & IBV_QP_STATE)
+		qp_enter(qp, attr->qp_state);
 	return 0;
+}
+
+void xport_qp_query(const struct xport_qp *qp, struct xport_qp_attr *out)
+{
+	*out = qp->attr;
+	out->qp_state = qp->state;
 }
 
 enum ibv_qp_state xport_qp_state(const struct xport_qp *qp)
@@ -350,11 +398,58 @@ int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe)
 		return EINVAL;
 	if (qp->rq.head - qp->rq.tail >= qp->rq.depth)
 		return ENOMEM;
-	qp->rq.ring[qp->rq.head % qp->rq.depth] = *wqe;
+	qp->rq.ring[qp->rq.head % qp->rq.depth].wr = *wqe;
+	qp->rq.ring[qp->rq.head % qp->rq.depth].err_status = IBV_WC_SUCCESS;
 	qp->rq.head++;
 	if (qp->state == IBV_QPS_ERR)
 		xport_flush(qp);
 	return 0;
+}
+
+void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index)
+{
+	struct xport_cqe c = {
+		.wr_index = wr_index,
+		.qpn = qp->qpn,
+		.status = IBV_WC_LOC_QP_OP_ERR,
+		.opcode = is_recv ? IBV_WC_RECV : IBV_WC_SEND,
+		.is_recv = is_recv,
+		.signaled = true,
+	};
+	bool queued = false;
+
+	if (qp->state != IBV_QPS_RESET) {
+		if (!is_recv && qp->sq.head - qp->sq.comp < qp->sq.depth) {
+			struct xport_swqe *w = xport_sq_at(qp, qp->sq.head++);
+
+			memset(w, 0, sizeof(*w));
+			w->wr.wr_index = wr_index;
+			w->wr.send_flags = IBV_SEND_SIGNALED;
+			w->err_status = IBV_WC_LOC_QP_OP_ERR;
+			queued = true;
+		} else if (is_recv && qp->rq.head - qp->rq.tail < qp->rq.depth) {
+			struct xport_rwqe *r = &qp->rq.ring[qp->rq.head++ % qp->rq.depth];
+
+			memset(r, 0, sizeof(*r));
+			r->wr.wr_index = wr_index;
+			r->err_status = IBV_WC_LOC_QP_OP_ERR;
+			queued = true;
+		}
+		xport_log(qp, XPORT_LOG_ERR, "%s WQE %u refused: QP to ERR",
+			  is_recv ? "receive" : "send", wr_index);
+		if (qp->state == IBV_QPS_ERR) {
+			xport_flush(qp);
+			if (qp->dev->ops.qp_event)
+				qp->dev->ops.qp_event(qp->dev->ctx, qp,
+						      IBV_EVENT_QP_FATAL);
+		} else {
+			xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
+		}
+	}
+	/* Only a full queue (or RESET) leaves it unqueued: it still
+	 * completes after everything older. */
+	if (!queued)
+		xport_emit(qp, &c);
 }
 
 /* wc opcode of a requester completion (roce-wire §4.4). */
@@ -484,12 +579,14 @@ void xport_flush(struct xport_qp *qp)
 		xport_emit(qp, &c);
 	}
 	while (qp->rq.tail != qp->rq.head) {
-		struct xport_recv_wqe *r = &qp->rq.ring[qp->rq.tail % qp->rq.depth];
+		struct xport_rwqe *rw = &qp->rq.ring[qp->rq.tail % qp->rq.depth];
+		struct xport_recv_wqe *r = &rw->wr;
 		struct xport_cqe c = {
 			.wr_id = r->wr_id,
 			.wr_index = r->wr_index,
 			.qpn = qp->qpn,
-			.status = IBV_WC_WR_FLUSH_ERR,
+			.status = rw->err_status ? rw->err_status :
+						   IBV_WC_WR_FLUSH_ERR,
 			.opcode = IBV_WC_RECV,
 			.is_recv = true,
 			.signaled = true,
@@ -499,6 +596,7 @@ void xport_flush(struct xport_qp *qp)
 	}
 	qp->comp.retrans_deadline = 0;
 	qp->req.rnr_deadline = 0;
+	qp->sqd_notify = false;
 }
 
 void xport_qp_fatal(struct xport_qp *qp, int event)
@@ -508,9 +606,8 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 	xport_log(qp, XPORT_LOG_ERR, "QP to ERR (sq psn 0x%06x, epsn 0x%06x)",
 		  qp->req.psn, qp->resp.epsn);
 	qp->state = IBV_QPS_ERR;
-	qp->attr.qp_state = IBV_QPS_ERR;
-	if (qp->dev->ops.qp_error && event >= 0)
-		qp->dev->ops.qp_error(qp->dev->ctx, qp, event);
+	if (qp->dev->ops.qp_event && event >= 0)
+		qp->dev->ops.qp_event(qp->dev->ctx, qp, event);
 	xport_flush(qp);
 	xport_timer_update(qp);
 }

@@ -164,7 +164,7 @@ static enum resp_state check_resource(struct resp_pkt *p)
 		return RESPST_CHECK_LENGTH;
 	/* SEND FIRST/ONLY, or the LAST/ONLY of WRITE with immediate. */
 	if (qp->rq.tail != qp->rq.head) {
-		qp->resp.rwqe = qp->rq.ring[qp->rq.tail % qp->rq.depth];
+		qp->resp.rwqe = qp->rq.ring[qp->rq.tail % qp->rq.depth].wr;
 		qp->rq.tail++;
 		qp->resp.have_rwqe = true;
 		qp->resp.recv_len = 0;
@@ -467,7 +467,7 @@ static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
 		qp->stats.dropped++;
 		return;
 	}
-	r = &qp->rq.ring[qp->rq.tail % qp->rq.depth];
+	r = &qp->rq.ring[qp->rq.tail % qp->rq.depth].wr;
 	qp->rq.tail++;
 	memset(&c, 0, sizeof(c));
 	c.wr_id = r->wr_id;

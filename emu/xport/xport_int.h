@@ -47,9 +47,16 @@ struct xport_sq {
 	uint32_t comp;		/* oldest WQE not yet completed */
 };
 
+/* A posted receive WQE; err_status != SUCCESS: refused by the daemon
+ * (xport_post_refused), reported in its turn when the QP flushes. */
+struct xport_rwqe {
+	struct xport_recv_wqe wr;
+	enum ibv_wc_status err_status;
+};
+
 /* Receive queue: [tail, head) posted and unused. */
 struct xport_rq {
-	struct xport_recv_wqe *ring;
+	struct xport_rwqe *ring;
 	uint32_t depth;
 	uint32_t head, tail;
 };
@@ -122,7 +129,9 @@ struct xport_qp {
 	uint32_t qpn;
 	uint32_t pd;
 	bool sq_sig_all;
-	struct xport_qp_attr attr;	/* last applied values */
+	bool sqd_notify;		/* SQ_DRAINED owed once the SQ drains */
+	struct xport_qp_attr attr;	/* last applied values; the state is
+					 * in `state` only */
 	uint32_t mtu;			/* path MTU in bytes (UD: port MTU) */
 	uint16_t sport;			/* UDP source port */
 	struct xport_sq sq;
@@ -224,6 +233,9 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* Completer: the retransmit deadline passed. */
 void xport_comp_timeout(struct xport_qp *qp);
+/* Completer: raise IBV_EVENT_SQ_DRAINED if it is owed and every WQE the
+ * requester started has completed. */
+void xport_comp_check_drained(struct xport_qp *qp);
 /* Completer: WQE completion (status, byte_len), advancing sq.comp. */
 void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 		    enum ibv_wc_status status, uint32_t byte_len);
