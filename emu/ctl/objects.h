@@ -85,6 +85,8 @@ struct qp {
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
 	struct xport_qp *xqp;    /* the transport engine's QP (datapath.c) */
 	ev_timer timer;          /* the engine's retransmit/RNR timer */
+	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
+	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
 	uint32_t async_events;
 	struct client *owner;
 };

@@ -239,6 +239,31 @@ static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type eve
 		qp->async_events++;
 }
 
+/* The engine's next turn for a QP that spent its budget: run after this
+ * loop iteration's I/O (ev_check), with an ev_idle so that poll does not
+ * block meanwhile. Control requests and other QPs get their turn between. */
+static void dp_schedule(void *ctx, struct xport_qp *xqp)
+{
+	struct uroce_dev *d = ctx;
+	struct qp *qp = xport_qp_user(xqp);
+
+	ev_check_start(d->loop, &qp->run_check);
+	ev_idle_start(d->loop, &qp->run_idle);
+}
+
+static void qp_run_cb(struct ev_loop *loop, ev_check *w, int revents)
+{
+	struct qp *qp = w->data;
+
+	ev_check_stop(loop, &qp->run_check);
+	ev_idle_stop(loop, &qp->run_idle);
+	xport_run(qp->xqp);
+}
+
+static void qp_idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+}
+
 static const struct xport_ops dp_ops = {
 	.now_ns = dp_now_ns,
 	.mem = dp_mem,
@@ -246,6 +271,7 @@ static const struct xport_ops dp_ops = {
 	.complete = dp_complete,
 	.timer_arm = dp_timer_arm,
 	.qp_event = dp_qp_event,
+	.schedule = dp_schedule,
 };
 
 static void dp_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from)
@@ -318,6 +344,9 @@ int datapath_qp_create(struct qp *qp)
 		return errno ? errno : ENOMEM;
 	ev_timer_init(&qp->timer, qp_timer_cb, 0., 0.);
 	qp->timer.data = qp;
+	ev_check_init(&qp->run_check, qp_run_cb);
+	qp->run_check.data = qp;
+	ev_idle_init(&qp->run_idle, qp_idle_cb);
 	return 0;
 }
 
@@ -326,6 +355,8 @@ void datapath_qp_destroy(struct qp *qp)
 	if (!qp->xqp)
 		return;
 	ev_timer_stop(qp->owner->dev->loop, &qp->timer);
+	ev_check_stop(qp->owner->dev->loop, &qp->run_check);
+	ev_idle_stop(qp->owner->dev->loop, &qp->run_idle);
 	xport_qp_destroy(qp->xqp);
 	qp->xqp = NULL;
 }

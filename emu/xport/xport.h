@@ -12,9 +12,9 @@
  * Callbacks must not re-enter the engine of the same device (xmit queues or
  * sends the datagram; it never delivers it to an engine synchronously).
  *
- * Sources: IBTA Vol 1 ch. 9 (transport), ch. 10/11 (verbs semantics), and
- * /work/shared/reference/roce-wire.md §1 (rules) and §4 (statuses); see
- * docs/transport.md for the state machines.
+ * Sources: IBTA Vol 1 ch. 9 (transport), ch. 10/11 (verbs semantics);
+ * docs/netstack.md (wire formats) and docs/transport.md for the rules and state
+ * machines as this engine applies them.
  */
 #ifndef UROCE_EMU_XPORT_H
 #define UROCE_EMU_XPORT_H
@@ -39,6 +39,8 @@ extern "C" {
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
 #define XPORT_RD_RESOURCES	16	/* saved READ requests for duplicate replay */
 #define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
+#define XPORT_RUN_BUDGET	32	/* packets one xport_run sends per QP (below
+					 * the daemon's receive batch of 64) */
 
 struct xport_dev;
 struct xport_qp;
@@ -157,6 +159,11 @@ enum xport_mem_status {
  *   on its own, IBV_EVENT_SQ_DRAINED when a QP in SQD asked for it
  *   (en_sqd_async_notify) has completed every WQE it had started; may be
  *   NULL.
+ * schedule: QP has work left after xport_run spent its budget
+ *   (XPORT_RUN_BUDGET packets): call xport_run(qp) again soon, from the
+ *   event loop, never from inside a callback. This is what keeps one long
+ *   message (a 1 GiB READ response) from stalling other QPs and the
+ *   daemon's control socket. May be NULL: xport_run then works until done.
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -174,6 +181,7 @@ struct xport_ops {
 	void (*timer_arm)(void *ctx, struct xport_qp *qp, uint64_t when_ns);
 	void (*qp_event)(void *ctx, struct xport_qp *qp,
 			 enum ibv_event_type event);
+	void (*schedule)(void *ctx, struct xport_qp *qp);
 	void (*log)(void *ctx, struct xport_qp *qp, int level, const char *msg);
 };
 
@@ -331,6 +339,12 @@ int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 
 /* The timer armed through ops->timer_arm fired (at or after its time). */
 void xport_timer_expired(struct xport_qp *qp);
+
+/* Do the QP's pending work, at most XPORT_RUN_BUDGET packets (when
+ * ops->schedule is set), asking ops->schedule for another turn if work is
+ * left. Every entry point above calls it once at its end; the daemon calls
+ * it for a scheduled QP. */
+void xport_run(struct xport_qp *qp);
 
 /* Device-wide packet counters: packets the device dropped before a QP saw
  * them (parse errors incl. ICRC, unknown QPN). */
