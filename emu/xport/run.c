@@ -4,8 +4,8 @@
  * (XPORT_WORK_*); xport_run does it once at their end, as rxe's tasks do
  * without threads: the responder's READ responses and queued requests,
  * then the requester, then the completer's SQ_DRAINED check. Each call
- * sends at most XPORT_RUN_BUDGET packets and asks ops->schedule for
- * another turn if work is left, so no single message or QP holds the
+ * sends at most XPORT_RUN_BUDGET response and XPORT_REQ_BUDGET request
+ * packets and asks ops->schedule for another turn if work is left, so no single message or QP holds the
  * daemon's event loop.
  */
 #include "config.h"
@@ -21,16 +21,13 @@ static bool qp_active(const struct xport_qp *qp)
 
 void xport_run(struct xport_qp *qp)
 {
-	uint32_t budget = qp->dev->ops.schedule ? XPORT_RUN_BUDGET : UINT32_MAX;
-	uint64_t start = qp->stats.tx_pkts;
-	uint64_t used;
+	bool bounded = qp->dev->ops.schedule != NULL;
 
 	if ((qp->work & XPORT_WORK_RESP) && qp_active(qp) &&
-	    !xport_resp_run(qp, budget))
+	    !xport_resp_run(qp, bounded ? XPORT_RUN_BUDGET : UINT32_MAX))
 		qp->work &= ~(unsigned int)XPORT_WORK_RESP;
-	used = qp->stats.tx_pkts - start;
-	if ((qp->work & XPORT_WORK_REQ) && qp_active(qp) && used < budget &&
-	    !xport_req_send(qp, budget - (uint32_t)used))
+	if ((qp->work & XPORT_WORK_REQ) && qp_active(qp) &&
+	    !xport_req_send(qp, bounded ? XPORT_REQ_BUDGET : UINT32_MAX))
 		qp->work &= ~(unsigned int)XPORT_WORK_REQ;
 	xport_comp_check_drained(qp);
 	if (!qp_active(qp))

@@ -39,8 +39,13 @@ extern "C" {
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
 #define XPORT_RD_RESOURCES	16	/* saved READ requests for duplicate replay */
 #define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
-#define XPORT_RUN_BUDGET	32	/* packets one xport_run sends per QP (below
-					 * the daemon's receive batch of 64) */
+#define XPORT_RUN_BUDGET	32	/* READ response packets one xport_run sends
+					 * per QP (below the daemon's receive batch
+					 * of 64, so a READ between two QPs of one
+					 * daemon cannot overflow its socket) */
+#define XPORT_REQ_BUDGET	XPORT_MAX_UNACKED_PSNS /* request packets per
+					 * xport_run: one RC window at once, so a
+					 * go-back-N resend is not spread over turns */
 
 struct xport_dev;
 struct xport_qp;
@@ -84,7 +89,7 @@ struct xport_recv_wqe {
 
 /*
  * One completion, handed to ops->complete; the daemon turns it into an mlx5
- * CQE (roce-wire.md §4). is_recv selects the CQ (send vs recv).
+ * CQE (docs/daemon.md). is_recv selects the CQ (send vs recv).
  * - opcode: ibv_wc_opcode (IBV_WC_SEND, RDMA_WRITE, RDMA_READ, RECV,
  *   RECV_RDMA_WITH_IMM); for errors it is still filled (mlx5 leaves
  *   wc.opcode undefined for error CQEs).
@@ -160,7 +165,8 @@ enum xport_mem_status {
  *   (en_sqd_async_notify) has completed every WQE it had started; may be
  *   NULL.
  * schedule: QP has work left after xport_run spent its budget
- *   (XPORT_RUN_BUDGET packets): call xport_run(qp) again soon, from the
+ *   (XPORT_RUN_BUDGET response packets, XPORT_REQ_BUDGET request packets):
+ *   call xport_run(qp) again soon, from the
  *   event loop, never from inside a callback. This is what keeps one long
  *   message (a 1 GiB READ response) from stalling other QPs and the
  *   daemon's control socket. May be NULL: xport_run then works until done.
@@ -194,7 +200,7 @@ enum { XPORT_LOG_ERR = 0, XPORT_LOG_WARN = 1, XPORT_LOG_INFO = 2 };
  * struct ibv_qp_attr: path_mtu is an enum ibv_mtu; timeout is the IBTA
  * code (4.096 us * 2^timeout; 0 = no retransmit timer); retry_cnt and
  * rnr_retry are 0..7 (rnr_retry 7 = infinite); min_rnr_timer is the RNR
- * NAK timer code (roce-wire.md §1.3 table); qp_access_flags are the
+ * NAK timer code (IBTA Table 45); qp_access_flags are the
  * IBV_ACCESS_REMOTE_* flags; dgid is the connected peer (RC/UC) from
  * ah_attr.grh.dgid; flow_label from ah_attr.grh.flow_label;
  * en_sqd_async_notify asks for IBV_EVENT_SQ_DRAINED on RTS->SQD. qp_state
@@ -340,8 +346,8 @@ int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 /* The timer armed through ops->timer_arm fired (at or after its time). */
 void xport_timer_expired(struct xport_qp *qp);
 
-/* Do the QP's pending work, at most XPORT_RUN_BUDGET packets (when
- * ops->schedule is set), asking ops->schedule for another turn if work is
+/* Do the QP's pending work, at most XPORT_RUN_BUDGET response and
+ * XPORT_REQ_BUDGET request packets (when ops->schedule is set), asking ops->schedule for another turn if work is
  * left. Every entry point above calls it once at its end; the daemon calls
  * it for a scheduled QP. */
 void xport_run(struct xport_qp *qp);

@@ -87,7 +87,7 @@ struct xport_comp {
 };
 
 /* A READ request the responder has executed, kept for duplicate replay
- * (IBTA 9.7.5.1.3 / C9-? "responder resources"). */
+ * (IBTA 9.7.5.1.3 "responder resources"). */
 struct xport_rd_res {
 	bool valid;
 	uint32_t first_psn, last_psn;
@@ -211,7 +211,7 @@ static inline uint64_t xport_now(struct xport_qp *qp)
 	return qp->dev->ops.now_ns(qp->dev->ctx);
 }
 
-/* The QP with number QPN on DEV, or NULL (xport_qp.c). */
+/* The QP with number QPN on DEV, or NULL (qp.c). */
 struct xport_qp *xport_qp_lookup(struct xport_dev *dev, uint32_t qpn);
 
 /* Bytes of an IBV_MTU_* value; 0 if invalid. */
@@ -254,13 +254,13 @@ enum xport_mem_status xport_scatter(struct xport_qp *qp,
 /* Total bytes of an SGE list. */
 uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge);
 
-/* Timers (xport_timer.c): re-evaluate the QP's earliest deadline and
+/* Timers (timer.c): re-evaluate the QP's earliest deadline and
  * (re)arm or cancel ops->timer_arm. */
 void xport_timer_update(struct xport_qp *qp);
 /* Retransmit timeout of the QP in ns (IBTA: 4.096 us * 2^timeout), 0 if
  * the timer is disabled (timeout 0). */
 uint64_t xport_timeout_ns(const struct xport_qp *qp);
-/* RNR NAK timer code -> ns (roce-wire §1.3 table). */
+/* RNR NAK timer code -> ns (IBTA Table 45). */
 uint64_t xport_rnr_timer_ns(uint8_t code);
 
 /* Requester (req.c): send what state and windows allow, at most BUDGET
