@@ -4,7 +4,8 @@
  */
 #include "config.h"
 #include "emu/ctl/client.h"
-#include "emu/nic/datapath.h"
+#include "emu/nic/cq_ring.h"
+#include "emu/nic/doorbell.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
@@ -224,7 +225,7 @@ void client_doorbell(struct client *c)
 	if (read(c->db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 	/* new WQEs first: their completions may be what an arm waits for */
-	datapath_doorbell(c);
+	doorbell_post_wqes(c);
 	for (h = 1; h <= c->cqs.cap; h++) {
 		struct cq *cq = objtab_get(&c->cqs, h);
 

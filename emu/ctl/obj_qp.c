@@ -7,7 +7,7 @@
  */
 #include "config.h"
 #include "emu/ctl/client.h"
-#include "emu/nic/datapath.h"
+#include "emu/nic/engine_glue.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
@@ -80,7 +80,7 @@ int op_create_qp(struct client *c, struct ctl_call *call)
 	qp->recv_cq = rcq;
 	qp->cap = cap;
 	qp->owner = c;
-	rc = datapath_qp_create(qp);
+	rc = engine_qp_create(qp);
 	if (rc) {
 		objtab_del(&c->qps, qp->handle);
 		id_alloc_put(&d->qpns, qp->qpn);
@@ -109,7 +109,7 @@ void qp_free(struct client *c, struct qp *qp)
 {
 	struct uroce_dev *d = c->dev;
 
-	datapath_qp_destroy(qp);
+	engine_qp_destroy(qp);
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
 	qp->pd->users--;

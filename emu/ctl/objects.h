@@ -83,7 +83,7 @@ struct qp {
 	void *ring;              /* mapped QP ring memfd, NULL if none */
 	uint64_t ring_size;
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
-	struct xport_qp *xqp;    /* the transport engine's QP (datapath.c) */
+	struct xport_qp *xqp;    /* the transport engine's QP: its state and attributes */
 	ev_timer timer;          /* the engine's retransmit/RNR timer */
 	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
 	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
@@ -137,19 +137,6 @@ void mr_free(struct client *c, struct mr *mr);
 void cq_free(struct client *c, struct cq *cq);
 void qp_free(struct client *c, struct qp *qp);
 void ah_free(struct client *c, struct ah *ah);
-
-/* CQ ring helpers (obj_cq.c) for the data path and the doorbell. */
-/* Read the arm word and fire a pending event if due (see abi.h). */
-void cq_check_arm(struct cq *cq);
-/*
- * cq_push - write one CQE into CQ's ring (all of CQE but op_own's owner bit
- * and opcode, which the caller sets in cqe->op_own's high nibble), set the
- * owner bit for the current lap, publish it and fire an armed event.
- * Returns 0, or EOVERFLOW when the ring is full (overrun: the CQ enters error
- * and IBV_EVENT_CQ_ERR is sent, unless UROCE_CQ_IGNORE_OVERRUN), or EIO if the
- * CQ already is in error.
- */
-int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err

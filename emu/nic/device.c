@@ -4,7 +4,7 @@
 #include "config.h"
 #include "emu/nic/device.h"
 #include "emu/ctl/client.h"
-#include "emu/nic/datapath.h"
+#include "emu/nic/engine_glue.h"
 #include "emu/log.h"
 #include "uroce/abi.h"
 
@@ -147,7 +147,7 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 			d->port = ntohs(b.ss_family == AF_INET ? ((struct sockaddr_in *)&b)->sin_port
 							       : ((struct sockaddr_in6 *)&b)->sin6_port);
 	}
-	rc = datapath_init(d);
+	rc = engine_init(d);
 	if (rc) {
 		ulog(ULOG_ERR, "transport engine: %s", strerror(rc));
 		return rc;
@@ -159,7 +159,7 @@ void dev_fini(struct uroce_dev *d)
 {
 	if (d->clock.page)
 		ev_timer_stop(d->loop, &d->clock_timer);
-	datapath_fini(d);
+	engine_fini(d);
 	udp_port_close(&d->udp, d->loop);
 	hca_clock_fini(&d->clock);
 	keytab_fini(&d->keys);
