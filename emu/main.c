@@ -1,5 +1,5 @@
 /*
- * main.c - uroced, the emulated RoCEv2 NIC: command line (contract.md),
+ * main.c - uroced, the emulated RoCEv2 NIC: command line (docs/daemon.md),
  * daemonizing, and the libev loop that runs the control server, the HCA
  * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
  */
@@ -210,6 +210,62 @@ static int write_pidfile(const char *path)
 	return fclose(fp) ? errno : 0;
 }
 
+/* Each client holds a few descriptors (socket, async, doorbell, one per CQ
+ * channel): use all the hard limit allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * Fork into the background. The parent waits on a pipe and exits 0 only once
+ * the child listens (the child closes the pipe without writing), 1 if the
+ * child reports an error. Returns -1 in the child (PIPEFD[1] is its end of
+ * the pipe), or the exit status for the parent (1 also if pipe/fork fail).
+ */
+static int daemonize(int pipefd[2])
+{
+	char msg[512];
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		perror("uroced: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("uroced: fork");
+		return 1;
+	}
+	if (pid > 0) {
+		close(pipefd[1]);
+		/* the child already printed any error message to stderr */
+		return read(pipefd[0], msg, sizeof(msg) - 1) > 0 ? 1 : 0;
+	}
+	close(pipefd[0]);
+	pipefd[0] = -1;
+	setsid();
+	return -1;
+}
+
+/* Applications busy-poll their CQs (a NIC is hardware and never waits for a
+ * CPU); on a small machine they would starve the daemon that does the NIC's
+ * work: measured 3.9 ms per ibv_rc_pingpong iteration on 2 cores at nice 0,
+ * 0.26 ms at -15. Raise our priority when allowed. */
+static void raise_priority(void)
+{
+	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
+		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
+	else
+		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
+		     strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -237,46 +293,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	{
-		/* Each client holds a few descriptors (socket, async, doorbell,
-		 * one per CQ channel): use all the hard limit allows. */
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
-
-	if (o.daemonize) {
-		char msg[512];
-		ssize_t n;
-		pid_t pid;
-
-		if (pipe2(pipefd, O_CLOEXEC) < 0) {
-			perror("uroced: pipe");
-			return 1;
-		}
-		pid = fork();
-		if (pid < 0) {
-			perror("uroced: fork");
-			return 1;
-		}
-		if (pid > 0) {
-			/* Parent: exit 0 only once the child listens (it closes the
-			 * pipe without writing); otherwise report its error. */
-			close(pipefd[1]);
-			n = read(pipefd[0], msg, sizeof(msg) - 1);
-			if (n > 0) {
-				/* the child already printed the message to stderr */
-				return 1;
-			}
-			return 0;
-		}
-		close(pipefd[0]);
-		pipefd[0] = -1;
-		setsid();
-	}
+	raise_nofile();
+	if (o.daemonize && (rc = daemonize(pipefd)) >= 0)
+		return rc;
 
 	loop = ev_default_loop(EVFLAG_AUTO);
 	if (!loop)
@@ -324,15 +343,7 @@ int main(int argc, char **argv)
 		close(pipefd[1]); /* parent exits 0 now */
 	}
 
-	/* Applications busy-poll their CQs (a NIC is hardware and never waits
-	 * for a CPU); on a small machine they would starve the daemon that
-	 * does the NIC's work: measured 3.9 ms per ibv_rc_pingpong iteration on
-	 * 2 cores at nice 0, 0.26 ms at -15. Raise our priority when allowed. */
-	if (setpriority(PRIO_PROCESS, 0, -10) == 0)
-		ulog(ULOG_INFO, "running at nice -10 (ahead of busy-polling applications)");
-	else
-		ulog(ULOG_INFO, "cannot raise priority (%s): busy-polling applications may slow the device",
-		     strerror(errno));
+	raise_priority();
 
 	ev_run(loop, 0);
 
