@@ -3,7 +3,7 @@
  * control-message handlers that create and destroy them (obj_*.c), and their
  * destructors used both by the handlers and by client cleanup.
  *
- * Handler contract (called by ctl_server.c after the header, size, HELLO and
+ * Handler contract (called by server.c after the header, size, HELLO and
  * descriptor-count checks): REQ points at the validated request of the
  * handler's opcode; FDS holds the received descriptors — a handler that keeps
  * one sets its entry to -1, the server closes the rest; RESP is the reply

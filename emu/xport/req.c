@@ -45,12 +45,6 @@ static enum req_kind wr_kind(enum ibv_wr_opcode op)
 	}
 }
 
-/* Packets (= PSNs) a message of LEN bytes takes at MTU: at least one. */
-static uint32_t npkts(uint32_t len, uint32_t mtu)
-{
-	return len ? (len + mtu - 1) / mtu : 1;
-}
-
 /* Fail WQE W with a local STATUS: it is reported (after any earlier WQEs)
  * when the QP, now in ERR, flushes (IBTA 10.8.3.1: the QP enters ERR).
  * No affiliated async event: the error CQE is the report, as in comp.c
@@ -96,7 +90,7 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 	h.reth.dma_len = w->length - off;
 	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
 	qp->req.noack = 0;
-	qp->req.psn = roce_psn_add(qp->req.psn, npkts(w->length - off, qp->mtu));
+	qp->req.psn = roce_psn_add(qp->req.psn, xport_npkts(w->length - off, qp->mtu));
 	qp->req.offset = w->length;
 	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
 		qp->req.psn_max = qp->req.psn;
@@ -209,7 +203,7 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 		}
 		if (!w->psn_assigned) {
 			w->first_psn = qp->req.psn;
-			w->npkts = npkts(w->length, qp->mtu);
+			w->npkts = xport_npkts(w->length, qp->mtu);
 			w->last_psn = roce_psn_add(w->first_psn, w->npkts - 1);
 			w->psn_assigned = true;
 			qp->req.offset = 0;

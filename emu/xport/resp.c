@@ -1,7 +1,7 @@
 /*
  * resp.c: the responder. Executes incoming request packets (SEND, RDMA
  * WRITE, RDMA READ; RC, UC and UD) as an explicit state machine whose
- * states follow the IBTA responder flow (IBTA 9.7.5 / C9-xx; rxe_resp.c
+ * states follow the IBTA responder flow (IBTA 9.7.5; rxe_resp.c
  * has the same shape): check the PSN, the opcode sequence, the operation
  * against the QP's access, the receive resources, the lengths and the
  * R_Key; execute; complete; acknowledge. Errors are states too, each
@@ -287,7 +287,7 @@ static void read_queue(struct xport_qp *qp, uint32_t psn, uint64_t va,
 	j->rkey = rkey;
 	j->len = len;
 	j->i = 0;
-	j->n = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	j->n = xport_npkts(len, qp->mtu);
 	xport_mark(qp, XPORT_WORK_RESP);
 }
 
@@ -329,7 +329,7 @@ static enum resp_state read_reply(struct resp_pkt *p)
 	struct xport_qp *qp = p->qp;
 	const struct roce_pkt *pkt = p->pkt;
 	uint32_t len = pkt->h.reth.dma_len;
-	uint32_t n_pkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	uint32_t n_pkts = xport_npkts(len, qp->mtu);
 	struct xport_rd_res *r = &qp->resp.rd[qp->resp.rd_next++ %
 					      XPORT_RD_RESOURCES];
 

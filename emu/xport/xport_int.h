@@ -206,6 +206,14 @@ static inline struct xport_swqe *xport_sq_at(struct xport_qp *qp, uint32_t i)
 	return &qp->sq.ring[i % qp->sq.depth];
 }
 
+/* Packets (= PSNs) a message of LEN bytes (at most 2 GiB) takes at path
+ * MTU MTU bytes: at least one (IBTA 9.7.1: a zero-length message is one
+ * ONLY packet). */
+static inline uint32_t xport_npkts(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
 static inline uint64_t xport_now(struct xport_qp *qp)
 {
 	return qp->dev->ops.now_ns(qp->dev->ctx);
