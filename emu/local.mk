@@ -14,14 +14,17 @@ emu_liburoced_la_SOURCES = \
 	emu/ctl/client.c emu/ctl/client.h \
 	emu/ctl/objects.h \
 	emu/ctl/hello.c emu/ctl/query_port.c emu/ctl/quota.c emu/ctl/quota.h \
-	emu/nic/doorbell.c emu/nic/doorbell.h \
 	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_ah.c \
 	emu/ctl/server.c emu/ctl/server.h \
 	emu/ctl/admin.c emu/ctl/admin.h tools/admin_client.c \
-	emu/nic/cqe_writer.c emu/nic/cqe_writer.h \
+	emu/nic/cq_ring.c emu/nic/cq_ring.h \
 	emu/nic/mem_access.c emu/nic/mem_access.h \
 	emu/nic/wqe_reader.c emu/nic/wqe_reader.h \
-	emu/nic/datapath.c emu/nic/datapath.h
+	emu/nic/engine_glue.c emu/nic/engine_glue.h \
+	emu/nic/port.c emu/nic/port.h \
+	emu/nic/capture.c emu/nic/capture.h \
+	emu/nic/fault.c emu/nic/fault.h \
+	emu/nic/doorbell.c emu/nic/doorbell.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h

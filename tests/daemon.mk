@@ -43,3 +43,7 @@ tests_daemon_churn_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 TESTS += tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh tests/daemon_datapath.sh
 EXTRA_DIST += tests/daemon_lib.sh tests/daemon_hostile.sh tests/daemon_cleanup.sh tests/daemon_admin.sh \
 	tests/daemon_datapath.sh
+
+# The layering of docs/architecture.md: #include graph of the sources.
+TESTS += tests/arch_layering.sh
+EXTRA_DIST += tests/arch_layering.sh tests/arch_layering.py

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
+#include "emu/nic/cq_ring.h"
 
 #include "check_main.h"
 #include <endian.h>

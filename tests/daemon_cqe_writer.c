@@ -1,13 +1,14 @@
 /*
- * daemon_cqe_writer.c - unit tests of emu/nic/cqe_writer.c: every kind of
- * completion becomes exactly the mlx5 CQE bytes docs/cqe-format.md describes
+ * daemon_cqe_writer.c - unit tests of the CQE builder in emu/nic/cq_ring.c:
+ * every kind of completion becomes exactly the mlx5 CQE bytes
+ * docs/cqe-format.md describes
  * (opcode and SE in op_own, sop_drop_qpn with the WQE opcode, byte_cnt,
  * immediate, flags_rqpn with GRH / RoCE packet type / source QP,
  * wqe_counter, timestamp; error CQEs with syndrome, vendor syndrome and
  * s_wqe_opcode_qpn), and the syndrome table is the inverse of mlx5's.
  */
 #include "config.h"
-#include "emu/nic/cqe_writer.h"
+#include "emu/nic/cq_ring.h"
 
 #include "check_main.h"
 #include <endian.h>

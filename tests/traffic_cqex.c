@@ -18,7 +18,7 @@
  * ibv_create_cq_ex fail with EOPNOTSUPP.
  *
  * Expected values are mlx5's (docs/cqe-format.md §4, §5) as the
- * daemon's CQE writer fills them (emu/nic/cqe_writer.c, emu/xport/xport.h):
+ * daemon's CQE writer fills them (emu/nic/cq_ring.c, emu/xport/xport.h):
  * requester byte_len = message length, responder sl = 2 (the RoCE packet
  * type of IPv4, as ConnectX), slid and dlid_path_bits 0, src_qp of an RC
  * receive = the connected QPN, UD receives carry IBV_WC_GRH and 40 more

@@ -715,6 +715,123 @@ START_TEST(test_sqd_drain)
 }
 END_TEST
 
+/* SQD with en_sqd_async_notify: SQ_DRAINED comes from the completer once
+ * the started WQE is acknowledged (here after a retransmission), not at
+ * modify time. */
+START_TEST(test_sqd_drained_event)
+{
+	struct pair p;
+	struct xport_qp_attr at;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	p.w->drop_from = 1;		/* B's ACK is lost: A must retransmit */
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	memset(&at, 0, sizeof(at));
+	at.qp_state = IBV_QPS_SQD;
+	at.en_sqd_async_notify = true;
+	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	ck_assert_uint_eq(p.w->node[0].events, 0);	/* WQE 1 still unacked */
+	th_run(p.w, 1000);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 1);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_uint_eq(p.w->node[0].events, 1);
+	ck_assert_int_eq(p.w->node[0].last_event, IBV_EVENT_SQ_DRAINED);
+	/* An idle QP entering SQD is drained at once: one more event. */
+	at.qp_state = IBV_QPS_RTS;
+	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE), 0);
+	at.qp_state = IBV_QPS_SQD;
+	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE), 0);
+	ck_assert_uint_eq(p.w->node[0].events, 2);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* A WQE the daemon refuses completes with LOC_QP_OP_ERR after the older
+ * WQE still waiting for its ACK (flushed), and the QP raises QP_FATAL. */
+START_TEST(test_refused_wqe_order)
+{
+	struct pair p;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 7, 7);
+	p.w->drop_from = 0;		/* A's SEND never arrives */
+	p.w->drop_next = 1;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
+	xport_post_refused(p.a, false, 2);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_ERR);
+	ck_assert_uint_eq(p.w->node[0].events, 1);
+	ck_assert_int_eq(p.w->node[0].last_event, IBV_EVENT_QP_FATAL);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[0].wr_index, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[1].wr_index, 2);
+	ck_assert_int_eq(p.w->node[0].cqes.v[1].status, IBV_WC_LOC_QP_OP_ERR);
+	/* receive side: the same order in the RQ */
+	ck_assert_int_eq(th_post_recv(p.b, 7, B_ADDR, 4096, 0x201), 0);
+	xport_post_refused(p.b, true, 8);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 2);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[0].wr_index, 7);
+	ck_assert_int_eq(p.w->node[1].cqes.v[0].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[1].wr_index, 8);
+	ck_assert_int_eq(p.w->node[1].cqes.v[1].status, IBV_WC_LOC_QP_OP_ERR);
+	ck_assert(p.w->node[1].cqes.v[1].is_recv);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* Bounded work: a 64 KiB READ at MTU 256 is 256 response packets; one
+ * packet input sends at most XPORT_RUN_BUDGET of them and asks for another
+ * turn. A SEND that arrives meanwhile waits: its ACK follows the READ
+ * response LAST, and both WQEs complete with the right data. */
+START_TEST(test_read_paced)
+{
+	struct th_world *w = th_world_new(256);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
+	uint32_t len = 65536;
+	uint8_t *am, *bm;
+	unsigned resp = 0, last_at = 0, ack_at = 0;
+
+	th_connect(w, a, b, IBV_MTU_256, PSN_A, PSN_B, TIMEOUT, 7, 7, 1);
+	am = th_reg_mr(w, 0, 0x101, 1, A_ADDR, 2 * len, IBV_ACCESS_LOCAL_WRITE, 0);
+	bm = th_reg_mr(w, 1, 0x201, 1, B_ADDR, len, ALL_B, 0);
+	for (uint32_t i = 0; i < len; i++)
+		bm[i] = (uint8_t)(i * 7 + 3);
+	ck_assert_int_eq(th_post_recv(b, 5, B_ADDR, 100, 0x201), 0);
+	ck_assert_int_eq(th_post_send(a, 1, IBV_WR_RDMA_READ, A_ADDR, len, 0x101,
+				      B_ADDR, 0x201, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(a, 2, IBV_WR_SEND, A_ADDR + len, 100, 0x101,
+				      0, 0, 0, 0), 0);
+	ck_assert_uint_eq(th_run(w, 1), 1);	/* B gets the READ request */
+	for (unsigned i = 0; i < w->nlog; i++)
+		resp += w->log[i].from == 1;
+	ck_assert_uint_eq(resp, XPORT_RUN_BUDGET);
+	ck_assert_uint_eq(w->nsched, 1);
+	ck_assert_ptr_eq(w->sched[0], b);
+	th_run(w, 10000);
+	ck_assert_uint_eq(count_from(w, 1, 0x0D) + count_from(w, 1, 0x0E) +
+			  count_from(w, 1, 0x0F), 256);
+	for (unsigned i = 0; i < w->nlog; i++) {
+		if (w->log[i].from == 1 && w->log[i].opcode == 0x0F)
+			last_at = i;
+		if (w->log[i].from == 1 && w->log[i].opcode == 0x11)
+			ack_at = i;
+	}
+	ck_assert_uint_gt(ack_at, last_at);
+	ck_assert_uint_ge(w->sched_runs, 1);
+	ck_assert_uint_eq(w->node[0].cqes.n, 2);
+	ck_assert_int_eq(w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(w->node[0].cqes.v[0].opcode, IBV_WC_RDMA_READ);
+	ck_assert_int_eq(w->node[0].cqes.v[1].status, IBV_WC_SUCCESS);
+	for (uint32_t i = 0; i < len; i++)	/* B's pattern, read */
+		ck_assert_uint_eq(am[i], (uint8_t)(i * 7 + 3));
+	ck_assert_uint_eq(w->node[1].cqes.n, 1);
+	ck_assert_uint_eq(w->node[1].cqes.v[0].byte_len, 100);
+	th_world_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_errors");
@@ -735,6 +852,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_post_validation);
 	tcase_add_test(tc, test_modify_err_flushes);
 	tcase_add_test(tc, test_sqd_drain);
+	tcase_add_test(tc, test_sqd_drained_event);
+	tcase_add_test(tc, test_refused_wqe_order);
+	tcase_add_test(tc, test_read_paced);
 	tcase_add_test(tc, test_self_loop);
 	tcase_add_test(tc, test_malformed_input);
 	suite_add_tcase(s, tc);

@@ -205,7 +205,7 @@ static void cb_timer(void *ctx, struct xport_qp *qp, uint64_t when)
 	n->timer_when[free_slot] = when;
 }
 
-static void cb_qp_error(void *ctx, struct xport_qp *qp,
+static void cb_qp_event(void *ctx, struct xport_qp *qp,
 			enum ibv_event_type ev)
 {
 	struct th_node *n = ctx;
@@ -213,6 +213,18 @@ static void cb_qp_error(void *ctx, struct xport_qp *qp,
 	(void)qp;
 	n->events++;
 	n->last_event = ev;
+}
+
+static void cb_schedule(void *ctx, struct xport_qp *qp)
+{
+	struct th_node *n = ctx;
+	struct th_world *w = n->world;
+
+	for (unsigned i = 0; i < w->nsched; i++)
+		if (w->sched[i] == qp)
+			return;
+	assert(w->nsched < 2 * TH_MAX_QP);
+	w->sched[w->nsched++] = qp;
 }
 
 static void cb_log(void *ctx, struct xport_qp *qp, int level, const char *msg)
@@ -236,7 +248,8 @@ const struct xport_ops th_ops_for_tests = {
 	.xmit = cb_xmit,
 	.complete = cb_complete,
 	.timer_arm = cb_timer,
-	.qp_error = cb_qp_error,
+	.qp_event = cb_qp_event,
+	.schedule = cb_schedule,
 	.log = cb_log,
 };
 
@@ -365,6 +378,16 @@ unsigned long th_run(struct th_world *w, unsigned long max_steps)
 	unsigned long steps = 0;
 
 	while (steps < max_steps) {
+		if (w->nsched) {
+			/* a QP's next turn comes before the next delivery */
+			struct xport_qp *qp = w->sched[0];
+
+			memmove(w->sched, w->sched + 1,
+				--w->nsched * sizeof(w->sched[0]));
+			w->sched_runs++;
+			xport_run(qp);
+			continue;
+		}
 		if (w->qlen) {
 			struct th_wire_pkt p = w->q[w->qhead];
 			int from = p.from;

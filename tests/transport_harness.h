@@ -58,7 +58,7 @@ struct th_node {
 	struct th_cqe_log cqes;
 	struct xport_qp *timer_qp[TH_MAX_QP];
 	uint64_t timer_when[TH_MAX_QP];
-	unsigned events;	/* qp_error callbacks */
+	unsigned events;	/* qp_event callbacks */
 	int last_event;
 	char logtext[16384];	/* ops->log lines, newline-separated (first 16 KiB) */
 	size_t loglen;
@@ -89,6 +89,11 @@ struct th_world {
 	int drop_from;
 	unsigned drop_skip, drop_next;
 	uint64_t delivered, dropped, duplicated, reordered;
+	/* QPs that asked for another xport_run (ops->schedule), run by
+	 * th_run before the next delivery */
+	struct xport_qp *sched[2 * TH_MAX_QP];
+	unsigned nsched;
+	uint64_t sched_runs;
 };
 
 /* Create a world: node 0 = ::ffff:10.0.0.1, node 1 = ::ffff:10.0.0.2,

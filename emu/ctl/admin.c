@@ -11,7 +11,6 @@
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "emu/ctl/qp_state.h"
-#include "emu/nic/datapath.h"
 #include "emu/xport/xport.h"
 #include "netstack/pcap_writer.h"
 
@@ -61,25 +60,24 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			const struct qp *qp = objtab_get(&c->qps, h);
 
 			const struct xport_qp_stats *st;
+			struct xport_qp_attr x;
 
 			if (!qp)
 				continue;
+			xport_qp_query(qp->xqp, &x);
 			/* PSNs: the engine's current ones (next to send, next expected) */
 			fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "
 				    "path_mtu=%u",
 				qp->qpn, qp->type == IBV_QPT_RC ? "RC" : qp->type == IBV_QPT_UC ? "UC" : "UD",
-				qp_state_name(datapath_qp_state(qp)), qp->attr.dest_qp_num,
-				qp->xqp ? xport_qp_sq_psn(qp->xqp) : qp->attr.sq_psn,
-				qp->xqp ? xport_qp_rq_psn(qp->xqp) : qp->attr.rq_psn,
-				qp->attr.path_mtu ? 128u << qp->attr.path_mtu : 0);
-			st = qp->xqp ? xport_qp_stats(qp->xqp) : NULL;
-			if (st)
-				fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu "
-					    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu dropped=%llu",
-					(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
-					(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
-					(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
-					(unsigned long long)st->dup_requests, (unsigned long long)st->dropped);
+				qp_state_name(x.qp_state), x.dest_qp_num, xport_qp_sq_psn(qp->xqp),
+				xport_qp_rq_psn(qp->xqp), x.path_mtu ? 128u << x.path_mtu : 0);
+			st = xport_qp_stats(qp->xqp);
+			fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu "
+				    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu dropped=%llu",
+				(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
+				(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
+				(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
+				(unsigned long long)st->dup_requests, (unsigned long long)st->dropped);
 			fputc('\n', fp);
 		}
 	}

@@ -95,7 +95,7 @@ static void describe_device(const struct client *c, struct uroce_hello_resp *res
 	resp->hca_core_clock_khz = d->clock.page->freq_khz;
 	resp->timestamp_mask = d->clock.page->mask;
 	resp->client_id = c->id;
-	/* the daemon executes the WQEs of the QP rings (emu/nic/datapath.c) */
+	/* the daemon executes the WQEs of the QP rings (emu/nic/doorbell.c) */
 	resp->caps = UROCE_HELLO_CAP_WQE_RINGS;
 	resp->gid_tbl_len = d->gid_tbl_len;
 	resp->udp_port = d->port;

@@ -1,17 +1,19 @@
 /*
  * obj_qp.c - queue pairs: CREATE_QP / MODIFY_QP / QUERY_QP / DESTROY_QP
  * (include/uroce/abi.h). The state machine and attribute checks are in
- * qp_state.c; this file owns QPN allocation, the per-device QPN table the
- * data path demultiplexes on, and the stored attributes.
+ * qp_state.c; the QP's state and transport attributes live in the engine
+ * (emu/xport/xport.h), which applies each modify; this file owns QPN
+ * allocation and the few attributes only ibv_query_qp needs.
  */
 #include "config.h"
 #include "emu/ctl/client.h"
-#include "emu/nic/datapath.h"
+#include "emu/nic/engine_glue.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "emu/ctl/quota.h"
 #include "emu/ctl/qp_state.h"
+#include "emu/xport/xport.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -78,15 +80,13 @@ int op_create_qp(struct client *c, struct ctl_call *call)
 	qp->send_cq = scq;
 	qp->recv_cq = rcq;
 	qp->cap = cap;
-	qp->attr.qp_state = IBV_QPS_RESET;
 	qp->owner = c;
-	rc = datapath_qp_create(qp);
+	rc = engine_qp_create(qp);
 	if (rc) {
 		objtab_del(&c->qps, qp->handle);
 		id_alloc_put(&d->qpns, qp->qpn);
 		goto fail_unmap;
 	}
-	d->qp_by_qpn[qp->qpn - DEV_QPN_FIRST] = qp;
 	pd->users++;
 	scq->users++;
 	rcq->users++;
@@ -110,8 +110,7 @@ void qp_free(struct client *c, struct qp *qp)
 {
 	struct uroce_dev *d = c->dev;
 
-	datapath_qp_destroy(qp);
-	d->qp_by_qpn[qp->qpn - DEV_QPN_FIRST] = NULL;
+	engine_qp_destroy(qp);
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
 	qp->pd->users--;
@@ -123,55 +122,29 @@ void qp_free(struct client *c, struct qp *qp)
 	free(qp);
 }
 
-/* Copy the attributes named in MASK into the QP (values already checked). */
-static void qp_apply(struct qp *qp, const struct ibv_qp_attr *a, uint32_t mask, enum ibv_qp_state next)
+/* Keep the attributes in MASK that only ibv_query_qp needs (values already
+ * checked); RESET forgets them (IBTA 10.3.1: back to the created state). */
+static void qp_apply_query_attrs(struct qp *qp, const struct ibv_qp_attr *a, uint32_t mask,
+				 enum ibv_qp_state next)
 {
-	struct ibv_qp_attr *q = &qp->attr;
-
 	if (next == IBV_QPS_RESET) {
-		/* RESET returns the QP to its just-created state (IBTA §10.3.1). */
-		memset(q, 0, sizeof(*q));
-		q->qp_state = IBV_QPS_RESET;
+		memset(&qp->ah_attr, 0, sizeof(qp->ah_attr));
+		qp->pkey_index = 0;
+		qp->port_num = 0;
+		qp->path_mig_state = 0;
 		return;
 	}
 	if (mask & IBV_QP_PKEY_INDEX)
-		q->pkey_index = a->pkey_index;
+		qp->pkey_index = a->pkey_index;
 	if (mask & IBV_QP_PORT)
-		q->port_num = a->port_num;
-	if (mask & IBV_QP_QKEY)
-		q->qkey = a->qkey;
-	if (mask & IBV_QP_ACCESS_FLAGS)
-		q->qp_access_flags = a->qp_access_flags;
+		qp->port_num = a->port_num;
 	if (mask & IBV_QP_AV) {
-		q->ah_attr = a->ah_attr;
-		if (!q->ah_attr.port_num)
-			q->ah_attr.port_num = 1;
+		qp->ah_attr = a->ah_attr;
+		if (!qp->ah_attr.port_num)
+			qp->ah_attr.port_num = 1;
 	}
-	if (mask & IBV_QP_PATH_MTU)
-		q->path_mtu = a->path_mtu;
-	if (mask & IBV_QP_DEST_QPN)
-		q->dest_qp_num = a->dest_qp_num;
-	if (mask & IBV_QP_RQ_PSN)
-		q->rq_psn = a->rq_psn & 0xFFFFFF;
-	if (mask & IBV_QP_SQ_PSN)
-		q->sq_psn = a->sq_psn & 0xFFFFFF;
-	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
-	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		q->max_rd_atomic = a->max_rd_atomic;
-	if (mask & IBV_QP_MIN_RNR_TIMER)
-		q->min_rnr_timer = a->min_rnr_timer;
-	if (mask & IBV_QP_TIMEOUT)
-		q->timeout = a->timeout;
-	if (mask & IBV_QP_RETRY_CNT)
-		q->retry_cnt = a->retry_cnt;
-	if (mask & IBV_QP_RNR_RETRY)
-		q->rnr_retry = a->rnr_retry;
 	if (mask & IBV_QP_PATH_MIG_STATE)
-		q->path_mig_state = a->path_mig_state;
-	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
-		q->en_sqd_async_notify = a->en_sqd_async_notify;
-	q->qp_state = next;
+		qp->path_mig_state = a->path_mig_state;
 }
 
 int op_modify_qp(struct client *c, struct ctl_call *call)
@@ -186,23 +159,25 @@ int op_modify_qp(struct client *c, struct ctl_call *call)
 		.max_qp_rd_atom = d->attr.max_qp_rd_atom,
 		.max_qp_init_rd_atom = d->attr.max_qp_init_rd_atom,
 	};
+	struct xport_qp_attr attr;
 	enum ibv_qp_state cur, next;
 	int rc;
 
 	if (!qp)
 		return EINVAL;
 	/* the engine may have moved the QP to ERR on its own */
-	cur = qp->attr.qp_state = datapath_qp_state(qp);
+	cur = xport_qp_state(qp->xqp);
 	rc = qp_modify_check(qp->type, cur, &req->attr, req->attr_mask, &lim, &next);
 	if (rc) {
 		ulog(ULOG_DEBUG, "client#%u qpn 0x%x modify %s mask 0x%x refused: %s", c->id, qp->qpn,
 		     qp_state_name(cur), req->attr_mask, strerror(rc));
 		return rc;
 	}
-	rc = datapath_qp_modify(qp, &req->attr, req->attr_mask, next);
+	xport_qp_attr_from_ibv(&req->attr, &attr);
+	attr.qp_state = next;
+	rc = xport_qp_modify(qp->xqp, &attr, (int)(req->attr_mask | IBV_QP_STATE));
 	if (rc)
 		return rc;
-	qp_apply(qp, &req->attr, req->attr_mask, next);
 	if (next == IBV_QPS_RESET && qp->ring) {
 		/* RESET empties both queues: whatever was posted is discarded
 		 * and every slot is free again (indices keep running). */
@@ -213,15 +188,12 @@ int op_modify_qp(struct client *c, struct ctl_call *call)
 		__atomic_store_n(&h->sq_ci, qp->sq_next, __ATOMIC_RELEASE);
 		__atomic_store_n(&h->rq_ci, qp->rq_next, __ATOMIC_RELEASE);
 	}
-	if (cur != next)
+	if (cur != next) {
+		xport_qp_query(qp->xqp, &attr);
 		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x)", c->id, qp->qpn,
-		     qp_state_name(cur), qp_state_name(next), qp->attr.dest_qp_num);
-	/* The SQ is always empty here, so SQD is reached at once (IBTA §10.3.1:
-	 * the SQ drained event follows when asked for). */
-	if (cur == IBV_QPS_RTS && next == IBV_QPS_SQD && qp->attr.en_sqd_async_notify) {
-		if (!client_async_event(c, qp->user_handle, IBV_EVENT_SQ_DRAINED))
-			qp->async_events++;
+		     qp_state_name(cur), qp_state_name(next), attr.dest_qp_num);
 	}
+	qp_apply_query_attrs(qp, &req->attr, req->attr_mask, next);
 	resp->qp_state = next;
 	return 0;
 }
@@ -231,16 +203,35 @@ int op_query_qp(struct client *c, struct ctl_call *call)
 	const struct uroce_query_qp_req *req = call->req;
 	struct uroce_query_qp_resp *resp = call->resp;
 	struct qp *qp = objtab_get(&c->qps, req->handle);
+	struct xport_qp_attr x;
+	struct ibv_qp_attr *a;
 
 	if (!qp)
 		return EINVAL;
 	if (req->attr_mask & ~QP_ATTR_MASK_ALL)
 		return EINVAL;
-	qp->attr.qp_state = datapath_qp_state(qp);
-	resp->attr = qp->attr;
-	resp->attr.cur_qp_state = qp->attr.qp_state;
-	resp->attr.cap = qp->cap;
-	resp->attr.sq_draining = 0;
+	xport_qp_query(qp->xqp, &x);
+	a = &resp->attr;
+	a->qp_state = a->cur_qp_state = x.qp_state;
+	a->path_mtu = x.path_mtu;
+	a->path_mig_state = qp->path_mig_state;
+	a->qkey = x.qkey;
+	a->rq_psn = x.rq_psn;
+	a->sq_psn = x.sq_psn;
+	a->dest_qp_num = x.dest_qp_num;
+	a->qp_access_flags = x.qp_access_flags;
+	a->cap = qp->cap;
+	a->ah_attr = qp->ah_attr;
+	a->pkey_index = qp->pkey_index;
+	a->en_sqd_async_notify = x.en_sqd_async_notify;
+	a->sq_draining = 0;
+	a->max_rd_atomic = x.max_rd_atomic;
+	a->max_dest_rd_atomic = x.max_dest_rd_atomic;
+	a->min_rnr_timer = x.min_rnr_timer;
+	a->port_num = qp->port_num;
+	a->timeout = x.timeout;
+	a->retry_cnt = x.retry_cnt;
+	a->rnr_retry = x.rnr_retry;
 	resp->qp_type = qp->type;
 	resp->sq_sig_all = qp->sq_sig_all;
 	return 0;

@@ -3,7 +3,7 @@
  * control-message handlers that create and destroy them (obj_*.c), and their
  * destructors used both by the handlers and by client cleanup.
  *
- * Handler contract (called by ctl_server.c after the header, size, HELLO and
+ * Handler contract (called by server.c after the header, size, HELLO and
  * descriptor-count checks): REQ points at the validated request of the
  * handler's opcode; FDS holds the received descriptors — a handler that keeps
  * one sets its entry to -1, the server closes the rest; RESP is the reply
@@ -73,12 +73,20 @@ struct qp {
 	struct pd *pd;
 	struct cq *send_cq, *recv_cq;
 	struct ibv_qp_cap cap;   /* rounded caps */
-	struct ibv_qp_attr attr; /* current attributes; attr.qp_state = state */
+	/* What ibv_query_qp reports beyond the engine's state and transport
+	 * attributes (xport_qp_query): the address vector as given, the P_Key
+	 * index, the port and the migration state. */
+	struct ibv_ah_attr ah_attr;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	enum ibv_mig_state path_mig_state;
 	void *ring;              /* mapped QP ring memfd, NULL if none */
 	uint64_t ring_size;
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
-	struct xport_qp *xqp;    /* the transport engine's QP (datapath.c) */
+	struct xport_qp *xqp;    /* the transport engine's QP: its state and attributes */
 	ev_timer timer;          /* the engine's retransmit/RNR timer */
+	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
+	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
 	uint32_t async_events;
 	struct client *owner;
 };
@@ -129,19 +137,6 @@ void mr_free(struct client *c, struct mr *mr);
 void cq_free(struct client *c, struct cq *cq);
 void qp_free(struct client *c, struct qp *qp);
 void ah_free(struct client *c, struct ah *ah);
-
-/* CQ ring helpers (obj_cq.c) for the data path and the doorbell. */
-/* Read the arm word and fire a pending event if due (see abi.h). */
-void cq_check_arm(struct cq *cq);
-/*
- * cq_push - write one CQE into CQ's ring (all of CQE but op_own's owner bit
- * and opcode, which the caller sets in cqe->op_own's high nibble), set the
- * owner bit for the current lap, publish it and fire an armed event.
- * Returns 0, or EOVERFLOW when the ring is full (overrun: the CQ enters error
- * and IBV_EVENT_CQ_ERR is sent, unless UROCE_CQ_IGNORE_OVERRUN), or EIO if the
- * CQ already is in error.
- */
-int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "emu/ctl/qp_state.h"
+#include "emu/xport/xport.h"
 
 #include <errno.h>
 
@@ -222,6 +223,7 @@ int qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur, const struct i
 		    uint32_t mask, const struct qp_limits *lim, enum ibv_qp_state *next)
 {
 	enum ibv_qp_state to = cur;
+	struct xport_qp_attr x;
 	int rc;
 
 	if (type_index(type) < 0)
@@ -252,15 +254,9 @@ int qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur, const struct i
 	if ((mask & A(PATH_MTU)) &&
 	    (attr->path_mtu < IBV_MTU_256 || attr->path_mtu > lim->active_mtu))
 		return EINVAL;
-	if ((mask & A(DEST_QPN)) && attr->dest_qp_num > 0xFFFFFF)
-		return EINVAL;
-	if ((mask & A(TIMEOUT)) && attr->timeout > 31)
-		return EINVAL;
-	if ((mask & A(RETRY_CNT)) && attr->retry_cnt > 7)
-		return EINVAL;
-	if ((mask & A(RNR_RETRY)) && attr->rnr_retry > 7)
-		return EINVAL;
-	if ((mask & A(MIN_RNR_TIMER)) && attr->min_rnr_timer > 31)
+	/* the transport value ranges: the engine's one check */
+	xport_qp_attr_from_ibv(attr, &x);
+	if (xport_qp_attr_check(&x, (int)mask))
 		return EINVAL;
 	if ((mask & A(MAX_QP_RD_ATOMIC)) && attr->max_rd_atomic > lim->max_qp_init_rd_atom)
 		return EINVAL;

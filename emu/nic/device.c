@@ -4,7 +4,7 @@
 #include "config.h"
 #include "emu/nic/device.h"
 #include "emu/ctl/client.h"
-#include "emu/nic/datapath.h"
+#include "emu/nic/engine_glue.h"
 #include "emu/log.h"
 #include "uroce/abi.h"
 
@@ -132,9 +132,6 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 	if ((rc = keytab_init(&d->keys, DEV_MAX_MR)) || (rc = id_alloc_init(&d->qpns, DEV_QPN_FIRST, DEV_MAX_QP)) ||
 	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)) || (rc = id_alloc_init(&d->pdns, 1, DEV_MAX_PD)))
 		return rc;
-	d->qp_by_qpn = calloc(DEV_MAX_QP, sizeof(*d->qp_by_qpn));
-	if (!d->qp_by_qpn)
-		return ENOMEM;
 
 	rc = udp_port_open(&d->udp, loop, addr, addr_len);
 	if (rc) {
@@ -150,7 +147,7 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 			d->port = ntohs(b.ss_family == AF_INET ? ((struct sockaddr_in *)&b)->sin_port
 							       : ((struct sockaddr_in6 *)&b)->sin6_port);
 	}
-	rc = datapath_init(d);
+	rc = engine_init(d);
 	if (rc) {
 		ulog(ULOG_ERR, "transport engine: %s", strerror(rc));
 		return rc;
@@ -162,15 +159,13 @@ void dev_fini(struct uroce_dev *d)
 {
 	if (d->clock.page)
 		ev_timer_stop(d->loop, &d->clock_timer);
-	datapath_fini(d);
+	engine_fini(d);
 	udp_port_close(&d->udp, d->loop);
 	hca_clock_fini(&d->clock);
 	keytab_fini(&d->keys);
 	id_alloc_fini(&d->qpns);
 	id_alloc_fini(&d->cqns);
 	id_alloc_fini(&d->pdns);
-	free(d->qp_by_qpn);
-	d->qp_by_qpn = NULL;
 }
 
 void dev_port_attr(const struct uroce_dev *d, struct ibv_port_attr *pa)

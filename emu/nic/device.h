@@ -64,17 +64,19 @@ struct uroce_dev {
 	ev_timer clock_timer;
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
-	struct xport_dev *xdev;         /* the transport engine (datapath.c) */
+	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
+	int *sport_fd;                  /* send-only socket per UDP source port
+					 * (port.c): 0 not tried, -1 unusable */
 	char capture_path[256];
 
-	double loss_percent;            /* --loss, used by the data path */
+	double loss_percent;            /* --loss (fault.c) */
 	uint64_t seed;                  /* --seed */
+	uint64_t loss_state;            /* fault.c's generator, 0 = unseeded */
 
 	struct keytab keys;             /* MR lkeys/rkeys */
 	struct id_alloc qpns;
 	struct id_alloc cqns;
 	struct id_alloc pdns;
-	struct qp **qp_by_qpn;          /* DEV_MAX_QP entries, index qpn - DEV_QPN_FIRST */
 
 	struct dev_counts counts;
 	struct quota quota;             /* per-uid limits (emu/ctl/quota.h) */

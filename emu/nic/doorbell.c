@@ -1,18 +1,84 @@
 /*
- * doorbell.c - watching each client's doorbell eventfd (see doorbell.h).
+ * doorbell.c - a client's doorbell (see doorbell.h): the eventfd watcher,
+ * and what a ring does: new WQEs from the QP rings into the engine, then the
+ * CQ arm words.
  */
 #include "config.h"
 #include "emu/nic/doorbell.h"
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
 #include "emu/ctl/quota.h"
-#include "emu/nic/datapath.h"
+#include "emu/log.h"
+#include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
+#include "emu/nic/wqe_reader.h"
+#include "emu/xport/xport.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+/* A WQE the daemon cannot execute: the engine completes it with
+ * LOC_QP_OP_ERR after the older ones and moves the QP to ERR. */
+static void bad_wqe(struct qp *qp, uint32_t n, bool is_recv, int why)
+{
+	ulog(ULOG_WARN, "client#%u qpn 0x%x: %s WQE %u refused (%s): QP to ERR", qp->owner->id, qp->qpn,
+	     is_recv ? "receive" : "send", n, strerror(why));
+	xport_post_refused(qp->xqp, is_recv, n);
+}
+
+static void qp_doorbell(struct qp *qp)
+{
+	struct uroce_qp_ring_hdr *h = qp->ring;
+	uint32_t pi, n, budget;
+	int rc;
+
+	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
+	for (budget = qp->cap.max_send_wr; qp->sq_next != pi && budget; budget--) {
+		struct xport_send_wqe w;
+
+		n = qp->sq_next++;
+		rc = wqe_read_send(qp->owner, qp, n, &w);
+		if (!rc)
+			rc = xport_post_send(qp->xqp, &w);
+		if (rc) {
+			bad_wqe(qp, n, false, rc);
+			qp->sq_next = pi;
+			break;
+		}
+	}
+	if (!qp->cap.max_recv_wr)
+		return;
+	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
+	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
+		struct xport_recv_wqe w;
+
+		n = qp->rq_next++;
+		rc = wqe_read_recv(qp, n, &w);
+		if (!rc)
+			rc = xport_post_recv(qp->xqp, &w);
+		if (rc) {
+			bad_wqe(qp, n, true, rc);
+			qp->rq_next = pi;
+			break;
+		}
+	}
+}
+
+void doorbell_post_wqes(struct client *c)
+{
+	uint32_t h;
+
+	for (h = 1; h <= c->qps.cap; h++) {
+		struct qp *qp = objtab_get(&c->qps, h);
+
+		if (qp && qp->ring && qp->xqp)
+			qp_doorbell(qp);
+	}
+}
 
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -24,7 +90,7 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	if (read(c->db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
 	/* new WQEs first: their completions may be what an arm waits for */
-	datapath_doorbell(c);
+	doorbell_post_wqes(c);
 	for (h = 1; h <= c->cqs.cap; h++) {
 		struct cq *cq = objtab_get(&c->cqs, h);
 

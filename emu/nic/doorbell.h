@@ -2,10 +2,14 @@
  * doorbell.h - the doorbell of a verbs context: one eventfd per client,
  * given to the provider at HELLO (abi.h). The provider writes it after
  * publishing WQEs in a QP ring or a new CQ arm word, as a ConnectX gets a
- * UAR doorbell write; the daemon then reads the rings and the arm words.
+ * UAR doorbell write; the daemon then reads every new WQE of the client's QP
+ * rings (wqe_reader.c) and posts it to the transport engine, and checks the
+ * CQ arm words. A WQE that cannot be read or posted is refused through the
+ * engine (xport_post_refused), which completes it in order with
+ * IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR.
  */
-#ifndef UROCE_EMU_DOORBELL_H
-#define UROCE_EMU_DOORBELL_H
+#ifndef UROCE_EMU_NIC_DOORBELL_H
+#define UROCE_EMU_NIC_DOORBELL_H
 
 struct client;
 
@@ -16,5 +20,9 @@ int doorbell_open(struct client *c);
 
 /* Stop watching and close C's doorbell (no-op if none). */
 void doorbell_close(struct client *c);
+
+/* Post every new WQE of C's QP rings, at most one ring's capacity per
+ * queue per call. */
+void doorbell_post_wqes(struct client *c);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * hca_clock.h - the software HCA clock (DESIGN §3): a free-running counter of
+ * hca_clock.h - the software HCA clock: a free-running counter of
  * freq_khz kHz and `bits` valid bits derived from CLOCK_MONOTONIC_RAW, published
  * in a shared memfd page (struct uroce_clock_page, include/uroce/abi.h) that
  * every client maps read-only. The daemon re-bases the page periodically under

@@ -1,7 +1,8 @@
 /*
  * udp_port.h - the device's one UDP socket, bound to its address and RoCEv2
- * port (4791 unless --port says otherwise). The transport engine sends and
- * receives through it (emu/nic/datapath.c).
+ * port (4791 unless --port says otherwise). Every received datagram goes to
+ * the rx callback (port.c hands it to the transport engine); without one it
+ * is counted and dropped.
  */
 #ifndef UROCE_EMU_UDP_PORT_H
 #define UROCE_EMU_UDP_PORT_H

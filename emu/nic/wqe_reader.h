@@ -2,7 +2,7 @@
  * wqe_reader.h - read one send or receive WQE (uroce's format, the QP ring
  * section of include/uroce/abi.h) out of a QP's shared ring into the
  * transport engine's WQE (emu/xport/xport.h), validating everything: the ring is
- * client memory and may hold anything. Ahead of issue 4: the doorbell
+ * client memory and may hold anything. The doorbell (doorbell.c)
  * handler calls these for each new WQE between the consumer and producer
  * indices.
  */

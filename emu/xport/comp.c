@@ -8,7 +8,8 @@
  * fails with IBV_WC_RETRY_EXC_ERR; an RNR NAK pauses the requester for
  * the NAK's timer while rnr_retry lasts (7 = forever), then fails with
  * IBV_WC_RNR_RETRY_EXC_ERR. A fatal NAK fails the WQE with the mapped
- * status (roce-wire §1.6), moves the QP to ERR and flushes the rest.
+ * status (IBTA 9.7.5.2; docs/transport.md), moves the QP to ERR and
+ * flushes the rest.
  */
 #include "config.h"
 
@@ -87,7 +88,7 @@ static enum comp_state check_psn(struct comp_pkt *c)
 		return COMPST_DROP;
 	if (roce_psn_after(p, w->last_psn)) {
 		/* Beyond this WQE: a SEND/WRITE is implicitly acknowledged;
-		 * a READ's response must have been lost (roce-wire §1.6). */
+		 * a READ's response must have been lost (IBTA 9.7.5.1.3). */
 		if (is_read)
 			return qp->comp.rewound ? COMPST_DROP : COMPST_ERROR_RETRY;
 		return COMPST_COMP_WQE;
@@ -233,7 +234,7 @@ static enum comp_state error_retry(struct comp_pkt *c)
 	qp->stats.retransmits++;
 	xport_req_rewind(qp, qp->comp.psn);
 	qp->comp.retrans_deadline = 0;
-	xport_req_run(qp);	/* re-arms the retransmit timer */
+	xport_mark(qp, XPORT_WORK_REQ);	/* resending re-arms the timer */
 	xport_timer_update(qp);
 	return COMPST_DONE;
 }
@@ -296,7 +297,7 @@ static void run(struct comp_pkt *c, enum comp_state s)
 		case COMPST_COMP_WQE: s = comp_wqe(c); break;
 		case COMPST_UPDATE_COMP:
 			progress(qp);
-			xport_req_run(qp);
+			xport_mark(qp, XPORT_WORK_REQ);
 			s = COMPST_DONE;
 			break;
 		case COMPST_ERROR_RETRY: s = error_retry(c); break;
@@ -311,6 +312,16 @@ static void run(struct comp_pkt *c, enum comp_state s)
 	}
 }
 
+void xport_comp_check_drained(struct xport_qp *qp)
+{
+	if (!qp->sqd_notify || qp->state != IBV_QPS_SQD ||
+	    qp->sq.comp != qp->sq.req || qp->req.offset)
+		return;
+	qp->sqd_notify = false;
+	if (qp->dev->ops.qp_event)
+		qp->dev->ops.qp_event(qp->dev->ctx, qp, IBV_EVENT_SQ_DRAINED);
+}
+
 void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt)
 {
 	struct comp_pkt c = { .qp = qp, .pkt = pkt };
@@ -320,7 +331,7 @@ void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt)
 		return;
 	}
 	run(&c, COMPST_GET_WQE);
-	xport_req_run(qp);	/* completions may have opened the windows */
+	xport_mark(qp, XPORT_WORK_REQ);	/* completions may open the windows */
 }
 
 void xport_comp_timeout(struct xport_qp *qp)

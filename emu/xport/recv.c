@@ -1,9 +1,10 @@
 /*
- * xport_input.c: entry of received packets into the engine (the role of
+ * recv.c: entry of received packets into the engine (the role of
  * rxe_recv.c): parse and ICRC-check the UDP payload with the netstack,
  * find the QP by destination QPN, check that the opcode's transport
  * matches the QP type and that the QP state accepts packets, then hand
- * requests to the responder and responses to the completer.
+ * requests to the responder (queued behind READ responses still to send)
+ * and responses to the completer; the run function does the rest.
  */
 #include "config.h"
 
@@ -12,7 +13,7 @@
 
 #include "emu/xport/xport_int.h"
 
-/* Transport prefix each QP type accepts (IBA Table 38). */
+/* Transport prefix each QP type accepts (IBTA Table 38). */
 static uint8_t qp_transport(enum ibv_qp_type type)
 {
 	switch (type) {
@@ -76,7 +77,10 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 			qp->stats.dropped++;
 			return EAGAIN;
 		}
-		xport_resp_input(qp, &pkt, &l3, buf, len);
+		if (xport_resp_busy(qp))
+			xport_resp_enqueue(qp, &l3, buf, len);
+		else
+			xport_resp_input(qp, &pkt, &l3, buf, len);
 	} else if (pkt.op->flags & ROCE_OPF_RESPONSE) {
 		if (!requester_up) {
 			qp->stats.dropped++;
@@ -87,5 +91,6 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 		qp->stats.dropped++;
 		return EAGAIN;
 	}
+	xport_run(qp);
 	return 0;
 }

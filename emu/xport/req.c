@@ -5,8 +5,8 @@
  * windows (unacknowledged PSNs, outstanding READs, fences), and restarts
  * from a PSN when the completer asks (go-back-N).
  *
- * Rules: roce-wire.md §1.5 (segmentation, pad, SE, AckReq) and §1.6 (READ
- * PSN consumption); IBTA 9.7.1-9.7.4. UC and UD WQEs complete as soon as
+ * Rules: IBTA 9.7.1-9.7.4 (segmentation, pad, SE, AckReq, READ PSN
+ * consumption); docs/transport.md. UC and UD WQEs complete as soon as
  * their last packet is sent (no ACKs exist for them).
  */
 #include "config.h"
@@ -23,7 +23,7 @@ enum req_kind { K_SEND, K_SEND_IMM, K_WRITE, K_WRITE_IMM, K__N };
 
 /* RC opcode for each kind and position (IBA Table 38; UC = RC | 0x20).
  * Non-IMM kinds and IMM kinds share FIRST/MIDDLE: ImmDt rides only on the
- * LAST/ONLY packet (roce-wire §1.5). */
+ * LAST/ONLY packet (IBTA 9.4.4). */
 static const uint8_t rc_opcode[K__N][POS__N] = {
 	[K_SEND] = { ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
 		     ROCE_OP_RC_SEND_LAST, ROCE_OP_RC_SEND_ONLY },
@@ -43,12 +43,6 @@ static enum req_kind wr_kind(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE_WITH_IMM: return K_WRITE_IMM;
 	default: return K_SEND;
 	}
-}
-
-/* Packets (= PSNs) a message of LEN bytes takes at MTU: at least one. */
-static uint32_t npkts(uint32_t len, uint32_t mtu)
-{
-	return len ? (len + mtu - 1) / mtu : 1;
 }
 
 /* Fail WQE W with a local STATUS: it is reported (after any earlier WQEs)
@@ -96,7 +90,7 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 	h.reth.dma_len = w->length - off;
 	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
 	qp->req.noack = 0;
-	qp->req.psn = roce_psn_add(qp->req.psn, npkts(w->length - off, qp->mtu));
+	qp->req.psn = roce_psn_add(qp->req.psn, xport_npkts(w->length - off, qp->mtu));
 	qp->req.offset = w->length;
 	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
 		qp->req.psn_max = qp->req.psn;
@@ -171,12 +165,20 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	return true;
 }
 
-void xport_req_run(struct xport_qp *qp)
+bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 {
+	uint64_t start = qp->stats.tx_pkts;
+	bool more = false;
+
 	while ((qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD) &&
 	       !qp->req.rnr_deadline && qp->sq.req != qp->sq.head) {
 		struct xport_swqe *w = xport_sq_at(qp, qp->sq.req);
 		bool is_read = w->wr.opcode == IBV_WR_RDMA_READ;
+
+		if (qp->stats.tx_pkts - start >= budget) {
+			more = true;
+			break;
+		}
 
 		/* SQD (drain): finish and retransmit what was started,
 		 * start nothing new (IBTA 10.3.1.2 / ibv_modify_qp(3)). */
@@ -201,7 +203,7 @@ void xport_req_run(struct xport_qp *qp)
 		}
 		if (!w->psn_assigned) {
 			w->first_psn = qp->req.psn;
-			w->npkts = npkts(w->length, qp->mtu);
+			w->npkts = xport_npkts(w->length, qp->mtu);
 			w->last_psn = roce_psn_add(w->first_psn, w->npkts - 1);
 			w->psn_assigned = true;
 			qp->req.offset = 0;
@@ -211,14 +213,14 @@ void xport_req_run(struct xport_qp *qp)
 			 * mlx5 reports a local length error). */
 			if (qp->type == IBV_QPT_UD && w->length > qp->mtu) {
 				req_local_error(qp, w, IBV_WC_LOC_LEN_ERR);
-				return;
+				return false;
 			}
 		}
 		if (is_read) {
 			if (!send_read(qp, w))
-				return;
+				return false;
 		} else if (!send_segment(qp, w)) {
-			return;
+			return false;
 		}
 		if (qp->req.offset < w->length)
 			continue;	/* more segments of this WQE */
@@ -230,6 +232,7 @@ void xport_req_run(struct xport_qp *qp)
 			xport_comp_wqe(qp, w, IBV_WC_SUCCESS, w->length);
 	}
 	arm_retrans(qp);
+	return more;
 }
 
 void xport_req_rewind(struct xport_qp *qp, uint32_t psn)

@@ -1,7 +1,7 @@
 /*
  * resp.c: the responder. Executes incoming request packets (SEND, RDMA
  * WRITE, RDMA READ; RC, UC and UD) as an explicit state machine whose
- * states follow the IBTA responder flow (IBTA 9.7.5 / C9-xx; rxe_resp.c
+ * states follow the IBTA responder flow (IBTA 9.7.5; rxe_resp.c
  * has the same shape): check the PSN, the opcode sequence, the operation
  * against the QP's access, the receive resources, the lengths and the
  * R_Key; execute; complete; acknowledge. Errors are states too, each
@@ -18,6 +18,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu/xport/xport_int.h"
@@ -164,7 +165,7 @@ static enum resp_state check_resource(struct resp_pkt *p)
 		return RESPST_CHECK_LENGTH;
 	/* SEND FIRST/ONLY, or the LAST/ONLY of WRITE with immediate. */
 	if (qp->rq.tail != qp->rq.head) {
-		qp->resp.rwqe = qp->rq.ring[qp->rq.tail % qp->rq.depth];
+		qp->resp.rwqe = qp->rq.ring[qp->rq.tail % qp->rq.depth].wr;
 		qp->rq.tail++;
 		qp->resp.have_rwqe = true;
 		qp->resp.recv_len = 0;
@@ -187,7 +188,7 @@ static enum resp_state check_length(struct resp_pkt *p)
 		return pkt->h.reth.dma_len > 0x80000000u ?
 		       RESPST_ERR_INVALID_REQ : RESPST_CHECK_RKEY;
 
-	/* Segmentation (roce-wire §1.5): FIRST/MIDDLE carry exactly one
+	/* Segmentation (IBTA 9.4.4): FIRST/MIDDLE carry exactly one
 	 * MTU, LAST and ONLY at most one. */
 	if ((!p->last && n != qp->mtu) || n > qp->mtu)
 		return RESPST_ERR_INVALID_REQ;
@@ -268,43 +269,58 @@ static enum resp_state execute(struct resp_pkt *p)
 	return p->last ? RESPST_COMPLETE : RESPST_ACKNOWLEDGE;
 }
 
-/* Send READ responses for [va, va+len) starting at PSN (a replay may
- * start inside an earlier request). Returns false if memory failed. */
-static bool read_respond(struct xport_qp *qp, uint32_t psn, uint64_t va,
-			 uint32_t rkey, uint32_t len)
+/* Queue READ responses for [va, va+len) from PSN (a replay may start
+ * inside an earlier request); xport_resp_run sends them. A peer with more
+ * READs outstanding than XPORT_RD_JOBS loses the newest: it retries. */
+static void read_queue(struct xport_qp *qp, uint32_t psn, uint64_t va,
+		       uint32_t rkey, uint32_t len)
+{
+	struct xport_rd_job *j;
+
+	if (qp->resp.job_tail - qp->resp.job_head >= XPORT_RD_JOBS) {
+		qp->stats.dropped++;
+		return;
+	}
+	j = &qp->resp.job[qp->resp.job_tail++ % XPORT_RD_JOBS];
+	j->psn = psn;
+	j->va = va;
+	j->rkey = rkey;
+	j->len = len;
+	j->i = 0;
+	j->n = xport_npkts(len, qp->mtu);
+	xport_mark(qp, XPORT_WORK_RESP);
+}
+
+/* Send packet j->i of READ job J. Returns false if memory failed (NAK
+ * Remote Access Error sent). */
+static bool read_send_one(struct xport_qp *qp, struct xport_rd_job *j)
 {
 	uint8_t buf[ROCE_MAX_PAYLOAD];
-	uint32_t mtu = qp->mtu;
-	uint32_t n_pkts = len ? (len + mtu - 1) / mtu : 1;
+	struct roce_hdrs h;
+	uint32_t off = j->i * qp->mtu;
+	uint32_t n = j->len - off < qp->mtu ? j->len - off : qp->mtu;
 
-	for (uint32_t i = 0; i < n_pkts; i++) {
-		struct roce_hdrs h;
-		uint32_t off = i * mtu;
-		uint32_t n = len - off < mtu ? len - off : mtu;
-
-		memset(&h, 0, sizeof(h));
-		if (n_pkts == 1)
-			h.opcode = ROCE_OP_RC_READ_RESP_ONLY;
-		else if (i == 0)
-			h.opcode = ROCE_OP_RC_READ_RESP_FIRST;
-		else if (i == n_pkts - 1)
-			h.opcode = ROCE_OP_RC_READ_RESP_LAST;
-		else
-			h.opcode = ROCE_OP_RC_READ_RESP_MIDDLE;
-		h.dqpn = qp->attr.dest_qp_num;
-		h.psn = roce_psn_add(psn, i);
-		h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
-		h.aeth.msn = qp->resp.msn;
-		if (n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true, rkey,
-					  va + off, buf, n,
-					  IBV_ACCESS_REMOTE_READ,
-					  XPORT_MEM_READ)) {
-			send_aeth(qp, h.psn,
-				  ROCE_AETH_SYN_NAK(ROCE_NAK_REM_ACCESS_ERR));
-			return false;
-		}
-		xport_send_pkt(qp, &qp->attr.dgid, &h, buf, n);
+	memset(&h, 0, sizeof(h));
+	if (j->n == 1)
+		h.opcode = ROCE_OP_RC_READ_RESP_ONLY;
+	else if (j->i == 0)
+		h.opcode = ROCE_OP_RC_READ_RESP_FIRST;
+	else if (j->i == j->n - 1)
+		h.opcode = ROCE_OP_RC_READ_RESP_LAST;
+	else
+		h.opcode = ROCE_OP_RC_READ_RESP_MIDDLE;
+	h.dqpn = qp->attr.dest_qp_num;
+	h.psn = roce_psn_add(j->psn, j->i);
+	h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
+	h.aeth.msn = qp->resp.msn;
+	if (n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true, j->rkey,
+				  j->va + off, buf, n, IBV_ACCESS_REMOTE_READ,
+				  XPORT_MEM_READ)) {
+		send_aeth(qp, h.psn, ROCE_AETH_SYN_NAK(ROCE_NAK_REM_ACCESS_ERR));
+		return false;
 	}
+	xport_send_pkt(qp, &qp->attr.dgid, &h, buf, n);
+	j->i++;
 	return true;
 }
 
@@ -313,7 +329,7 @@ static enum resp_state read_reply(struct resp_pkt *p)
 	struct xport_qp *qp = p->qp;
 	const struct roce_pkt *pkt = p->pkt;
 	uint32_t len = pkt->h.reth.dma_len;
-	uint32_t n_pkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	uint32_t n_pkts = xport_npkts(len, qp->mtu);
 	struct xport_rd_res *r = &qp->resp.rd[qp->resp.rd_next++ %
 					      XPORT_RD_RESOURCES];
 
@@ -326,10 +342,7 @@ static enum resp_state read_reply(struct resp_pkt *p)
 	r->len = len;
 	qp->resp.msn = (qp->resp.msn + 1) & ROCE_AETH_MSN_MASK; /* C9-148 */
 	qp->resp.epsn = roce_psn_add(qp->resp.epsn, n_pkts);
-	if (!read_respond(qp, pkt->h.psn, r->va, r->rkey, len)) {
-		xport_qp_fatal(qp, IBV_EVENT_QP_ACCESS_ERR);
-		return RESPST_DONE;
-	}
+	read_queue(qp, pkt->h.psn, r->va, r->rkey, len);
 	return RESPST_DONE;
 }
 
@@ -398,9 +411,8 @@ static enum resp_state duplicate(struct resp_pkt *p)
 			    pkt->h.reth.va != r->va + skip ||
 			    (uint64_t)pkt->h.reth.dma_len + skip != r->len)
 				return RESPST_DROP;
-			if (!read_respond(qp, pkt->h.psn, pkt->h.reth.va,
-					  pkt->h.reth.rkey, pkt->h.reth.dma_len))
-				xport_qp_fatal(qp, IBV_EVENT_QP_ACCESS_ERR);
+			read_queue(qp, pkt->h.psn, pkt->h.reth.va,
+				   pkt->h.reth.rkey, pkt->h.reth.dma_len);
 			return RESPST_DONE;
 		}
 		return RESPST_DROP;
@@ -450,7 +462,8 @@ static enum resp_state fatal(struct resp_pkt *p, uint8_t nak,
 	return RESPST_DONE;
 }
 
-/* UD receive (IBTA 9.8.4; roce-wire §1.6 UD receive buffer): Q_Key
+/* UD receive (IBTA 9.8.4; the receive buffer starts with 40 bytes of GRH,
+ * IBTA 11.4.1.2 / ibv_post_recv(3)): Q_Key
  * check, 40-byte GRH area, then the payload; one packet per message. */
 static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
 		       const struct roce_l3 *l3, const uint8_t *raw,
@@ -467,7 +480,7 @@ static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
 		qp->stats.dropped++;
 		return;
 	}
-	r = &qp->rq.ring[qp->rq.tail % qp->rq.depth];
+	r = &qp->rq.ring[qp->rq.tail % qp->rq.depth].wr;
 	qp->rq.tail++;
 	memset(&c, 0, sizeof(c));
 	c.wr_id = r->wr_id;
@@ -580,7 +593,7 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 			break;
 		case RESPST_ERR_LENGTH:
 			/* Receive buffer too small: LOC_LEN_ERR here, Invalid
-			 * Request NAK to the requester (IBTA 9.7.5.2.4 C9-?). */
+			 * Request NAK to the requester (IBTA 9.7.5.2.4). */
 			fail_rwqe(qp, IBV_WC_LOC_LEN_ERR);
 			s = fatal(&p, ROCE_NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR);
 			break;
@@ -592,4 +605,66 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 			break;
 		}
 	}
+}
+
+bool xport_resp_busy(const struct xport_qp *qp)
+{
+	return qp->resp.job_head != qp->resp.job_tail || qp->rxq;
+}
+
+void xport_resp_enqueue(struct xport_qp *qp, const struct roce_l3 *l3,
+			const uint8_t *raw, size_t raw_len)
+{
+	struct xport_queued_pkt *q;
+
+	if (qp->rxq_len >= XPORT_RESP_QUEUE ||
+	    !(q = malloc(sizeof(*q) + raw_len))) {
+		qp->stats.dropped++;	/* the requester retransmits */
+		return;
+	}
+	q->next = NULL;
+	q->l3 = *l3;
+	q->len = raw_len;
+	memcpy(q->data, raw, raw_len);
+	if (!qp->rxq)
+		qp->rxq_tail = &qp->rxq;
+	*qp->rxq_tail = q;
+	qp->rxq_tail = &q->next;
+	qp->rxq_len++;
+	xport_mark(qp, XPORT_WORK_RESP);
+}
+
+bool xport_resp_run(struct xport_qp *qp, uint32_t budget)
+{
+	uint64_t start = qp->stats.tx_pkts;
+
+	while (qp->state != IBV_QPS_ERR && qp->state != IBV_QPS_RESET) {
+		struct xport_queued_pkt *q;
+		struct roce_pkt pkt;
+
+		if (qp->stats.tx_pkts - start >= budget)
+			return xport_resp_busy(qp);
+		if (qp->resp.job_head != qp->resp.job_tail) {
+			struct xport_rd_job *j =
+				&qp->resp.job[qp->resp.job_head % XPORT_RD_JOBS];
+
+			if (!read_send_one(qp, j)) {
+				xport_qp_fatal(qp, IBV_EVENT_QP_ACCESS_ERR);
+				return false;
+			}
+			if (j->i == j->n)
+				qp->resp.job_head++;
+			continue;
+		}
+		q = qp->rxq;
+		if (!q)
+			return false;
+		qp->rxq = q->next;
+		qp->rxq_len--;
+		/* parsed (and ICRC-checked) before it was queued */
+		if (roce_parse_udp(q->data, q->len, &q->l3, &pkt) == ROCE_OK)
+			xport_resp_input(qp, &pkt, &q->l3, q->data, q->len);
+		free(q);
+	}
+	return false;
 }

@@ -1,8 +1,9 @@
 /*
- * xport_timer.c: the engine's per-QP deadlines, multiplexed onto the one
+ * timer.c: the engine's per-QP deadlines, multiplexed onto the one
  * timer per QP the daemon provides (ops->timer_arm): the completer's
  * retransmit timer (IBTA 9.7.6.1.3 "local ACK timeout") and the
  * requester's RNR wait (9.7.5.2.8). Also the unit conversions for both.
+ * The expiry itself is an entry point (run.c).
  */
 #include "config.h"
 
@@ -18,8 +19,8 @@ uint64_t xport_timeout_ns(const struct xport_qp *qp)
 
 uint64_t xport_rnr_timer_ns(uint8_t code)
 {
-	/* IBA Table 45 in units of 10 us (roce-wire §1.3); code 0 is the
-	 * largest, 655.36 ms. */
+	/* IBTA Table 45 (RNR NAK timer field encoding) in units of 10 us;
+	 * code 0 is the largest, 655.36 ms. */
 	static const uint32_t us100[32] = {
 		65536000, 1, 2, 3, 4, 6, 8, 12,
 		16, 24, 32, 48, 64, 96, 128, 192,
@@ -44,22 +45,4 @@ void xport_timer_update(struct xport_qp *qp)
 		return;
 	qp->timer_armed = when;
 	qp->dev->ops.timer_arm(qp->dev->ctx, qp, when);
-}
-
-void xport_timer_expired(struct xport_qp *qp)
-{
-	uint64_t now = xport_now(qp);
-
-	qp->timer_armed = 0;
-	if (qp->state != IBV_QPS_ERR) {
-		if (qp->req.rnr_deadline && now >= qp->req.rnr_deadline) {
-			/* RNR wait over: resend from the NAKed PSN (req.psn
-			 * was rewound when the RNR NAK arrived). */
-			qp->req.rnr_deadline = 0;
-			xport_req_run(qp);
-		}
-		if (qp->comp.retrans_deadline && now >= qp->comp.retrans_deadline)
-			xport_comp_timeout(qp);
-	}
-	xport_timer_update(qp);
 }

@@ -12,9 +12,9 @@
  * Callbacks must not re-enter the engine of the same device (xmit queues or
  * sends the datagram; it never delivers it to an engine synchronously).
  *
- * Sources: IBTA Vol 1 ch. 9 (transport), ch. 10/11 (verbs semantics), and
- * /work/shared/reference/roce-wire.md §1 (rules) and §4 (statuses); see
- * docs/transport.md for the state machines.
+ * Sources: IBTA Vol 1 ch. 9 (transport), ch. 10/11 (verbs semantics);
+ * docs/netstack.md (wire formats) and docs/transport.md for the rules and state
+ * machines as this engine applies them.
  */
 #ifndef UROCE_EMU_XPORT_H
 #define UROCE_EMU_XPORT_H
@@ -39,6 +39,13 @@ extern "C" {
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
 #define XPORT_RD_RESOURCES	16	/* saved READ requests for duplicate replay */
 #define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
+#define XPORT_RUN_BUDGET	32	/* READ response packets one xport_run sends
+					 * per QP (below the daemon's receive batch
+					 * of 64, so a READ between two QPs of one
+					 * daemon cannot overflow its socket) */
+#define XPORT_REQ_BUDGET	XPORT_MAX_UNACKED_PSNS /* request packets per
+					 * xport_run: one RC window at once, so a
+					 * go-back-N resend is not spread over turns */
 
 struct xport_dev;
 struct xport_qp;
@@ -82,7 +89,7 @@ struct xport_recv_wqe {
 
 /*
  * One completion, handed to ops->complete; the daemon turns it into an mlx5
- * CQE (roce-wire.md §4). is_recv selects the CQ (send vs recv).
+ * CQE (docs/daemon.md). is_recv selects the CQ (send vs recv).
  * - opcode: ibv_wc_opcode (IBV_WC_SEND, RDMA_WRITE, RDMA_READ, RECV,
  *   RECV_RDMA_WITH_IMM); for errors it is still filled (mlx5 leaves
  *   wc.opcode undefined for error CQEs).
@@ -152,8 +159,17 @@ enum xport_mem_status {
  * complete: one work completion (see struct xport_cqe).
  * timer_arm: ask to be called (xport_timer_expired(qp)) at time when_ns;
  *   when_ns == 0 cancels. One timer per QP; a new call replaces the old.
- * qp_error: the QP moved to ERR on its own (for IBV_EVENT_QP_FATAL /
- *   QP_REQ_ERR / QP_ACCESS_ERR); may be NULL. event is an ibv_event_type.
+ * qp_event: an affiliated asynchronous event of the QP (ibv_get_async_event(3)):
+ *   IBV_EVENT_QP_FATAL / QP_REQ_ERR / QP_ACCESS_ERR when the QP moved to ERR
+ *   on its own, IBV_EVENT_SQ_DRAINED when a QP in SQD asked for it
+ *   (en_sqd_async_notify) has completed every WQE it had started; may be
+ *   NULL.
+ * schedule: QP has work left after xport_run spent its budget
+ *   (XPORT_RUN_BUDGET response packets, XPORT_REQ_BUDGET request packets):
+ *   call xport_run(qp) again soon, from the
+ *   event loop, never from inside a callback. This is what keeps one long
+ *   message (a 1 GiB READ response) from stalling other QPs and the
+ *   daemon's control socket. May be NULL: xport_run then works until done.
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -169,8 +185,9 @@ struct xport_ops {
 	void (*complete)(void *ctx, struct xport_qp *qp,
 			 const struct xport_cqe *cqe);
 	void (*timer_arm)(void *ctx, struct xport_qp *qp, uint64_t when_ns);
-	void (*qp_error)(void *ctx, struct xport_qp *qp,
+	void (*qp_event)(void *ctx, struct xport_qp *qp,
 			 enum ibv_event_type event);
+	void (*schedule)(void *ctx, struct xport_qp *qp);
 	void (*log)(void *ctx, struct xport_qp *qp, int level, const char *msg);
 };
 
@@ -183,9 +200,12 @@ enum { XPORT_LOG_ERR = 0, XPORT_LOG_WARN = 1, XPORT_LOG_INFO = 2 };
  * struct ibv_qp_attr: path_mtu is an enum ibv_mtu; timeout is the IBTA
  * code (4.096 us * 2^timeout; 0 = no retransmit timer); retry_cnt and
  * rnr_retry are 0..7 (rnr_retry 7 = infinite); min_rnr_timer is the RNR
- * NAK timer code (roce-wire.md §1.3 table); qp_access_flags are the
+ * NAK timer code (IBTA Table 45); qp_access_flags are the
  * IBV_ACCESS_REMOTE_* flags; dgid is the connected peer (RC/UC) from
- * ah_attr.grh.dgid; flow_label from ah_attr.grh.flow_label.
+ * ah_attr.grh.dgid; flow_label from ah_attr.grh.flow_label;
+ * en_sqd_async_notify asks for IBV_EVENT_SQ_DRAINED on RTS->SQD. qp_state
+ * is the requested state on input (IBV_QP_STATE) and the current one in
+ * xport_qp_query's answer; the engine keeps the state only once.
  */
 struct xport_qp_attr {
 	enum ibv_qp_state qp_state;
@@ -203,6 +223,7 @@ struct xport_qp_attr {
 	uint8_t rnr_retry;
 	union ibv_gid dgid;
 	uint32_t flow_label;
+	bool en_sqd_async_notify;
 };
 
 /* Counters per QP (observability; tests read them). */
@@ -245,15 +266,38 @@ struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,
 void xport_qp_destroy(struct xport_qp *qp);
 
 /*
- * Apply attributes (mask: IBV_QP_* bits). The daemon's QP state machine has
- * already validated the transition and mask; the engine applies values and
- * the side effects: RESET clears all transport state and drops WQEs; ERR
- * flushes every outstanding WQE with IBV_WC_WR_FLUSH_ERR; RTS starts the
- * requester. Returns 0, or EINVAL for an out-of-range value (path_mtu,
- * qkey on a non-UD QP is ignored).
+ * The value ranges of the transport attributes named in MASK (IBV_QP_*
+ * bits; ibv_modify_qp(3), IBTA 10.3.1 / 9.7.6): path_mtu one of
+ * IBV_MTU_256..4096, timeout and min_rnr_timer 0..31, retry_cnt and
+ * rnr_retry 0..7, dest_qp_num, rq_psn and sq_psn below 2^24. The one place
+ * these ranges are checked: xport_qp_modify and the daemon's
+ * qp_modify_check both call it. Returns 0 or EINVAL.
+ */
+int xport_qp_attr_check(const struct xport_qp_attr *attr, int mask);
+
+/* The transport attributes of an ibv_modify_qp(3) request (PSNs taken
+ * modulo 2^24 as the verbs layer does; dgid and flow_label from
+ * ah_attr.grh). */
+void xport_qp_attr_from_ibv(const struct ibv_qp_attr *in,
+			    struct xport_qp_attr *out);
+
+/*
+ * Apply attributes (mask: IBV_QP_* bits) in one walk. The daemon's QP state
+ * machine has already validated the transition and mask; the engine checks
+ * the values (xport_qp_attr_check), applies them and the side effects:
+ * RESET clears all transport state and drops WQEs; ERR flushes every
+ * outstanding WQE with IBV_WC_WR_FLUSH_ERR; RTS starts the requester;
+ * RTS->SQD with en_sqd_async_notify raises IBV_EVENT_SQ_DRAINED once the
+ * completer has finished every started WQE. Returns 0, or EINVAL for an
+ * out-of-range value (nothing applied); qkey on a non-UD QP is ignored.
  */
 int xport_qp_modify(struct xport_qp *qp, const struct xport_qp_attr *attr,
 		    int mask);
+
+/* The QP's attributes as ibv_query_qp(3) reports the transport part:
+ * qp_state is the current state (the engine moves to ERR on its own), the
+ * other fields the last applied values (zero after RESET). */
+void xport_qp_query(const struct xport_qp *qp, struct xport_qp_attr *out);
 
 /* Current state and the values the engine tracks (for ibv_query_qp). */
 enum ibv_qp_state xport_qp_state(const struct xport_qp *qp);
@@ -277,6 +321,16 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe);
 int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe);
 
 /*
+ * A WQE the daemon could not accept (unreadable or invalid ring entry, or
+ * xport_post_send/recv refused it): it takes its place in the SQ (is_recv
+ * false) or RQ and completes with IBV_WC_LOC_QP_OP_ERR after every older
+ * WQE of that queue; the QP moves to ERR (flushing the rest) and raises
+ * IBV_EVENT_QP_FATAL. A QP in RESET has nothing to order against and stays
+ * there: only the error completion is written.
+ */
+void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index);
+
+/*
  * Hand a received RoCEv2 UDP payload (BTH .. ICRC) to the engine. sgid is
  * the sender's address, dgid the address it was sent to (both needed for
  * the ICRC pseudo header); sport/dport the UDP ports. Malformed packets,
@@ -292,6 +346,12 @@ int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 
 /* The timer armed through ops->timer_arm fired (at or after its time). */
 void xport_timer_expired(struct xport_qp *qp);
+
+/* Do the QP's pending work, at most XPORT_RUN_BUDGET response and
+ * XPORT_REQ_BUDGET request packets (when ops->schedule is set), asking ops->schedule for another turn if work is
+ * left. Every entry point above calls it once at its end; the daemon calls
+ * it for a scheduled QP. */
+void xport_run(struct xport_qp *qp);
 
 /* Device-wide packet counters: packets the device dropped before a QP saw
  * them (parse errors incl. ICRC, unknown QPN), and packets for an RC/UC QP

@@ -1,8 +1,11 @@
 /*
- * xport_int.h: the transport engine's private state, shared by its files
- * (xport_qp.c: QP objects and queues; req.c: requester; resp.c: responder;
- * comp.c: completer; xport_timer.c: per-QP deadlines; xport_input.c:
- * classifying received packets). Not part of the daemon's interface.
+ * xport_int.h: the transport engine's private state, shared by its files.
+ * Entry points (qp.c: create/modify/post; recv.c: received packets; run.c:
+ * timer expiry and the run function) mark work and call xport_run once;
+ * the workers (req.c requester, resp.c responder, comp.c completer; comp
+ * may rewind the requester) do it; below them common.c (completions,
+ * flush, gather/scatter, packet transmission) and timer.c (deadlines)
+ * call nothing above. Not part of the daemon's interface.
  */
 #ifndef UROCE_EMU_XPORT_INT_H
 #define UROCE_EMU_XPORT_INT_H
@@ -47,9 +50,16 @@ struct xport_sq {
 	uint32_t comp;		/* oldest WQE not yet completed */
 };
 
+/* A posted receive WQE; err_status != SUCCESS: refused by the daemon
+ * (xport_post_refused), reported in its turn when the QP flushes. */
+struct xport_rwqe {
+	struct xport_recv_wqe wr;
+	enum ibv_wc_status err_status;
+};
+
 /* Receive queue: [tail, head) posted and unused. */
 struct xport_rq {
-	struct xport_recv_wqe *ring;
+	struct xport_rwqe *ring;
 	uint32_t depth;
 	uint32_t head, tail;
 };
@@ -77,7 +87,7 @@ struct xport_comp {
 };
 
 /* A READ request the responder has executed, kept for duplicate replay
- * (IBTA 9.7.5.1.3 / C9-? "responder resources"). */
+ * (IBTA 9.7.5.1.3 "responder resources"). */
 struct xport_rd_res {
 	bool valid;
 	uint32_t first_psn, last_psn;
@@ -85,6 +95,29 @@ struct xport_rd_res {
 	uint32_t rkey;
 	uint32_t len;
 };
+
+/* READ responses still to send for one request (new or replayed): packets
+ * i..n-1 of [va, va+len) from PSN psn + i. */
+struct xport_rd_job {
+	uint32_t psn;
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t i, n;
+};
+
+#define XPORT_RD_JOBS XPORT_RD_RESOURCES
+
+/* A request packet that arrived while READ responses were still being
+ * sent: it waits its turn (responses leave in PSN order, IBTA 9.5). */
+struct xport_queued_pkt {
+	struct xport_queued_pkt *next;
+	struct roce_l3 l3;
+	size_t len;
+	uint8_t data[];
+};
+
+#define XPORT_RESP_QUEUE 64	/* request packets waiting, per QP */
 
 /* Which multi-packet message the responder is in the middle of. */
 enum xport_resp_msg {
@@ -111,6 +144,14 @@ struct xport_resp {
 	uint32_t write_len;	/* RETH DMA length */
 	struct xport_rd_res rd[XPORT_RD_RESOURCES];
 	uint32_t rd_next;
+	struct xport_rd_job job[XPORT_RD_JOBS];	/* [job_head, job_tail) */
+	uint32_t job_head, job_tail;
+};
+
+/* Work an entry point marked for xport_run (run.c). */
+enum {
+	XPORT_WORK_REQ = 1 << 0,	/* the requester may be able to send */
+	XPORT_WORK_RESP = 1 << 1,	/* READ responses or queued requests */
 };
 
 struct xport_qp {
@@ -122,7 +163,9 @@ struct xport_qp {
 	uint32_t qpn;
 	uint32_t pd;
 	bool sq_sig_all;
-	struct xport_qp_attr attr;	/* last applied values */
+	bool sqd_notify;		/* SQ_DRAINED owed once the SQ drains */
+	struct xport_qp_attr attr;	/* last applied values; the state is
+					 * in `state` only */
 	uint32_t mtu;			/* path MTU in bytes (UD: port MTU) */
 	uint16_t sport;			/* UDP source port */
 	struct xport_sq sq;
@@ -131,6 +174,9 @@ struct xport_qp {
 	struct xport_comp comp;
 	struct xport_resp resp;
 	uint64_t timer_armed;		/* deadline last passed to timer_arm */
+	unsigned int work;		/* XPORT_WORK_* marked, not yet done */
+	struct xport_queued_pkt *rxq, **rxq_tail;
+	uint32_t rxq_len;
 	struct xport_qp_stats stats;
 };
 
@@ -148,9 +194,24 @@ struct xport_dev {
 
 /* ---- helpers shared by the engine's files ---- */
 
+/* Mark WORK (XPORT_WORK_*) for the run function. Entry points mark, and
+ * call xport_run once at their end. */
+static inline void xport_mark(struct xport_qp *qp, unsigned int work)
+{
+	qp->work |= work;
+}
+
 static inline struct xport_swqe *xport_sq_at(struct xport_qp *qp, uint32_t i)
 {
 	return &qp->sq.ring[i % qp->sq.depth];
+}
+
+/* Packets (= PSNs) a message of LEN bytes (at most 2 GiB) takes at path
+ * MTU MTU bytes: at least one (IBTA 9.7.1: a zero-length message is one
+ * ONLY packet). */
+static inline uint32_t xport_npkts(uint32_t len, uint32_t mtu)
+{
+	return len ? (len + mtu - 1) / mtu : 1;
 }
 
 static inline uint64_t xport_now(struct xport_qp *qp)
@@ -158,7 +219,7 @@ static inline uint64_t xport_now(struct xport_qp *qp)
 	return qp->dev->ops.now_ns(qp->dev->ctx);
 }
 
-/* The QP with number QPN on DEV, or NULL (xport_qp.c). */
+/* The QP with number QPN on DEV, or NULL (qp.c). */
 struct xport_qp *xport_qp_lookup(struct xport_dev *dev, uint32_t qpn);
 
 /* Bytes of an IBV_MTU_* value; 0 if invalid. */
@@ -201,17 +262,18 @@ enum xport_mem_status xport_scatter(struct xport_qp *qp,
 /* Total bytes of an SGE list. */
 uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge);
 
-/* Timers (xport_timer.c): re-evaluate the QP's earliest deadline and
+/* Timers (timer.c): re-evaluate the QP's earliest deadline and
  * (re)arm or cancel ops->timer_arm. */
 void xport_timer_update(struct xport_qp *qp);
 /* Retransmit timeout of the QP in ns (IBTA: 4.096 us * 2^timeout), 0 if
  * the timer is disabled (timeout 0). */
 uint64_t xport_timeout_ns(const struct xport_qp *qp);
-/* RNR NAK timer code -> ns (roce-wire §1.3 table). */
+/* RNR NAK timer code -> ns (IBTA Table 45). */
 uint64_t xport_rnr_timer_ns(uint8_t code);
 
-/* Requester (req.c): send as much as state and windows allow. */
-void xport_req_run(struct xport_qp *qp);
+/* Requester (req.c): send what state and windows allow, at most BUDGET
+ * packets. Returns true if it stopped for the budget (more to send). */
+bool xport_req_send(struct xport_qp *qp, uint32_t budget);
 /* Go back to PSN (a PSN of a WQE in [sq.comp, sq.req]) and resend from
  * there (go-back-N). */
 void xport_req_rewind(struct xport_qp *qp, uint32_t psn);
@@ -220,10 +282,25 @@ void xport_req_rewind(struct xport_qp *qp, uint32_t psn);
 void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 		      const struct roce_l3 *l3, const uint8_t *raw,
 		      size_t raw_len);
+/* Responder: queue a request packet behind READ responses still to send
+ * (dropped and counted when XPORT_RESP_QUEUE are waiting). */
+void xport_resp_enqueue(struct xport_qp *qp, const struct roce_l3 *l3,
+			const uint8_t *raw, size_t raw_len);
+/* Responder: whether requests must wait (READ responses or requests
+ * queued). */
+bool xport_resp_busy(const struct xport_qp *qp);
+/* Responder: send READ responses and then take queued requests, at most
+ * BUDGET packets. Returns true if work remains. */
+bool xport_resp_run(struct xport_qp *qp, uint32_t budget);
+/* Free the queued request packets (reset, ERR, destroy). */
+void xport_resp_clear(struct xport_qp *qp);
 /* Completer (comp.c): one parsed response packet (ACK, NAK, READ resp). */
 void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* Completer: the retransmit deadline passed. */
 void xport_comp_timeout(struct xport_qp *qp);
+/* Completer: raise IBV_EVENT_SQ_DRAINED if it is owed and every WQE the
+ * requester started has completed. */
+void xport_comp_check_drained(struct xport_qp *qp);
 /* Completer: WQE completion (status, byte_len), advancing sq.comp. */
 void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 		    enum ibv_wc_status status, uint32_t byte_len);

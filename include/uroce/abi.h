@@ -706,7 +706,7 @@ static inline uint64_t uroce_clock_to_wall_ns(const struct uroce_clock_snap *s, 
 /* ------------------------------------------------------------ SQ/RQ rings */
 
 /*
- * Implemented by the daemon (emu/nic/datapath.c, emu/nic/wqe_reader.c) and proven
+ * Implemented by the daemon (emu/nic/doorbell.c, emu/nic/wqe_reader.c) and proven
  * with a raw client (tests/daemon_datapath.c); the provider's post_send /
  * post_recv are what remain.
  *

@@ -1,11 +1,13 @@
 /*
- * cqe_writer.h - turn one transport-engine completion (struct xport_cqe,
- * emu/xport/xport.h) into the 64-byte CQE a ConnectX writes (struct mlx5_cqe64 /
- * mlx5_err_cqe from <infiniband/mlx5dv.h>; field use in roce-wire.md §4).
- * Ahead of issue 4: the data path calls cqe_build() and then cq_push().
+ * cq_ring.h - the CQ ring as the NIC writes it: one transport-engine
+ * completion (struct xport_cqe, emu/xport/xport.h) becomes the 64-byte CQE a
+ * ConnectX writes (struct mlx5_cqe64 / mlx5_err_cqe from
+ * <infiniband/mlx5dv.h>; field use in docs/daemon.md), which is written into
+ * the client's ring with the owner bit of its lap; arming and completion
+ * events follow the CQ ring section of include/uroce/abi.h.
  */
-#ifndef UROCE_EMU_CQE_WRITER_H
-#define UROCE_EMU_CQE_WRITER_H
+#ifndef UROCE_EMU_NIC_CQ_RING_H
+#define UROCE_EMU_NIC_CQ_RING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,5 +46,21 @@ uint8_t cqe_vendor_err(enum ibv_wc_status status);
 
 /* MLX5_OPCODE_* of a send work request opcode (0 if it has none). */
 uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op);
+
+struct cq;
+
+/* Read CQ's arm word and remember an arm request (see abi.h): called on the
+ * doorbell and before deciding whether a new CQE fires an event. */
+void cq_check_arm(struct cq *cq);
+
+/*
+ * cq_push - write one CQE into CQ's ring (all of CQE but op_own's owner bit
+ * and opcode, which the caller sets in cqe->op_own's high nibble), set the
+ * owner bit for the current lap, publish it and fire an armed event.
+ * Returns 0, or EOVERFLOW when the ring is full (overrun: the CQ enters error
+ * and IBV_EVENT_CQ_ERR is sent, unless UROCE_CQ_IGNORE_OVERRUN), or EIO if the
+ * CQ already is in error.
+ */
+int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe);
 
 #endif

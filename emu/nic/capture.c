@@ -1,0 +1,19 @@
+/*
+ * capture.c - the device's packet capture (see capture.h).
+ */
+#include "config.h"
+#include "emu/nic/capture.h"
+#include "emu/nic/device.h"
+#include "netstack/packet.h"
+#include "netstack/pcap_writer.h"
+
+void capture_packet(struct uroce_dev *d, const struct roce_l3 *l3, const void *pkt, size_t len)
+{
+	uint8_t frame[4224 + 64];
+	size_t n;
+
+	if (!d->capture)
+		return;
+	if (roce_wrap_ip(frame, sizeof(frame), l3, pkt, len, &n) == 0)
+		pcapw_write(d->capture, frame, n, NULL);
+}

@@ -1,0 +1,213 @@
+/*
+ * port.c - the device's network port: source-port sockets, transmit and
+ * receive (see port.h).
+ */
+#include "config.h"
+#include "emu/nic/port.h"
+#include "emu/nic/capture.h"
+#include "emu/nic/device.h"
+#include "emu/nic/fault.h"
+#include "emu/log.h"
+#include "emu/xport/xport.h"
+#include "netstack/icrc.h"
+#include "netstack/packet.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPORT_COUNT 65536
+
+/* The device's own address as a GID (IPv4 v4-mapped). */
+static void local_gid(const struct uroce_dev *d, uint8_t me[16])
+{
+	memset(me, 0, 16);
+	if (d->addr.ss_family == AF_INET) {
+		me[10] = me[11] = 0xff;
+		memcpy(me + 12, &((const struct sockaddr_in *)&d->addr)->sin_addr, 4);
+	} else {
+		memcpy(me, &((const struct sockaddr_in6 *)&d->addr)->sin6_addr, 16);
+	}
+}
+
+/* IP/UDP facts of a packet between this device and PEER. */
+static void local_l3(const struct uroce_dev *d, struct roce_l3 *l3, const union ibv_gid *peer,
+		     uint16_t sport, uint16_t dport, bool outgoing)
+{
+	uint8_t me[16];
+
+	local_gid(d, me);
+	memset(l3, 0, sizeof(*l3));
+	l3->kind = roce_addr_is_v4mapped(peer->raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
+	memcpy(outgoing ? l3->src : l3->dst, me, 16);
+	memcpy(outgoing ? l3->dst : l3->src, peer->raw, 16);
+	l3->sport = sport;
+	l3->dport = dport;
+}
+
+void port_local_gid(const struct uroce_dev *d, union ibv_gid *gid)
+{
+	local_gid(d, gid->raw);
+}
+
+/* Socket to send from with source port SPORT, or -1 (use the device's). */
+static int sport_socket(struct uroce_dev *d, uint16_t sport)
+{
+	struct sockaddr_storage a = d->addr;
+	int fd, one = 1;
+
+	if (sport == d->port)
+		return -1;
+	if (d->sport_fd[sport])
+		return d->sport_fd[sport];
+	fd = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (a.ss_family == AF_INET)
+		((struct sockaddr_in *)&a)->sin_port = htons(sport);
+	else
+		((struct sockaddr_in6 *)&a)->sin6_port = htons(sport);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+	    (errno = udp_port_sockopts(fd, a.ss_family)) != 0 ||
+	    bind(fd, (struct sockaddr *)&a, d->addr_len) < 0) {
+		ulog(ULOG_DEBUG, "UDP source port %u not available (%s): sending from %u", sport,
+		     strerror(errno), d->port);
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	d->sport_fd[sport] = fd;
+	return fd;
+}
+
+int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, uint8_t tclass,
+	      const void *pkt, size_t len)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen;
+	uint8_t buf[4224];
+	struct roce_l3 l3;
+	int fd = sport_socket(d, sport);
+	uint32_t crc;
+
+	memset(&to, 0, sizeof(to));
+	if (roce_addr_is_v4mapped(dgid->raw)) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&to;
+
+		if (d->addr.ss_family != AF_INET)
+			return EAFNOSUPPORT;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(d->port);
+		memcpy(&s4->sin_addr, dgid->raw + 12, 4);
+		tolen = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&to;
+
+		if (d->addr.ss_family != AF_INET6)
+			return EAFNOSUPPORT;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(d->port);
+		memcpy(&s6->sin6_addr, dgid->raw, 16);
+		tolen = sizeof(*s6);
+	}
+	if (fd < 0) {
+		/* leaves from the device port: ICRC for that port */
+		if (len > sizeof(buf) || len < 16)
+			return EMSGSIZE;
+		memcpy(buf, pkt, len);
+		local_l3(d, &l3, dgid, d->port, d->port, true);
+		if (roce_icrc_udp(buf, len, &l3, &crc))
+			return EINVAL;
+		roce_icrc_put(buf + len - 4, crc);
+		pkt = buf;
+		fd = d->udp.fd;
+	} else {
+		local_l3(d, &l3, dgid, sport, d->port, true);
+	}
+	l3.tclass = tclass;
+	if (fault_lose_packet(d)) {
+		d->udp.tx_dropped++;
+		return 0;
+	}
+	if (udp_port_send(fd, pkt, len, (struct sockaddr *)&to, tolen, tclass) != (ssize_t)len) {
+		int e = errno;
+
+		udp_port_send_failed(&d->udp, e, len, (struct sockaddr *)&to);
+		return e;
+	}
+	d->udp.tx_packets++;
+	d->udp.tx_bytes += len;
+	capture_packet(d, &l3, pkt, len);
+	return 0;
+}
+
+static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from)
+{
+	struct uroce_dev *d = ctx;
+	union ibv_gid peer;
+	struct roce_l3 l3;
+	uint16_t sport;
+
+	memset(&peer, 0, sizeof(peer));
+	if (from->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)from;
+
+		peer.raw[10] = peer.raw[11] = 0xff;
+		memcpy(peer.raw + 12, &s4->sin_addr, 4);
+		sport = ntohs(s4->sin_port);
+	} else {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)from;
+
+		memcpy(peer.raw, &s6->sin6_addr, 16);
+		sport = ntohs(s6->sin6_port);
+	}
+	local_l3(d, &l3, &peer, sport, d->port, false);
+	/* traffic of this device to itself was recorded when it was sent; a
+	 * peer's IPv4 ID is recorded as its ICRC names it (docs/icrc.md) */
+	if (d->capture && memcmp(l3.src, l3.dst, 16)) {
+		roce_icrc_udp_check(buf, len, &l3, NULL, &l3.ip_id);
+		capture_packet(d, &l3, buf, len);
+	}
+	{
+		union ibv_gid sgid, dgid;
+		char ab[INET6_ADDRSTRLEN] = "?";
+
+		memcpy(sgid.raw, l3.src, 16);
+		memcpy(dgid.raw, l3.dst, 16);
+		if (xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port) != EACCES)
+			return;
+		inet_ntop(from->ss_family,
+			  from->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)from)->sin_addr
+						     : (const void *)&((const struct sockaddr_in6 *)from)->sin6_addr,
+			  ab, sizeof(ab));
+		ulog_limited(ULOG_LIMIT_RX_SRC, ULOG_WARN,
+			     "packet from %s port %u for a connected QP with another remote address: dropped",
+			     ab, sport);
+	}
+}
+
+int port_init(struct uroce_dev *d)
+{
+	/* 0 = not tried yet, -1 = unusable, else the socket */
+	d->sport_fd = calloc(SPORT_COUNT, sizeof(*d->sport_fd));
+	if (!d->sport_fd)
+		return ENOMEM;
+	d->udp.rx = port_rx;
+	d->udp.rx_ctx = d;
+	return 0;
+}
+
+void port_fini(struct uroce_dev *d)
+{
+	unsigned int i;
+
+	d->udp.rx = NULL;
+	if (!d->sport_fd)
+		return;
+	for (i = 0; i < SPORT_COUNT; i++)
+		if (d->sport_fd[i] > 0)
+			close(d->sport_fd[i]);
+	free(d->sport_fd);
+	d->sport_fd = NULL;
+}
