@@ -34,6 +34,13 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.rx_packets, (unsigned long long)d->udp.rx_bytes,
 		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
 		(unsigned long long)d->udp.tx_dropped);
+	if (d->xdev) {
+		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
+
+		/* rx_bad: malformed or bad ICRC, dropped before any QP saw it */
+		fprintf(fp, "rx rx_bad=%llu rx_no_qp=%llu\n", (unsigned long long)xs->rx_bad,
+			(unsigned long long)xs->rx_no_qp);
+	}
 	if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));
