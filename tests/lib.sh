@@ -168,6 +168,35 @@ pair() {
 	[ $_s -eq 0 ] && [ $_c -eq 0 ]
 }
 
+# pingpong NAME PROGRAM DEV SIZE ITERS ARGS...: an rdma-core pingpong
+# (ibv_rc/uc/ud_pingpong) as server and client, two processes on DEV (GID
+# 0) through `uroce run`, out-of-band over TCP on 127.0.0.1: both exit 0,
+# exact byte and iteration counts (SIZE x ITERS x 2, ITERS), no failure
+# marker. reference/clients.md §1.
+pingpong() {
+	_name=$1 _prog=$2 _dev=$3 _size=$4 _iters=$5
+	shift 5
+	_p=$(free_tcp_port)
+	_b="$UROCE run -- $_prog -d $_dev -i 1 -g 0 -p $_p"
+	pair 120 "$_p" "$_b $*" "$_b $* 127.0.0.1"
+	_rc=$?
+	for _side in srv cli; do
+		echo "---- $_name $_side: $_prog $*"
+		cat "$T/$_side.log"
+	done
+	[ $_rc -eq 0 ] || fail "$_name: both sides exit 0"
+	for _side in srv cli; do
+		_f=$T/$_side.log
+		grep -Eq "^$((_size * _iters * 2)) bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec\$" "$_f" ||
+			fail "$_name $_side: bytes line" "$((_size * _iters * 2)) bytes in S seconds = R Mbit/sec" "$(grep 'bytes in' "$_f")"
+		grep -Eq "^$_iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter\$" "$_f" ||
+			fail "$_name $_side: iters line" "$_iters iters in S seconds = U usec/iter" "$(grep 'iters in' "$_f")"
+		expect_eq "$_name $_side: failure markers" "" \
+			"$(grep -E 'Failed status|Couldn|invalid data|poll CQ failed|parse WC failed' "$_f")"
+	done
+	echo "ok: $_name"
+}
+
 # devinfo_ok DEV ADDR PORT FILE: FILE (ibv_devinfo -v -d DEV output) shows
 # the device as `uroce up --addr ADDR --port PORT` made it: port 1 active,
 # Ethernet, GID[0] the v4-mapped ADDR as RoCE v2, the node GUID uroce-gid
