@@ -12,6 +12,10 @@
  * ePSN + 2^23 - 1 is out of sequence (PSN sequence error NAK carrying
  * ePSN); ePSN - 1 down to ePSN - 2^23 is a duplicate (re-ACK of ePSN - 1,
  * nothing executed again).
+ *
+ * And the length edges of a packet at ePSN (IBTA 9.7.5.1.2 / roce-wire
+ * §1.5): a FIRST packet carries exactly one path MTU, an ONLY at most one;
+ * one word short or over is an Invalid Request NAK and the QP goes to ERR.
  */
 #include "config.h"
 
@@ -237,6 +241,54 @@ START_TEST(test_resp_window)
 }
 END_TEST
 
+/* ---- responder: segmentation length edges ---- */
+
+struct len_case {
+	const char *name;
+	uint8_t opcode;
+	uint32_t len;		/* payload bytes; path MTU 1024 */
+	bool ok;		/* accepted (ACK) or Invalid Request NAK */
+};
+
+static const struct len_case len_cases[] = {
+	{ "SEND FIRST of exactly the MTU", ROCE_OP_RC_SEND_FIRST, 1024, true },
+	{ "SEND FIRST one word short", ROCE_OP_RC_SEND_FIRST, 1020, false },
+	{ "SEND FIRST of half the MTU", ROCE_OP_RC_SEND_FIRST, 512, false },
+	{ "SEND ONLY of exactly the MTU", ROCE_OP_RC_SEND_ONLY, 1024, true },
+	{ "SEND ONLY one word over the MTU", ROCE_OP_RC_SEND_ONLY, 1028, false },
+};
+
+START_TEST(test_resp_length)
+{
+	const struct len_case *c = &len_cases[_i];
+	static uint8_t payload[2048];
+	const struct th_pkt *ans;
+	struct pair p;
+
+	pair_new(&p, 0x000900);
+	ck_assert_int_eq(th_post_recv(p.b, 9, B_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(forge(&p, 0, c->opcode, QPN_B, 0x000900, true, 0, payload, c->len), 0);
+	ck_assert_msg(p.w->nlog == 1, "%s: %u packets from B", c->name, p.w->nlog);
+	ans = &p.w->log[0];
+	ck_assert_uint_eq(ans->opcode, ROCE_OP_RC_ACK);
+	ck_assert_uint_eq(ans->psn, 0x000900);
+	if (c->ok) {
+		ck_assert_msg(ans->syndrome == ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID),
+			      "%s: syndrome 0x%02x", c->name, ans->syndrome);
+		ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_RTS);
+	} else {
+		ck_assert_msg(ans->syndrome == ROCE_AETH_SYN_NAK(ROCE_NAK_INVALID_REQ),
+			      "%s: syndrome 0x%02x", c->name, ans->syndrome);
+		ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_ERR);
+		ck_assert_uint_eq(p.w->node[1].events, 1);
+		ck_assert_int_eq(p.w->node[1].last_event, IBV_EVENT_QP_REQ_ERR);
+		for (unsigned i = 0; i < p.w->node[1].cqes.n; i++)
+			ck_assert_int_ne(p.w->node[1].cqes.v[i].status, IBV_WC_SUCCESS);
+	}
+	th_world_free(p.w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_psn_window");
@@ -247,6 +299,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_comp_forged_then_real);
 	tcase_add_loop_test(tc, test_resp_window, 0,
 			    sizeof(resp_cases) / sizeof(resp_cases[0]));
+	tcase_add_loop_test(tc, test_resp_length, 0,
+			    sizeof(len_cases) / sizeof(len_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
