@@ -2,7 +2,8 @@
 # uroced's data path end to end without the provider (tests/daemon_datapath.c):
 # SEND, RDMA WRITE with immediate, RDMA READ, a remote access error and a
 # flush between two contexts over real UDP; the capture then holds the
-# packets and `uroce inspect` finds every ICRC good and consecutive PSNs;
+# packets and `uroce inspect` finds exactly the 37 packets expected, every
+# ICRC good, each flow with its exact packet count and PSN range;
 # MRs of a process are unreachable after it execs.
 # Then 10000 messages over a link with 5% seeded loss.
 . "$top_srcdir/tests/daemon_lib.sh"
@@ -22,12 +23,31 @@ if [ -x "$INSPECT" ]; then
 	"$INSPECT" --flows --port "$PORT" "$D/dp.pcap" > "$D/inspect.out" 2>&1 ||
 		fail "uroce inspect: $(tail -5 "$D/inspect.out")"
 	cat "$D/inspect.out" | tail -12
-	grep -q "^summary: \([0-9]*\) packets, RoCEv2 \1, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0" "$D/inspect.out" ||
-		fail "capture: not every packet is a good RoCEv2 packet: $(grep summary "$D/inspect.out")"
-	# each packet once (self traffic is not recorded twice), requests in
-	# PSN order without gaps or repeats
-	grep -q "^flow .* requests: packets [0-9]*, psn 256\.\.[0-9]*, gaps 0, repeats 0\$" "$D/inspect.out" ||
-		fail "capture: request flow not consecutive: $(grep '^flow' "$D/inspect.out")"
+	# Exactly these packets: the RC QP's SEND 3000 (3 packets), WRITE
+	# with immediate 10000 (10), READ 5000 (1 request, PSNs for its 5
+	# responses) and the WRITE with a bad rkey (1) = PSNs 256..274; its
+	# answers: 2 ACKs, 5 READ responses, the NAK; the UC QP's SEND 2500
+	# and WRITE 3000 (3 + 3); the UD SEND (1); the execve test's two RC
+	# pairs (WRITE 4 packets + its NAK, READ request + its NAK). Flows
+	# by destination QPN (a fresh daemon numbers QPs from 0x11); each
+	# packet once, requests in PSN order without gaps or repeats.
+	want="summary: 37 packets, RoCEv2 37, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0"
+	got=$(grep '^summary: ' "$D/inspect.out")
+	[ "$got" = "$want" ] || fail "capture summary: expected '$want', got '$got'"
+	want="dqpn 0x000011 responses: packets 8, psn 258..274, gaps 1, repeats 0
+dqpn 0x000012 requests: packets 15, psn 256..274, gaps 0, repeats 0
+dqpn 0x000014 requests: packets 6, psn 1792..1797, gaps 0, repeats 0
+dqpn 0x000018 requests: packets 1, psn 1280..1280, gaps 0, repeats 0
+dqpn 0x000019 requests: packets 4, psn 256..259, gaps 0, repeats 0
+dqpn 0x00001a requests: packets 1, psn 256..256, gaps 0, repeats 0
+dqpn 0x00001b responses: packets 1, psn 256..256, gaps 0, repeats 0
+dqpn 0x00001c responses: packets 1, psn 256..256, gaps 0, repeats 0"
+	got=$(sed -n 's/^flow RoCEv2 [^ ]* > [^ ]* //p' "$D/inspect.out" | sort)
+	[ "$got" = "$want" ] || fail "capture flows: expected
+$want
+got
+$got"
+	echo "ok: $(grep -c '^flow ' "$D/inspect.out") flows, 37 packets, each as expected"
 else
 	fail "uroce inspect not built ($INSPECT)"
 fi

@@ -2,8 +2,8 @@
 # it_devices: unmodified ibv_devices and ibv_devinfo -v (ibverbs-utils) find
 # uroce0 through `uroce run`: its node GUID, port 1 PORT_ACTIVE on Ethernet,
 # GID[0] ::ffff:127.0.0.1 of type RoCE v2, a completion timestamp mask and
-# an HCA core clock.  Also through `eval "$(uroce env)"` alone when the
-# /dev node exists (root made it) and the kernel has no RDMA netlink.
+# an HCA core clock.  (Through `eval "$(uroce env)"` alone, which needs the
+# root-made /dev node: tests/it_root.sh.)
 . "$top_srcdir/tests/lib.sh"
 
 up --dev uroce0
@@ -23,10 +23,3 @@ expect_line "transport" "$T/devinfo" "\ttransport:\t\t\tInfiniBand (0)"
 urun ibv_devinfo -d nosuchdev >"$T/nodev" 2>&1
 expect_eq "ibv_devinfo -d nosuchdev exit" 255 $?
 
-if [ -c /dev/infiniband/uverbs_uroce0 ]; then
-	# Only the two exports: works here because this kernel has no RDMA
-	# netlink (docs/discovery.md); uroce run is needed where it has.
-	(eval "$(uroce env)" && ibv_devices) >"$T/envdevices" 2>&1
-	expect_eq "ibv_devices with uroce env exit" 0 $?
-	expect_line "ibv_devices with uroce env lists uroce0" "$T/envdevices" "$(printf '    %-16s' uroce0)\t$guid"
-fi

@@ -27,6 +27,11 @@ UROCE_RUN_DIR=$T/run
 export UROCE_RUN_DIR
 # Other uroce variables from the caller's shell must not leak in.
 unset SYSFS_PATH RDMAV_DRIVERS IBV_DRIVERS UROCE_LIBEXECDIR UROCED UROCE_PROVIDER
+# Tests leave the host's /dev as they found it: `uroce up` and `uroce run`
+# make no /dev/infiniband nodes (programs get them inside `uroce run`'s
+# namespace); tests/it_root.sh makes and removes its own.
+UROCE_NO_HOST_DEV=1
+export UROCE_NO_HOST_DEV
 
 # as_user CMD...: CMD as TEST_USER (same environment), or as ourselves.
 as_user() {
@@ -163,6 +168,35 @@ pair() {
 	[ $_s -eq 0 ] && [ $_c -eq 0 ]
 }
 
+# pingpong NAME PROGRAM DEV SIZE ITERS ARGS...: an rdma-core pingpong
+# (ibv_rc/uc/ud_pingpong) as server and client, two processes on DEV (GID
+# 0) through `uroce run`, out-of-band over TCP on 127.0.0.1: both exit 0,
+# exact byte and iteration counts (SIZE x ITERS x 2, ITERS), no failure
+# marker. reference/clients.md §1.
+pingpong() {
+	_name=$1 _prog=$2 _dev=$3 _size=$4 _iters=$5
+	shift 5
+	_p=$(free_tcp_port)
+	_b="$UROCE run -- $_prog -d $_dev -i 1 -g 0 -p $_p"
+	pair 120 "$_p" "$_b $*" "$_b $* 127.0.0.1"
+	_rc=$?
+	for _side in srv cli; do
+		echo "---- $_name $_side: $_prog $*"
+		cat "$T/$_side.log"
+	done
+	[ $_rc -eq 0 ] || fail "$_name: both sides exit 0"
+	for _side in srv cli; do
+		_f=$T/$_side.log
+		grep -Eq "^$((_size * _iters * 2)) bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec\$" "$_f" ||
+			fail "$_name $_side: bytes line" "$((_size * _iters * 2)) bytes in S seconds = R Mbit/sec" "$(grep 'bytes in' "$_f")"
+		grep -Eq "^$_iters iters in [0-9.]+ seconds = [0-9.]+ usec/iter\$" "$_f" ||
+			fail "$_name $_side: iters line" "$_iters iters in S seconds = U usec/iter" "$(grep 'iters in' "$_f")"
+		expect_eq "$_name $_side: failure markers" "" \
+			"$(grep -E 'Failed status|Couldn|invalid data|poll CQ failed|parse WC failed' "$_f")"
+	done
+	echo "ok: $_name"
+}
+
 # devinfo_ok DEV ADDR PORT FILE: FILE (ibv_devinfo -v -d DEV output) shows
 # the device as `uroce up --addr ADDR --port PORT` made it: port 1 active,
 # Ethernet, GID[0] the v4-mapped ADDR as RoCE v2, the node GUID uroce-gid
@@ -212,12 +246,29 @@ pyverbs_run() {
 	esac
 }
 
-# pyverbs_skips_allowed REGEX-LINES: every skip reason in $T/py.log matches
-# one of the extended regular expressions (one per line).
-pyverbs_skips_allowed() {
-	sed -n "s/.* \.\.\. skipped '\(.*\)'\$/\1/p" "$T/py.log" | sort | uniq -c >"$T/skips"
+# pyverbs_passed_exact NAMES: the tests that passed in $T/py.log (unittest
+# -v names one by its docstring's first line, else "name (module.Class.name)")
+# are exactly NAMES (one per line, any order): none missing, none extra.
+pyverbs_passed_exact() {
+	sed -n 's/ \.\.\. ok$//p' "$T/py.log" | sort >"$T/passed"
+	printf '%s\n' "$1" | sort >"$T/passed.want"
+	_diff=$(diff "$T/passed.want" "$T/passed")
+	expect_eq "tests passed, by name (diff: < expected, > actual)" "" "$_diff"
+	echo "ok: $(wc -l <"$T/passed") tests passed, each one named"
+}
+
+# pyverbs_skips_exact LINES: the skip reasons in $T/py.log, counted, are
+# exactly LINES ("COUNT REASON", one per line, any order). The dma-buf
+# tests skip for a reason that depends on the host's GPU node
+# (/dev/dri/renderD*: absent, not accessible, or without dma-buf): all
+# three read "dmabuf: no usable /dev/dri/renderD node" here.
+pyverbs_skips_exact() {
+	sed -n "s/.* \.\.\. skipped '\(.*\)'\$/\1/p" "$T/py.log" |
+		sed -E 's,^(Device /dev/dri/renderD[0-9]+ is not present|Lack of permission to access /dev/dri/renderD[0-9]+|Allocating dmabuf is not supported by /dev/dri/renderD[0-9]+)$,dmabuf: no usable /dev/dri/renderD node,' |
+		sort | uniq -c | sed 's/^ *//' | sort >"$T/skips"
 	echo "skip reasons:"
 	cat "$T/skips"
-	_bad=$(sed 's/^ *[0-9]* //' "$T/skips" | grep -Ev "$1" || true)
-	expect_eq "skip reasons outside the allow-list" "" "$_bad"
+	printf '%s\n' "$1" | sort >"$T/skips.want"
+	_diff=$(diff "$T/skips.want" "$T/skips")
+	expect_eq "skip reasons and counts (diff: < expected, > actual)" "" "$_diff"
 }

@@ -6,7 +6,8 @@ NETSTACK_TEST_UTIL = tests/netstack_testutil.c tests/netstack_testutil.h
 NETSTACK_TESTS = tests/netstack_icrc tests/netstack_icrc_id tests/netstack_roundtrip \
 	tests/netstack_malformed tests/netstack_psn
 check_PROGRAMS += $(NETSTACK_TESTS)
-TESTS += $(NETSTACK_TESTS)
+TESTS += $(NETSTACK_TESTS) tests/netstack_vectors_copy.sh
+EXTRA_DIST += tests/netstack_vectors_copy.sh
 
 tests_netstack_icrc_SOURCES = tests/netstack_icrc.c $(NETSTACK_TEST_UTIL)
 tests_netstack_icrc_CFLAGS = $(NETSTACK_TEST_CFLAGS)

@@ -54,34 +54,6 @@ static int icrc_of(int kind, const uint8_t *p, size_t len, uint32_t *crc)
 	return roce_icrc_grh(p, len, crc);
 }
 
-START_TEST(test_vector_file_is_verbatim_copy)
-{
-	char ours[4096], theirs[4096];
-	const char *top = getenv("top_srcdir");
-	FILE *a, *b;
-	int ca, cb;
-	long pos = 0;
-
-	snprintf(theirs, sizeof(theirs), "%s/../shared/vectors/icrc.tsv", top && *top ? top : ".");
-	b = fopen(theirs, "r");
-	if (!b) {
-		/* A fresh clone has no ../shared: the shipped copy is the reference. */
-		printf("note: %s absent; using the shipped copy only\n", theirs);
-		return;
-	}
-	a = fopen(nt_srcdir_path(ours, sizeof(ours), VECTORS), "r");
-	ck_assert_ptr_nonnull(a);
-	do {
-		ca = fgetc(a);
-		cb = fgetc(b);
-		ck_assert_msg(ca == cb, "tests/data/icrc.tsv differs from %s at byte %ld", theirs, pos);
-		pos++;
-	} while (ca != EOF);
-	fclose(a);
-	fclose(b);
-}
-END_TEST
-
 START_TEST(test_vector_count)
 {
 	/* 3 real captures, the scapy regression frame, 12 generated frames. */
@@ -426,7 +398,6 @@ int main(void)
 	TCase *tc = tcase_create("vectors");
 
 	tcase_add_checked_fixture(tc, load, unload);
-	tcase_add_test(tc, test_vector_file_is_verbatim_copy);
 	tcase_add_test(tc, test_vector_count);
 	tcase_add_test(tc, test_vector_icrc);
 	tcase_add_test(tc, test_vector_parse);

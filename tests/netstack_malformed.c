@@ -147,6 +147,8 @@ static const struct mcase cases[] = {
 	{ "pad on CNP", UDP4, ROCE_OP_CNP, 16, .ed = { { BTH(1), SET, 0x30 } }, .expect = ROCE_E_PAD_UNEXPECTED },
 	{ "pad 3 on empty SEND ONLY", UDP4, ROCE_OP_RC_SEND_ONLY, 0, .ed = { { BTH(1), SET, 0x30 } },
 	  .expect = ROCE_E_PAD_TOO_BIG },
+	{ "pad 1 on empty SEND ONLY", UDP4, ROCE_OP_RC_SEND_ONLY, 0, .ed = { { BTH(1), SET, 0x10 } },
+	  .expect = ROCE_E_PAD_TOO_BIG },
 	{ "pad 2 on empty READ RESPONSE LAST", UDP6, ROCE_OP_RC_READ_RESP_LAST, 0, .ed = { { BTH(1), SET, 0x20 } },
 	  .expect = ROCE_E_PAD_TOO_BIG },
 	{ "SEND ONLY 5 bytes without pad", UDP4, ROCE_OP_RC_SEND_ONLY, 5, .ed = { { BTH(1), SET, 0x00 } },

@@ -421,6 +421,73 @@ START_TEST(test_qp_table)
 }
 END_TEST
 
+/*
+ * Every mlx5 error syndrome and the ibv_wc_status it means, with the
+ * syndrome values written as numbers (mlx5dv.h enum mlx5_cqe_error_syndrome;
+ * meanings: ibv_poll_cq(3) status list), for a requester and a responder
+ * error CQE, through ibv_poll_cq and through the ibv_start_poll iterator.
+ * Values no table names are IBV_WC_GENERAL_ERR.
+ */
+static const struct {
+	uint8_t syndrome;
+	enum ibv_wc_status status;
+} syndrome_cases[] = {
+	{ 0x01, IBV_WC_LOC_LEN_ERR },
+	{ 0x02, IBV_WC_LOC_QP_OP_ERR },
+	{ 0x04, IBV_WC_LOC_PROT_ERR },
+	{ 0x05, IBV_WC_WR_FLUSH_ERR },
+	{ 0x06, IBV_WC_MW_BIND_ERR },
+	{ 0x10, IBV_WC_BAD_RESP_ERR },
+	{ 0x11, IBV_WC_LOC_ACCESS_ERR },
+	{ 0x12, IBV_WC_REM_INV_REQ_ERR },
+	{ 0x13, IBV_WC_REM_ACCESS_ERR },
+	{ 0x14, IBV_WC_REM_OP_ERR },
+	{ 0x15, IBV_WC_RETRY_EXC_ERR },
+	{ 0x16, IBV_WC_RNR_RETRY_EXC_ERR },
+	{ 0x22, IBV_WC_REM_ABORT_ERR },
+	{ 0x00, IBV_WC_GENERAL_ERR },
+	{ 0x03, IBV_WC_GENERAL_ERR },
+	{ 0x07, IBV_WC_GENERAL_ERR },
+	{ 0x17, IBV_WC_GENERAL_ERR },
+	{ 0x21, IBV_WC_GENERAL_ERR },
+	{ 0xff, IBV_WC_GENERAL_ERR },
+};
+
+START_TEST(test_error_syndrome)
+{
+	unsigned row = (unsigned)_i / 2;
+	bool req = _i % 2 == 0;
+	struct fixture *f = fx_new(IBV_WC_STANDARD_FLAGS, false);
+	struct ibv_cq_ex *cq = &f->cq.vcq.cq_ex;
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct cqe_spec s = { .opcode = req ? MLX5_CQE_REQ_ERR : MLX5_CQE_RESP_ERR,
+			      .wqe_op = MLX5_OPCODE_SEND, .wqe_counter = 2,
+			      .syndrome = syndrome_cases[row].syndrome, .vendor_err = 0x5a };
+	enum ibv_wc_status want = syndrome_cases[row].status;
+	uint64_t want_wr_id = req ? 0x5002 : 0x7000;
+	struct ibv_wc wc;
+
+	nic_write(f, &s);
+	ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, 1, &wc), 1);
+	ck_assert_msg(wc.status == want, "syndrome 0x%02x (%s): %s, expected %s",
+		      s.syndrome, req ? "req" : "resp", ibv_wc_status_str(wc.status),
+		      ibv_wc_status_str(want));
+	ck_assert_uint_eq(wc.wr_id, want_wr_id);
+	ck_assert_uint_eq(wc.vendor_err, 0x5a);
+	ck_assert_uint_eq(wc.qp_num, QPN);
+
+	s.wqe_counter = 3;
+	nic_write(f, &s);
+	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
+	ck_assert_msg(cq->status == want, "syndrome 0x%02x (%s, iterator): %s, expected %s",
+		      s.syndrome, req ? "req" : "resp", ibv_wc_status_str(cq->status),
+		      ibv_wc_status_str(want));
+	ck_assert_uint_eq(ibv_wc_read_vendor_err(cq), 0x5a);
+	cq->end_poll(cq);
+	fx_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_cq_poll");
@@ -434,6 +501,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_iterator, 0, 2); /* locked, SINGLE_THREADED */
 	tcase_add_test(tc, test_accessor_choice);
 	tcase_add_test(tc, test_qp_table);
+	tcase_add_loop_test(tc, test_error_syndrome, 0,
+			    (int)(2 * sizeof(syndrome_cases) / sizeof(syndrome_cases[0])));
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_ENV);
 }

@@ -5,10 +5,16 @@
 
 # Verbs programs driven by the .sh wrappers (public API only).
 check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events tests/traffic_post \
-	tests/traffic_fairness
+	tests/traffic_fairness tests/traffic_badicrc tests/traffic_loss
 tests_traffic_fairness_SOURCES = tests/traffic_fairness.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_fairness_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_fairness_LDADD = $(IBVERBS_LIBS)
+tests_traffic_loss_SOURCES = tests/traffic_loss.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_loss_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_loss_LDADD = $(IBVERBS_LIBS)
+tests_traffic_badicrc_SOURCES = tests/traffic_badicrc.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_badicrc_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_badicrc_LDADD = netstack/libnetstack.la $(IBVERBS_LIBS)
 tests_traffic_post_SOURCES = tests/traffic_post.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_post_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_post_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -29,7 +35,7 @@ tests_traffic_lossy_LDADD = $(IBVERBS_LIBS)
 TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
 	tests/traffic_events.sh tests/traffic_rc_pingpong_ts_events.sh tests/traffic_post.sh tests/traffic_hostile.sh \
-	tests/traffic_fairness.sh
+	tests/traffic_fairness.sh tests/traffic_badicrc.sh tests/traffic_loss.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/traffic_hostile.py
 dist_check_DATA += tests/traffic_lib.sh

@@ -6,7 +6,7 @@
 # events; the daemon keeps serving fresh QPs after each group.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
-timeout 180 "$UROCE" run -- /usr/bin/python3 "$top_srcdir/tests/traffic_hostile.py" "$UROCE_PORT" >"$T/out" 2>&1
+timeout 180 "$UROCE" run -- /usr/bin/python3 -u "$top_srcdir/tests/traffic_hostile.py" "$UROCE_PORT" >"$T/out" 2>&1
 rc=$?
 cat "$T/out"
 expect_eq "traffic_hostile.py exit status" 0 "$rc"

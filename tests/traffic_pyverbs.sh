@@ -8,7 +8,7 @@
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
 #   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
 # Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
-# every skip reason in the allow-list below.  docs/clients.md §3.
+# the 8 tests named below passed, the 16 skips exactly as listed.  docs/clients.md §3.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 pyverbs_run 300 24 \
@@ -29,14 +29,11 @@ for t in 'test_cq_events_ud (tests.test_cq_events.CqEventsTestCase.test_cq_event
 done
 expect_eq "tests passed" 8 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
 
-# Every skip reason must be one of these (features uroce answers with
-# EOPNOTSUPP: XRC, rereg MR, memory windows, device memory; or no GPU).
-allowed='^Create XRCD is not supported$
-^Rereg MR is not supported \(Failed to rereg MR: IBV_REREG_MR_ERR_CMD\. Errno: 95, Operation not supported\)$
-^Reg MR with MW access is not supported$
-^Create memory window of type 3 is not supported$
-^Device memory is not supported$
-^Device /dev/dri/renderD[0-9]+ is not present$
-^Lack of permission to access /dev/dri/renderD[0-9]+$
-^Allocating dmabuf is not supported by /dev/dri/renderD[0-9]+$'
-pyverbs_skips_allowed "$allowed"
+# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC, rereg
+# MR, memory windows, device memory; dma-buf needs a GPU render node).
+pyverbs_skips_exact "1 Create XRCD is not supported
+1 Create memory window of type 3 is not supported
+2 Device memory is not supported
+6 Reg MR with MW access is not supported
+4 Rereg MR is not supported (Failed to rereg MR: IBV_REREG_MR_ERR_CMD. Errno: 95, Operation not supported)
+2 dmabuf: no usable /dev/dri/renderD node"

@@ -5,6 +5,7 @@ TRANSPORT_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
 TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_MAIN_LIBS)
 
 TRANSPORT_TESTS = tests/transport_units tests/transport_ops tests/transport_errors \
+	tests/transport_psn_window \
 	tests/transport_lossy
 check_PROGRAMS += $(TRANSPORT_TESTS)
 TESTS += $(TRANSPORT_TESTS)
@@ -24,3 +25,7 @@ tests_transport_lossy_LDADD = $(TRANSPORT_TEST_LDADD)
 tests_transport_units_SOURCES = tests/transport_units.c $(TRANSPORT_TEST_SRCS)
 tests_transport_units_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
 tests_transport_units_LDADD = $(TRANSPORT_TEST_LDADD)
+
+tests_transport_psn_window_SOURCES = tests/transport_psn_window.c $(TRANSPORT_TEST_SRCS)
+tests_transport_psn_window_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_psn_window_LDADD = $(TRANSPORT_TEST_LDADD)

@@ -38,6 +38,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 	if (d->xdev) {
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 
+		/* bad: malformed or bad ICRC, dropped before any QP saw it */
 		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu\n", (unsigned long long)xs->rx_bad,
 			(unsigned long long)xs->rx_no_qp, (unsigned long long)xs->rx_bad_src);
 	}

@@ -205,7 +205,9 @@ static int av_ok(const struct ibv_ah_attr *ah, const struct qp_limits *lim)
 {
 	if (!ah->is_global)
 		return EINVAL;
-	if (ah->port_num > 1)
+	/* The kernel's uverbs modify_qp refuses an AV whose port is not a
+	 * valid port of the device (rdma_is_port_valid: 1 here), 0 included. */
+	if (ah->port_num != 1)
 		return EINVAL;
 	if (ah->grh.sgid_index >= lim->gid_tbl_len)
 		return EINVAL;

@@ -50,7 +50,7 @@ uint32_t qp_state_optional(enum ibv_qp_type type, enum ibv_qp_state cur, enum ib
  * LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC, timeout <= 31,
  * retry_cnt <= 7, rnr_retry <= 7, min_rnr_timer <= 31, max_rd_atomic <=
  * max_qp_init_rd_atom, max_dest_rd_atomic <= max_qp_rd_atom, AV: is_global 1,
- * port_num 1 (or 0 = the QP's port), sgid_index 0 (< gid_tbl_len and the only
+ * port_num 1 (0 is refused, as by the kernel), sgid_index 0 (< gid_tbl_len and the only
  * populated GID entry),
  * path_mig_state MIGRATED (REARM/ARMED need an alternate path).
  * On success *next is the state after the call.
