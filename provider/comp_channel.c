@@ -547,7 +547,7 @@ static void do_install(void)
 	void *old;
 	Dl_info info;
 
-	if (!dladdr1((void *)verbs_register_driver_34, &info, (void **)&lm,
+	if (!dladdr1((void *)uroce_verbs_register_driver, &info, (void **)&lm,
 		     RTLD_DL_LINKMAP) || !lm) {
 		snprintf(install_why, sizeof(install_why), "libibverbs link map not found");
 		install_errno = EOPNOTSUPP;

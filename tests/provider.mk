@@ -5,6 +5,7 @@ tests/provider-env.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests && { \
 	  echo "CC='$(CC)'"; \
 	  echo "CPPFLAGS='-I$(abs_top_srcdir)/include -I$(abs_top_builddir) $(IBVERBS_CFLAGS) -D_GNU_SOURCE'"; \
+	  echo "LAYOUT_TSV='$(abs_top_srcdir)/provider/abi/$(UROCE_LAYOUT_TABLE)'"; \
 	} > $@.tmp && mv $@.tmp $@
 check_SCRIPTS += tests/provider-env.sh
 CLEANFILES += tests/provider-env.sh
