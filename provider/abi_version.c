@@ -1,9 +1,9 @@
 /*
  * abi_version.c - refuse to register with a libibverbs whose layout we lack.
  *
- * Called from the provider's constructor before verbs_register_driver_34:
+ * Called from the provider's constructor before verbs_register_driver_<PABI>:
  * registering with a libibverbs of another layout would corrupt memory (the
- * op table and verbs_qp shift between releases inside PABI 34).
+ * op table and verbs_qp shift between releases inside one PABI).
  */
 #include "config.h"
 
@@ -55,7 +55,7 @@ bad:
 
 bool uroce_ibverbs_layout_known(const struct uroce_ibverbs_version *v)
 {
-	return v->abi == 14 && v->release == UROCE_LAYOUT_RDMA_CORE;
+	return v->release >= UROCE_RDMA_CORE_FIRST && v->release <= UROCE_RDMA_CORE_LAST;
 }
 
 int uroce_check_loaded_ibverbs(char *why, size_t why_len)
@@ -65,8 +65,9 @@ int uroce_check_loaded_ibverbs(char *why, size_t why_len)
 	const char *base;
 	Dl_info info;
 
-	if (!dladdr((void *)verbs_register_driver_34, &info) || !info.dli_fname) {
-		snprintf(why, why_len, "cannot locate the libibverbs that defines verbs_register_driver_34");
+	if (!dladdr((void *)uroce_verbs_register_driver, &info) || !info.dli_fname) {
+		snprintf(why, why_len, "cannot locate the libibverbs that defines verbs_register_driver_%d",
+			 UROCE_PABI_VERSION);
 		goto refuse;
 	}
 	if (!realpath(info.dli_fname, real)) {
@@ -80,9 +81,16 @@ int uroce_check_loaded_ibverbs(char *why, size_t why_len)
 		goto refuse;
 	}
 	if (!uroce_ibverbs_layout_known(&v)) {
-		snprintf(why, why_len,
-			 "%s is rdma-core %u.%u; this provider has the layout of rdma-core %d only",
-			 real, v.release, v.minor, UROCE_LAYOUT_RDMA_CORE);
+		if (UROCE_RDMA_CORE_FIRST == UROCE_RDMA_CORE_LAST)
+			snprintf(why, why_len,
+				 "%s is rdma-core %u.%u; this provider is built for rdma-core %d only"
+				 " (configure --with-rdma-core-version)",
+				 real, v.release, v.minor, UROCE_RDMA_CORE_FIRST);
+		else
+			snprintf(why, why_len,
+				 "%s is rdma-core %u.%u; this provider is built for rdma-core %d to %d"
+				 " (configure --with-rdma-core-version)",
+				 real, v.release, v.minor, UROCE_RDMA_CORE_FIRST, UROCE_RDMA_CORE_LAST);
 		goto refuse;
 	}
 	return 0;

@@ -1,11 +1,12 @@
 /*
  * abi_version.h - which libibverbs releases the provider's declarations fit.
  *
- * The provider is built against include/uroce/verbs_provider.h, whose layout
- * is rdma-core 44's. The private ABI number (the -rdmav34 suffix) does not pin
- * a layout, so at load time the provider finds the file libibverbs was loaded
- * from and reads its exact release out of the name
- * (libibverbs.so.1.<abi>.<release>.<minor>); see docs/provider-abi.md §4.3.
+ * The provider is built for one layout family of provider/abi/releases.tsv
+ * (config.h: UROCE_RDMA_CORE_FIRST to UROCE_RDMA_CORE_LAST). The private ABI
+ * number (the -rdmav<PABI> suffix) does not pin a layout, so at load time the
+ * provider finds the file libibverbs was loaded from and reads its exact
+ * release out of the name (libibverbs.so.1.<abi>.<release>.<minor>); see
+ * docs/provider-abi.md §4.4 and §5, docs/provider.md.
  */
 #ifndef UROCE_PROVIDER_ABI_VERSION_H
 #define UROCE_PROVIDER_ABI_VERSION_H
@@ -15,7 +16,7 @@
 
 /* The numbers in a libibverbs file name libibverbs.so.1.<abi>.<release>.<minor>. */
 struct uroce_ibverbs_version {
-	unsigned int abi;     /* library minor ABI, 14 for rdma-core 44 */
+	unsigned int abi;     /* library minor ABI: 14 for rdma-core 39-56, 17 for 64 */
 	unsigned int release; /* rdma-core release, e.g. 44 */
 	unsigned int minor;   /* rdma-core point release, e.g. 0 */
 };
@@ -28,13 +29,15 @@ struct uroce_ibverbs_version {
 int uroce_parse_ibverbs_name(const char *base, struct uroce_ibverbs_version *v);
 
 /*
- * True iff verbs_provider.h describes the layout of this release: rdma-core
- * 44.x (PABI 34, libibverbs ABI 14). v43 and v45 differ in verbs_qp.
+ * True iff the provider was built for this release's layout family: its
+ * rdma-core release lies in [UROCE_RDMA_CORE_FIRST, UROCE_RDMA_CORE_LAST]
+ * (e.g. 45-56 for the family of Ubuntu 24.04's 50). The library ABI number
+ * is not a layout key and is not checked.
  */
 bool uroce_ibverbs_layout_known(const struct uroce_ibverbs_version *v);
 
 /*
- * Finds the libibverbs that this process resolved verbs_register_driver_34
+ * Finds the libibverbs that this process resolved verbs_register_driver_<PABI>
  * from (dladdr + realpath) and checks it. Returns 0 if its layout is known.
  * Otherwise returns -1 with errno ENOTSUP and writes a one-line reason
  * (without newline) into why[why_len].

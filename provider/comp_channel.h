@@ -16,7 +16,7 @@
 
 /*
  * Installs the write/close hooks in the libibverbs that defines
- * verbs_register_driver_34, once per process (later calls return the first
+ * verbs_register_driver_<PABI>, once per process (later calls return the first
  * result). Returns 0, or -1 with errno (EOPNOTSUPP on an unsupported
  * architecture or a library without those relocations; the mprotect errno
  * otherwise); uroce_chan_error() then says why in one line.

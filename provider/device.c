@@ -1,7 +1,7 @@
 /*
  * device.c - registration with libibverbs and device matching.
  *
- * The constructor runs when libibverbs dlopen()s liburoce-rdmav34.so
+ * The constructor runs when libibverbs dlopen()s liburoce-rdmav<PABI>.so
  * (RDMAV_DRIVERS=<dir>/liburoce). It first checks that the loaded libibverbs
  * has the layout verbs_provider.h declares (abi_version.c) and only then
  * registers. Matching (docs/provider-abi.md §1.4): the name pattern
@@ -74,5 +74,5 @@ static __attribute__((constructor)) void uroce_register(void)
 		fprintf(stderr, UROCE_LOG_PREFIX "provider not registered: %s\n", why);
 		return;
 	}
-	verbs_register_driver_34(&uroce_dev_ops);
+	uroce_verbs_register_driver(&uroce_dev_ops);
 }

@@ -123,7 +123,7 @@ static int find_slots(struct got_slots *s, char *why, size_t why_len)
 	Dl_info info;
 
 	*s = (struct got_slots){ .bind_now = env_now && *env_now };
-	if (!dladdr1((void *)verbs_register_driver_34, &info, (void **)&lm,
+	if (!dladdr1((void *)uroce_verbs_register_driver, &info, (void **)&lm,
 		     RTLD_DL_LINKMAP) || !lm) {
 		snprintf(why, why_len, "libibverbs link map not found");
 		return EOPNOTSUPP;

@@ -26,7 +26,7 @@ struct uroce_got_fns {
 
 /*
  * uroce_got_hook_install - store hooks->{write,close,read} in the GOT slots of
- * the libibverbs that defines verbs_register_driver_34 (found by dladdr1(3)
+ * the libibverbs that defines verbs_register_driver_<PABI> (found by dladdr1(3)
  * with RTLD_DL_LINKMAP, not by file name). Each slot is swapped with one atomic
  * 8-byte store while its page is made writable (mprotect(2)); the protection
  * is restored. *orig receives the functions the hooks must chain to: the

@@ -1,6 +1,8 @@
-# provider/: liburoce-rdmav34.so, the libibverbs plugin (docs/provider.md).
-pkglib_LTLIBRARIES += provider/liburoce-rdmav34.la
-provider_liburoce_rdmav34_la_SOURCES = \
+# provider/: liburoce-rdmav<PABI>.so, the libibverbs plugin (docs/provider.md).
+# configure picks the rdma-core layout family (provider/abi/releases.tsv): its
+# PABI number names the file libibverbs loads, its table checks our declarations.
+pkglib_LTLIBRARIES += provider/liburoce.la
+provider_liburoce_la_SOURCES = \
 	provider/abi_version.c provider/abi_version.h \
 	provider/comp_channel.c provider/comp_channel.h \
 	provider/event_hold.c provider/event_hold.h provider/got_hook.c provider/got_hook.h \
@@ -8,22 +10,30 @@ provider_liburoce_rdmav34_la_SOURCES = \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/ah.c \
 	provider/events.c
-nodist_provider_liburoce_rdmav34_la_SOURCES = provider/verbs_provider_layout.h
-provider_liburoce_rdmav34_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
+nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
+provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.
-provider_liburoce_rdmav34_la_CFLAGS = $(AM_CFLAGS) -fcf-protection -fvisibility=hidden
-provider_liburoce_rdmav34_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
-	-Wl,-z,now -Wl,-z,relro
-provider_liburoce_rdmav34_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread
+provider_liburoce_la_CFLAGS = $(AM_CFLAGS) -fcf-protection -fvisibility=hidden
+# -shrext (libtool's link option for the shared-library suffix) gives the
+# file name libibverbs dlopen()s: liburoce-rdmav$(UROCE_PABI).so.
+provider_liburoce_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
+	-shrext -rdmav$(UROCE_PABI).so -Wl,-z,now -Wl,-z,relro
+provider_liburoce_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread
 noinst_HEADERS += include/uroce/verbs_provider.h
 
-# Layout facts of rdma-core 44 (docs/provider-abi.md §4.1)
-# turned into _Static_asserts; a mismatch fails the build.
-UROCE_LAYOUT_TSV = $(top_srcdir)/provider/abi/rdma-core-v44-layout.tsv
-provider/verbs_provider_layout.h: $(UROCE_LAYOUT_TSV) $(top_srcdir)/scripts/gen-layout-asserts
+# The layout facts of the configured family (docs/provider-abi.md §4.1)
+# turned into _Static_asserts;
+# a mismatch fails the build.
+UROCE_LAYOUT_TSVS = provider/abi/rdma-core-v36-layout.tsv provider/abi/rdma-core-v44-layout.tsv \
+	provider/abi/rdma-core-v45-layout.tsv provider/abi/rdma-core-v59-layout.tsv \
+	provider/abi/rdma-core-v62-layout.tsv provider/abi/rdma-core-v64-layout.tsv
+UROCE_LAYOUT_TSV = $(top_srcdir)/provider/abi/$(UROCE_LAYOUT_TABLE)
+# config.h changes when configure picks another family.
+provider/verbs_provider_layout.h: $(UROCE_LAYOUT_TSV) $(top_srcdir)/scripts/gen-layout-asserts $(top_builddir)/config.h
 	$(AM_V_GEN)$(MKDIR_P) provider && \
 	$(SHELL) $(top_srcdir)/scripts/gen-layout-asserts $(UROCE_LAYOUT_TSV) > $@.tmp && mv $@.tmp $@
 BUILT_SOURCES += provider/verbs_provider_layout.h
 CLEANFILES += provider/verbs_provider_layout.h
-EXTRA_DIST += provider/abi/rdma-core-v44-layout.tsv scripts/gen-layout-asserts
-$(provider_liburoce_rdmav34_la_OBJECTS): provider/verbs_provider_layout.h
+EXTRA_DIST += $(UROCE_LAYOUT_TSVS) provider/abi/releases.tsv \
+	scripts/gen-layout-asserts scripts/rdma-core-family
+$(provider_liburoce_la_OBJECTS): provider/verbs_provider_layout.h

@@ -20,7 +20,7 @@ if [ "$(id -u)" = 0 ]; then
 	if [ -L "$node" ] && [ "$(readlink "$node")" = /dev/null ]; then rm -f "$node"; fi
 	if ! as_user test -x "$UROCE" -a -r "$top_srcdir/scripts/uroce-up" -a -r "$top_srcdir/scripts/uroce-lib.sh" \
 		-a -x "$top_builddir/tools/uroce-launch" -a -x "$top_builddir/emu/uroced" \
-		-a -r "$top_builddir/provider/.libs/liburoce-rdmav34.so"; then
+		-a -r "$(echo "$top_builddir"/provider/.libs/liburoce-rdmav*.so)"; then
 		# The build tree is not readable by nobody (e.g. under /root):
 		# copy what the commands need into $T, laid out like a build
 		# tree (the dispatcher looks for Makefile and config.status
@@ -31,7 +31,7 @@ if [ "$(id -u)" = 0 ]; then
 			cp "$top_builddir/tools/uroce-launch" "$top_builddir/tools/uroce-gid" "$tree/tools/" &&
 			cp "$top_srcdir/scripts/uroce-"* "$tree/scripts/" &&
 			cp "$top_builddir/emu/uroced" "$tree/emu/" &&
-			cp "$top_builddir/provider/.libs/liburoce-rdmav34.so" "$tree/provider/.libs/" ||
+			cp "$top_builddir"/provider/.libs/liburoce-rdmav*.so "$tree/provider/.libs/" ||
 			fail "copying the commands for nobody to $tree"
 		rm -f "$tree/scripts/"*.c
 		chmod -R a+rX "$tree"

@@ -5,6 +5,7 @@ tests/provider-env.sh: Makefile
 	$(AM_V_GEN)$(MKDIR_P) tests && { \
 	  echo "CC='$(CC)'"; \
 	  echo "CPPFLAGS='-I$(abs_top_srcdir)/include -I$(abs_top_builddir) $(IBVERBS_CFLAGS) -D_GNU_SOURCE'"; \
+	  echo "LAYOUT_TSV='$(abs_top_srcdir)/provider/abi/$(UROCE_LAYOUT_TABLE)'"; \
 	} > $@.tmp && mv $@.tmp $@
 check_SCRIPTS += tests/provider-env.sh
 CLEANFILES += tests/provider-env.sh
@@ -44,3 +45,12 @@ tests_provider_post_SOURCES = tests/provider_post.c provider/post.c
 tests_provider_post_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_post_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_post_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
+
+# The provider and the real clients against other rdma-core releases' own
+# libibverbs, built from their source tarballs (scripts/test-rdma-core,
+# docs/provider.md). Not part of `make check`: it builds rdma-core.
+RDMA_CORE_VERSIONS = 50.0 64.0
+check-rdma-core:
+	$(SHELL) $(top_srcdir)/scripts/test-rdma-core $(RDMA_CORE_VERSIONS)
+.PHONY: check-rdma-core
+EXTRA_DIST += scripts/test-rdma-core

@@ -215,6 +215,10 @@ static const struct bad_case bad_cases[] = {
 	{ "LOCAL_INV", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_LOCAL_INV, 0, 0, 0, false, EOPNOTSUPP },
 	{ "SEND_WITH_INV", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_SEND_WITH_INV, 1, 0, 8, false, EOPNOTSUPP },
 	{ "BIND_MW", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_BIND_MW, 0, 0, 0, false, EOPNOTSUPP },
+	/* By value: older verbs.h lack the names (ATOMIC_WRITE from 44, FLUSH from 45). */
+	{ "ATOMIC_WRITE (15)", IBV_QPT_RC, IBV_QPS_RTS, (enum ibv_wr_opcode)15, 1, 0, 8, false, EOPNOTSUPP },
+	{ "FLUSH (14)", IBV_QPT_RC, IBV_QPS_RTS, (enum ibv_wr_opcode)14, 1, 0, 8, false, EOPNOTSUPP },
+	{ "unknown opcode 99", IBV_QPT_RC, IBV_QPS_RTS, (enum ibv_wr_opcode)99, 1, 0, 8, false, EINVAL },
 };
 
 START_TEST(test_bad_send)

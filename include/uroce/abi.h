@@ -2,7 +2,7 @@
  * uroce provider <-> daemon contract: control messages, CQ ring, HCA clock page,
  * the SQ/RQ rings and the WQE format.
  *
- * Both liburoce-rdmav34.so (the provider, "driver") and uroced (the daemon, "NIC")
+ * Both liburoce-rdmav<PABI>.so (the provider, "driver") and uroced (the daemon, "NIC")
  * include this header; nothing else crosses the boundary. Every type that
  * rdma-core's installed headers define (struct ibv_qp_attr, struct mlx5_cqe64,
  * struct ib_uverbs_async_event_desc, ...) is used from those headers, never copied.
@@ -759,12 +759,17 @@ struct uroce_sge {
  * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
  * carry (RDMA on UD, READ or atomics on UC/UD) or an unknown value; EOPNOTSUPP
  * for what uroce does not implement (atomics on RC: atomic_cap is
- * IBV_ATOMIC_NONE; ATOMIC_WRITE, SEND_WITH_INV, LOCAL_INV, BIND_MW, TSO,
- * DRIVER1). The provider checks at post time, the daemon again for each WQE.
+ * IBV_ATOMIC_NONE; ATOMIC_WRITE, FLUSH, SEND_WITH_INV, LOCAL_INV, BIND_MW,
+ * TSO, DRIVER1). The provider checks at post time, the daemon again for each
+ * WQE. The switch is on the value, so every rdma-core's verbs.h gives the
+ * same answers: ATOMIC_WRITE (15) is named from rdma-core 44, FLUSH (14)
+ * from 45 (enum ibv_wr_opcode, verbs.h).
  */
+#define UROCE_IBV_WR_FLUSH 14
+#define UROCE_IBV_WR_ATOMIC_WRITE 15
 static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
-	switch (op) {
+	switch ((int)op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
 		return 0;
@@ -776,7 +781,8 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC ? EOPNOTSUPP : EINVAL;
-	case IBV_WR_ATOMIC_WRITE:
+	case UROCE_IBV_WR_ATOMIC_WRITE:
+	case UROCE_IBV_WR_FLUSH:
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
 	case IBV_WR_BIND_MW:

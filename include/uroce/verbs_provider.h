@@ -2,19 +2,24 @@
  * verbs_provider.h - our own declarations of libibverbs' private provider ABI.
  *
  * Debian ships no <infiniband/driver.h>, so the provider declares here the
- * structures and functions of IBVERBS_PRIVATE_34 that it uses, exactly as laid
- * out by rdma-core 44 (Debian 12). Every offset and size below is checked at
- * build time against provider/abi/rdma-core-v44-layout.tsv by the generated
- * header verbs_provider_layout.h (scripts/gen-layout-asserts): if a line here
- * disagrees with the table, the build fails.
+ * structures and functions of IBVERBS_PRIVATE_<PABI> that it uses, for the
+ * rdma-core layout family configure picked (provider/abi/releases.tsv):
+ * config.h defines UROCE_LAYOUT_RDMA_CORE (the release whose table describes
+ * the family: 36, 44, 45, 59, 62 or 64) and UROCE_PABI_VERSION (34, 57, 59 or
+ * 64). Every offset and size below is checked at build time against that
+ * table by the generated header verbs_provider_layout.h
+ * (scripts/gen-layout-asserts): if a line here disagrees, the build fails.
  *
- * Source of the facts: docs/provider-abi.md §4 (the layout
- * table, the slot order of verbs_context_ops, the enum values); the public
- * types come from the installed <infiniband/verbs.h>.
+ * Across rdma-core 36-64 only verbs_context_ops changes among the private
+ * structs (slots added in 59, 62 and 64); verbs_qp grows with the public
+ * ibv_qp_ex of the installed <infiniband/verbs.h> (44, 45), and
+ * verbs_context is public. Source of the facts: the tables in provider/abi/ and
+ * docs/provider-abi.md §4; the public types come from the
+ * installed <infiniband/verbs.h>.
  *
  * The PABI number does not pin a layout (it changed inside PABI 34 at v35,
  * v36, v44 and v45), so provider/abi_version.c refuses to register with any
- * libibverbs whose exact version is not one these declarations describe.
+ * libibverbs whose exact release is outside the configured family.
  */
 #ifndef UROCE_VERBS_PROVIDER_H
 #define UROCE_VERBS_PROVIDER_H
@@ -27,9 +32,15 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
-/* The rdma-core releases whose layout this header declares (see abi_version.c). */
-#define UROCE_PABI_VERSION 34
-#define UROCE_LAYOUT_RDMA_CORE 44
+#if !defined(UROCE_LAYOUT_RDMA_CORE) || !defined(UROCE_PABI_VERSION)
+#error "include config.h first: configure defines the rdma-core layout family"
+#endif
+
+/* Types of op slots added in rdma-core 59-64 that older headers lack. */
+struct ibv_buf;
+struct ibv_dmah;
+struct ibv_dmah_init_attr;
+struct ibv_mr_init_attr;
 
 /* Doubly linked list node of rdma-core's ccan/list.h (16 bytes). */
 struct list_node {
@@ -95,7 +106,7 @@ struct verbs_sysfs_dev {
 struct verbs_device;
 
 /*
- * What a provider registers with verbs_register_driver_34 (72 bytes).
+ * What a provider registers with verbs_register_driver_<PABI> (72 bytes).
  * match_device, when set, has the final say on a device that passed the
  * table; alloc_device must use its argument (libibverbs sets ->sysfs only
  * after it returns). Source: docs/provider-abi.md §1.3-1.4.
@@ -175,7 +186,10 @@ struct verbs_mr {
 	int access;
 };
 
-/* QP wrapper (368 bytes in v44: ibv_qp_ex gained wr_atomic_write). */
+/*
+ * QP wrapper: 360 bytes up to rdma-core 43, 368 in 44 (ibv_qp_ex gained
+ * wr_atomic_write), 376 from 45 (wr_flush); the installed verbs.h decides.
+ */
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
@@ -218,15 +232,25 @@ struct verbs_counters {
 };
 
 /*
- * Every op a provider may implement (608 bytes = 76 pointers, alphabetical,
- * docs/provider-abi.md §4.2). verbs_set_ops copies only the non-NULL slots; a NULL
- * slot keeps libibverbs' dummy, which fails with EOPNOTSUPP.
+ * Every op a provider may implement, one pointer each in alphabetical order
+ * (docs/provider-abi.md §4.2, §4.4): 76 slots / 608 bytes in rdma-core 36-58, 79 /
+ * 632 from 59 (+alloc_dmah, dealloc_dmah, reg_mr_ex), 81 / 648 from 62
+ * (+dm_export_dmabuf_fd, query_port_speed), 83 / 664 in 64 (+alloc_buf,
+ * free_buf). verbs_set_ops copies only the non-NULL slots; a NULL slot keeps
+ * libibverbs' dummy, which fails with EOPNOTSUPP.
  */
 struct verbs_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges);
+#if UROCE_LAYOUT_RDMA_CORE >= 64
+	void *(*alloc_buf)(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+#endif
 	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
 				   struct ibv_alloc_dm_attr *attr);
+#if UROCE_LAYOUT_RDMA_CORE >= 59
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context,
+				       struct ibv_dmah_init_attr *attr);
+#endif
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
 	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
@@ -263,6 +287,9 @@ struct verbs_context_ops {
 					 struct ibv_srq_init_attr_ex *srq_init_attr_ex);
 	struct ibv_wq *(*create_wq)(struct ibv_context *context,
 				    struct ibv_wq_init_attr *wq_init_attr);
+#if UROCE_LAYOUT_RDMA_CORE >= 59
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+#endif
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	int (*dealloc_td)(struct ibv_td *td);
@@ -277,6 +304,12 @@ struct verbs_context_ops {
 	int (*destroy_srq)(struct ibv_srq *srq);
 	int (*destroy_wq)(struct ibv_wq *wq);
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+#if UROCE_LAYOUT_RDMA_CORE >= 62
+	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+#endif
+#if UROCE_LAYOUT_RDMA_CORE >= 64
+	void (*free_buf)(struct ibv_buf *buf);
+#endif
 	void (*free_context)(struct ibv_context *context);
 	int (*free_dm)(struct ibv_dm *dm);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
@@ -311,6 +344,10 @@ struct verbs_context_ops {
 	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);
+#if UROCE_LAYOUT_RDMA_CORE >= 62
+	int (*query_port_speed)(struct ibv_context *context, uint32_t port_num,
+				uint64_t *speed);
+#endif
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 			struct ibv_qp_init_attr *init_attr);
 	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
@@ -325,6 +362,9 @@ struct verbs_context_ops {
 					uint64_t iova, int fd, int access);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
+#if UROCE_LAYOUT_RDMA_CORE >= 59
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd, struct ibv_mr_init_attr *mr_init_attr);
+#endif
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
@@ -336,12 +376,17 @@ struct verbs_context_ops {
 };
 
 /*
- * Functions of IBVERBS_PRIVATE_34 (libibverbs.so.1). Linking with -libverbs
- * binds these to the private symbol version automatically.
+ * Functions of IBVERBS_PRIVATE_<PABI> (libibverbs.so.1). Linking with
+ * -libverbs binds these to the private symbol version automatically.
  */
 
+#define UROCE_PASTE2(a, b) a##b
+#define UROCE_PASTE(a, b) UROCE_PASTE2(a, b)
+/* verbs_register_driver_<PABI>: libibverbs names it after the private ABI. */
+#define uroce_verbs_register_driver UROCE_PASTE(verbs_register_driver_, UROCE_PABI_VERSION)
+
 /* Appends `ops` to libibverbs' driver list; call once from a constructor. */
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void uroce_verbs_register_driver(const struct verbs_device_ops *ops);
 
 /*
  * Allocates alloc_size zeroed bytes, initialises the verbs_context found at
