@@ -172,7 +172,7 @@ pair() {
 # (ibv_rc/uc/ud_pingpong) as server and client, two processes on DEV (GID
 # 0) through `uroce run`, out-of-band over TCP on 127.0.0.1: both exit 0,
 # exact byte and iteration counts (SIZE x ITERS x 2, ITERS), no failure
-# marker. reference/clients.md §1.
+# marker. docs/clients.md §1.
 pingpong() {
 	_name=$1 _prog=$2 _dev=$3 _size=$4 _iters=$5
 	shift 5

@@ -13,7 +13,7 @@
  * ePSN); ePSN - 1 down to ePSN - 2^23 is a duplicate (re-ACK of ePSN - 1,
  * nothing executed again).
  *
- * And the length edges of a packet at ePSN (IBTA 9.7.5.1.2 / roce-wire
+ * And the length edges of a packet at ePSN (IBTA 9.7.5.1.2 / docs/wire-format.md
  * §1.5): a FIRST packet carries exactly one path MTU, an ONLY at most one;
  * one word short or over is an Invalid Request NAK and the QP goes to ERR.
  */
