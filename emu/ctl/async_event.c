@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <rdma/ib_user_verbs.h>
 
-int client_async_event(struct client *c, uint64_t element, uint32_t event_type)
+int client_async_event(struct ctl_client *c, uint64_t element, uint32_t event_type)
 {
 	struct ib_uverbs_async_event_desc ev = { .element = element, .event_type = event_type };
 

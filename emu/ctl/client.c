@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
-struct client *client_new(struct uroce_dev *d, int fd)
+struct ctl_client *client_new(struct uroce_dev *d, int fd)
 {
-	struct client *c = calloc(1, sizeof(*c));
+	struct ctl_client *c = calloc(1, sizeof(*c));
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	char path[64];
@@ -80,18 +80,18 @@ struct client *client_new(struct uroce_dev *d, int fd)
 		objtab_fini(&(c)->tab);                                \
 	} while (0)
 
-void client_destroy(struct client *c)
+void client_destroy(struct ctl_client *c)
 {
 	struct uroce_dev *d = c->dev;
 	uint32_t nqp = c->qps.count, nah = c->ahs.count, nmr = c->mrs.count, ncq = c->cqs.count,
 		 npd = c->pds.count;
 
 	/* QPs first (they hold CQs and PDs), then AHs and MRs (hold PDs). */
-	DRAIN(c, qps, struct qp, qp_free);
-	DRAIN(c, ahs, struct ah, ah_free);
-	DRAIN(c, mrs, struct mr, mr_free);
-	DRAIN(c, cqs, struct cq, cq_free);
-	DRAIN(c, pds, struct pd, pd_free);
+	DRAIN(c, qps, struct ctl_qp, qp_free);
+	DRAIN(c, ahs, struct ctl_ah, ah_free);
+	DRAIN(c, mrs, struct ctl_mr, mr_free);
+	DRAIN(c, cqs, struct ctl_cq, cq_free);
+	DRAIN(c, pds, struct ctl_pd, pd_free);
 	if (c->hello) {
 		d->n_clients--;
 		ulog(ULOG_INFO, "client#%u pid %d (%s) gone; freed qp=%u ah=%u mr=%u cq=%u pd=%u", c->id,

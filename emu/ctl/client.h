@@ -21,9 +21,9 @@
 
 struct uroce_dev;
 
-struct client {
+struct ctl_client {
 	struct uroce_dev *dev;
-	struct client *next, *prev;
+	struct ctl_client *next, *prev;
 
 	int fd;                 /* the SEQPACKET connection */
 	ev_io io;
@@ -53,10 +53,10 @@ struct client {
 
 /* A new client for connection FD (already accepted, non-blocking). Reads
  * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
-struct client *client_new(struct uroce_dev *d, int fd);
+struct ctl_client *client_new(struct uroce_dev *d, int fd);
 
 /* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
  * unlink it from the device and free it. */
-void client_destroy(struct client *c);
+void client_destroy(struct ctl_client *c);
 
 #endif
