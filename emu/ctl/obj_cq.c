@@ -83,14 +83,9 @@ int op_create_cq(struct ctl_client *c, struct ctl_call *call)
 	cq->ring = map_client_ring(call->fds[0], cq->ring_size, &rc);
 	if (!cq->ring)
 		goto fail;
-	rc = id_alloc_get(&d->cqns, &cq->cqn);
+	rc = objtab_add_numbered(&c->cqs, &d->cqns, cq, &cq->cqn, &cq->handle);
 	if (rc)
 		goto fail_unmap;
-	rc = objtab_add(&c->cqs, cq, &cq->handle);
-	if (rc) {
-		id_alloc_put(&d->cqns, cq->cqn);
-		goto fail_unmap;
-	}
 	cq->user_handle = req->user_handle;
 	cq->cqe = req->cqe;
 	cq->nent = req->nent;

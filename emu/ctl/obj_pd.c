@@ -28,14 +28,8 @@ int op_alloc_pd(struct ctl_client *c, struct ctl_call *call)
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return ENOMEM;
-	rc = id_alloc_get(&c->dev->pdns, &pd->pdn);
+	rc = objtab_add_numbered(&c->pds, &c->dev->pdns, pd, &pd->pdn, &pd->handle);
 	if (rc) {
-		free(pd);
-		return rc;
-	}
-	rc = objtab_add(&c->pds, pd, &pd->handle);
-	if (rc) {
-		id_alloc_put(&c->dev->pdns, pd->pdn);
 		free(pd);
 		return rc;
 	}

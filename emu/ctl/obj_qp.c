@@ -65,14 +65,9 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 		if (!qp->ring)
 			goto fail;
 	}
-	rc = id_alloc_get(&d->qpns, &qp->qpn);
+	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
 	if (rc)
 		goto fail_unmap;
-	rc = objtab_add(&c->qps, qp, &qp->handle);
-	if (rc) {
-		id_alloc_put(&d->qpns, qp->qpn);
-		goto fail_unmap;
-	}
 	qp->user_handle = req->user_handle;
 	qp->type = req->qp_type;
 	qp->sq_sig_all = req->sq_sig_all;

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "emu/ctl/objtab.h"
+#include "emu/ctl/id_alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -52,6 +53,19 @@ void objtab_del(struct obj_table *t, uint32_t handle)
 	t->count--;
 	if (handle - 1 < t->hint)
 		t->hint = handle - 1;
+}
+
+int objtab_add_numbered(struct obj_table *t, struct id_alloc *ids, void *obj, uint32_t *id,
+			uint32_t *handle)
+{
+	int rc = id_alloc_get(ids, id);
+
+	if (rc)
+		return rc;
+	rc = objtab_add(t, obj, handle);
+	if (rc)
+		id_alloc_put(ids, *id);
+	return rc;
 }
 
 void objtab_fini(struct obj_table *t)

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+struct id_alloc;
+
 /* Handle table of one object type: slot[h-1] holds the object of handle h. */
 struct obj_table {
 	void **slot;
@@ -21,6 +23,11 @@ int objtab_add(struct obj_table *t, void *obj, uint32_t *handle);
 void *objtab_get(const struct obj_table *t, uint32_t handle);
 /* Forget HANDLE (must be live). */
 void objtab_del(struct obj_table *t, uint32_t handle);
+/* Give OBJ a number from IDS in *id and a handle in T in *handle; on failure
+ * neither is kept. Returns 0, or the errno of id_alloc_get (no free number)
+ * or objtab_add (ENOMEM). */
+int objtab_add_numbered(struct obj_table *t, struct id_alloc *ids, void *obj, uint32_t *id,
+			uint32_t *handle);
 /* Free the table's memory (objects must be gone). */
 void objtab_fini(struct obj_table *t);
 
