@@ -25,7 +25,7 @@ run_seed() {
 	_d=$(sed -n 's/^sent [0-9]* received [0-9]* dropped \([0-9]*\)$/\1/p' "$T/$2")
 	[ -n "$_d" ] || fail "$2: summary line" "sent $N received R dropped D" "$(head -n 1 "$T/$2")"
 	expect_eq "$2: daemon counters" "tx_packets=$((N - _d)) tx_dropped=$_d" \
-		"$(sed -n 's/^udp .* \(tx_packets=[0-9]*\) .* \(tx_dropped=[0-9]*\)$/\1 \2/p' "$T/$2.status")"
+		"$(sed -n 's/^udp .* \(tx_packets=[0-9]*\) .* \(tx_dropped=[0-9]*\)\b.*$/\1 \2/p' "$T/$2.status")"
 	awk -v n="$N" -v p="$P" -v d="$_d" 'BEGIN {
 		p /= 100; mu = n * p; sd = sqrt(n * p * (1 - p)); dev = d - mu; if (dev < 0) dev = -dev
 		printf "%d drops of %d at %.1f%%: mean %.1f, 5 sd %.1f, |D - mean| %.1f\n", d, n, p * 100, mu, 5 * sd, dev
