@@ -12,6 +12,7 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/udp_port.c emu/nic/udp_port.h \
 	emu/nic/device.c emu/nic/device.h \
 	emu/ctl/client.c emu/ctl/client.h \
+	emu/ctl/objtab.c emu/ctl/objtab.h emu/ctl/async_event.c emu/ctl/async_event.h \
 	emu/ctl/objects.h \
 	emu/ctl/hello.c emu/ctl/query_port.c emu/ctl/quota.c emu/ctl/quota.h \
 	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_ah.c \
@@ -27,7 +28,7 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/doorbell.c emu/nic/doorbell.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
-noinst_HEADERS += include/uroce/abi.h
+noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h
 
 bin_PROGRAMS += emu/uroced
 emu_uroced_SOURCES = emu/main.c

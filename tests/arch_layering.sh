@@ -3,8 +3,10 @@
 # and tools/ keeps the layering of docs/architecture.md (the engine in
 # emu/xport includes neither emu/ctl nor emu/nic; netstack and the provider
 # include nothing of the daemon) and has no include cycle
-# (tests/arch_layering.py). First the checker is shown to catch a forbidden
-# direction and a cycle in a small tree of its own.
+# (tests/arch_layering.py), and the daemon library's file-level call graph
+# has no cycle (tests/arch_calls.py, from nm of the built objects). First
+# each checker is shown to catch a forbidden direction or a cycle in a small
+# tree of its own.
 . "$top_srcdir/tests/lib.sh"
 PY=${PYTHON3:-python3}
 CHECK="$top_srcdir/tests/arch_layering.py"
@@ -31,4 +33,22 @@ expect_eq "include cycle" "1: include cycle: netstack/a.h -> netstack/b.h -> net
 out=$("$PY" "$CHECK" "$top_srcdir"); rc=$?
 echo "$out"
 expect_eq "the tree's layering" 0 "$rc"
+CALLS="$top_srcdir/tests/arch_calls.py"
+CC_=${CC:-cc}
+mkobj() { # mkobj NAME SOURCE: $T/b/emu/ctl/.libs/liburoced_la-NAME.o
+	mkdir -p "$T/b/emu/ctl/.libs"
+	printf '%s\n' "$2" >"$T/b/$1.c"
+	"$CC_" -c -o "$T/b/emu/ctl/.libs/liburoced_la-$1.o" "$T/b/$1.c" || fail "cc $1.c"
+}
+mkobj a 'int b(void); int a(void) { return b(); }'
+mkobj b 'int b(void) { return 1; }'
+out=$("$PY" "$CALLS" "$T/b"); rc=$?
+expect_eq "acyclic calls" "0: 2 files, 1 calls between files: no call cycle" "$rc: $out"
+mkobj b 'int a(void); int b(void) { return a(); }'
+out=$("$PY" "$CALLS" "$T/b"); rc=$?
+expect_eq "call cycle" "1: call cycle: emu/ctl/a.c -> emu/ctl/b.c -> emu/ctl/a.c" "$rc: $out"
+
+out=$("$PY" "$CALLS" "$top_builddir"); rc=$?
+echo "$out"
+expect_eq "the daemon's call graph" 0 "$rc"
 echo "ok"

@@ -46,4 +46,4 @@ EXTRA_DIST += tests/daemon_lib.sh tests/daemon_hostile.sh tests/daemon_cleanup.s
 
 # The layering of docs/architecture.md: #include graph of the sources.
 TESTS += tests/arch_layering.sh
-EXTRA_DIST += tests/arch_layering.sh tests/arch_layering.py
+EXTRA_DIST += tests/arch_layering.sh tests/arch_layering.py tests/arch_calls.py

@@ -23,8 +23,8 @@
 
 #define NENT 8
 
-static struct client cl;
-static struct cq cq;
+static struct ctl_client cl;
+static struct ctl_cq cq;
 static int chan[2], asy[2];
 static void *ring;
 

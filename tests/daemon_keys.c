@@ -2,7 +2,7 @@
  * daemon_keys.c - unit tests of memory-key allocation (emu/ctl/keytab.c: keys are
  * index<<8 | variant, key+1 never live, stale keys dead), the round-robin id
  * allocator (emu/ctl/id_alloc.c: QPNs, CQNs) and the per-client handle tables
- * (emu/ctl/client.c objtab_*).
+ * (emu/ctl/objtab.c).
  */
 #include "config.h"
 #include "emu/ctl/client.h"

@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 static struct uroce_dev dev;
-static struct client owner;
-static struct pd pd1 = { .pdn = 1 }, pd2 = { .pdn = 2 };
-static struct mr mr_rw, mr_ro, mr_hole;
+static struct ctl_client owner;
+static struct ctl_pd pd1 = { .pdn = 1 }, pd2 = { .pdn = 2 };
+static struct ctl_mr mr_rw, mr_ro, mr_hole;
 static unsigned char mem[8192];
 static void *hole;
 
@@ -39,16 +39,16 @@ static void setup(void)
 	ck_assert_int_ge(owner.mem_fd, 0);
 	owner.maps_fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(owner.maps_fd, 0);
-	mr_rw = (struct mr){ .pd = &pd1, .addr = (uintptr_t)mem, .length = 4096,
+	mr_rw = (struct ctl_mr){ .pd = &pd1, .addr = (uintptr_t)mem, .length = 4096,
 			     .access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
 			     .owner = &owner };
-	mr_ro = (struct mr){ .pd = &pd2, .addr = (uintptr_t)mem + 4096, .length = 4096, .access = 0, .owner = &owner };
+	mr_ro = (struct ctl_mr){ .pd = &pd2, .addr = (uintptr_t)mem + 4096, .length = 4096, .access = 0, .owner = &owner };
 	ck_assert_int_eq(keytab_alloc(&dev.keys, &mr_rw, &mr_rw.key), 0);
 	ck_assert_int_eq(keytab_alloc(&dev.keys, &mr_ro, &mr_ro.key), 0);
 	hole = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(hole, MAP_FAILED);
 	munmap((char *)hole + 4096, 4096); /* middle page unmapped */
-	mr_hole = (struct mr){ .pd = &pd1, .addr = (uintptr_t)hole, .length = 3 * 4096,
+	mr_hole = (struct ctl_mr){ .pd = &pd1, .addr = (uintptr_t)hole, .length = 3 * 4096,
 			       .access = IBV_ACCESS_LOCAL_WRITE, .owner = &owner };
 	ck_assert_int_eq(keytab_alloc(&dev.keys, &mr_hole, &mr_hole.key), 0);
 	memset(mem, 0, sizeof(mem));

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct client cl;
-static struct qp qp;
-static struct pd pd1 = { .handle = 1, .pdn = 1 }, pd2 = { .handle = 2, .pdn = 2 };
-static struct ah ah1, ah2;
+static struct ctl_client cl;
+static struct ctl_qp qp;
+static struct ctl_pd pd1 = { .handle = 1, .pdn = 1 }, pd2 = { .handle = 2, .pdn = 2 };
+static struct ctl_ah ah1, ah2;
 static struct uroce_qp_ring_layout lay;
 static void *ring;
 
@@ -37,10 +37,10 @@ static void setup(void)
 	qp.ring_size = lay.size;
 	qp.type = IBV_QPT_RC;
 	qp.pd = &pd1;
-	ah1 = (struct ah){ .pd = &pd1 };
+	ah1 = (struct ctl_ah){ .pd = &pd1 };
 	ah1.attr.is_global = 1;
 	ah1.attr.grh.dgid.raw[15] = 0x42;
-	ah2 = (struct ah){ .pd = &pd2 };
+	ah2 = (struct ctl_ah){ .pd = &pd2 };
 	ck_assert_int_eq(objtab_add(&cl.ahs, &ah1, &h), 0);
 	ck_assert_uint_eq(h, 1);
 	ck_assert_int_eq(objtab_add(&cl.ahs, &ah2, &h), 0);

@@ -23,7 +23,7 @@
 
 int admin_write_status(struct uroce_dev *d, FILE *fp)
 {
-	struct client *c;
+	struct ctl_client *c;
 
 	fprintf(fp, "device %s addr %s port %u mtu %u state %s\n", d->name, d->addr_str, d->port,
 		d->mtu, d->port_state == IBV_PORT_ACTIVE ? "PORT_ACTIVE" : "PORT_DOWN");
@@ -58,7 +58,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			c->qps.count, c->ahs.count);
 		/* one indented line per QP: where each connection stands */
 		for (h = 1; h <= c->qps.cap; h++) {
-			const struct qp *qp = objtab_get(&c->qps, h);
+			const struct ctl_qp *qp = objtab_get(&c->qps, h);
 
 			const struct xport_qp_stats *st;
 			struct xport_qp_attr x;
@@ -87,7 +87,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 	return ferror(fp) ? EIO : 0;
 }
 
-int op_admin_status(struct client *c, struct ctl_call *call)
+int op_admin_status(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_admin_status_resp *resp = call->resp;
 	int fd = memfd_create("uroce-status", MFD_CLOEXEC);
@@ -116,7 +116,7 @@ int op_admin_status(struct client *c, struct ctl_call *call)
 	return 0;
 }
 
-int op_admin_link(struct client *c, struct ctl_call *call)
+int op_admin_link(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_admin_link_req *req = call->req;
 
@@ -139,7 +139,7 @@ int admin_capture_open(struct uroce_dev *d, const char *path, char *err, size_t 
 	return 0;
 }
 
-int op_admin_capture_start(struct client *c, struct ctl_call *call)
+int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_dev *d = c->dev;
 	char path[64], err[PCAPW_ERRBUF_SIZE] = "";
@@ -181,12 +181,12 @@ int admin_capture_close(struct uroce_dev *d)
 	return rc;
 }
 
-int op_admin_capture_stop(struct client *c, struct ctl_call *call)
+int op_admin_capture_stop(struct ctl_client *c, struct ctl_call *call)
 {
 	return admin_capture_close(c->dev);
 }
 
-int op_admin_shutdown(struct client *c, struct ctl_call *call)
+int op_admin_shutdown(struct ctl_client *c, struct ctl_call *call)
 {
 	ulog(ULOG_INFO, "shutdown requested by pid %d uid %d", (int)c->pid, (int)c->uid);
 	c->dev->stopping = true;

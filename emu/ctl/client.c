@@ -1,6 +1,6 @@
 /*
- * client.c - per-connection state, handle tables, cleanup when a client goes
- * away, async events (see client.h).
+ * client.c - per-connection state and cleanup when a client goes away (see
+ * client.h).
  */
 #include "config.h"
 #include "emu/ctl/client.h"
@@ -18,60 +18,9 @@
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
-int objtab_add(struct obj_table *t, void *obj, uint32_t *handle)
+struct ctl_client *client_new(struct uroce_dev *d, int fd)
 {
-	uint32_t i;
-
-	for (i = t->hint; i < t->cap; i++)
-		if (!t->slot[i])
-			goto found;
-	if (t->cap == UINT32_MAX / 2)
-		return ENOMEM;
-	{
-		uint32_t ncap = t->cap ? t->cap * 2 : 8;
-		void **n = realloc(t->slot, ncap * sizeof(*n));
-
-		if (!n)
-			return ENOMEM;
-		memset(n + t->cap, 0, (ncap - t->cap) * sizeof(*n));
-		i = t->cap;
-		t->slot = n;
-		t->cap = ncap;
-	}
-found:
-	t->slot[i] = obj;
-	t->count++;
-	t->hint = i + 1;
-	*handle = i + 1;
-	return 0;
-}
-
-void *objtab_get(const struct obj_table *t, uint32_t handle)
-{
-	if (handle == 0 || handle > t->cap)
-		return NULL;
-	return t->slot[handle - 1];
-}
-
-void objtab_del(struct obj_table *t, uint32_t handle)
-{
-	if (!objtab_get(t, handle))
-		return;
-	t->slot[handle - 1] = NULL;
-	t->count--;
-	if (handle - 1 < t->hint)
-		t->hint = handle - 1;
-}
-
-void objtab_fini(struct obj_table *t)
-{
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
-
-struct client *client_new(struct uroce_dev *d, int fd)
-{
-	struct client *c = calloc(1, sizeof(*c));
+	struct ctl_client *c = calloc(1, sizeof(*c));
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	char path[64];
@@ -131,18 +80,18 @@ struct client *client_new(struct uroce_dev *d, int fd)
 		objtab_fini(&(c)->tab);                                \
 	} while (0)
 
-void client_destroy(struct client *c)
+void client_destroy(struct ctl_client *c)
 {
 	struct uroce_dev *d = c->dev;
 	uint32_t nqp = c->qps.count, nah = c->ahs.count, nmr = c->mrs.count, ncq = c->cqs.count,
 		 npd = c->pds.count;
 
 	/* QPs first (they hold CQs and PDs), then AHs and MRs (hold PDs). */
-	DRAIN(c, qps, struct qp, qp_free);
-	DRAIN(c, ahs, struct ah, ah_free);
-	DRAIN(c, mrs, struct mr, mr_free);
-	DRAIN(c, cqs, struct cq, cq_free);
-	DRAIN(c, pds, struct pd, pd_free);
+	DRAIN(c, qps, struct ctl_qp, qp_free);
+	DRAIN(c, ahs, struct ctl_ah, ah_free);
+	DRAIN(c, mrs, struct ctl_mr, mr_free);
+	DRAIN(c, cqs, struct ctl_cq, cq_free);
+	DRAIN(c, pds, struct ctl_pd, pd_free);
 	if (c->hello) {
 		d->n_clients--;
 		ulog(ULOG_INFO, "client#%u pid %d (%s) gone; freed qp=%u ah=%u mr=%u cq=%u pd=%u", c->id,
@@ -167,25 +116,4 @@ void client_destroy(struct client *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	free(c);
-}
-
-int client_async_event(struct client *c, uint64_t element, uint32_t event_type)
-{
-	struct ib_uverbs_async_event_desc ev = { .element = element, .event_type = event_type };
-
-	if (c->async_fd < 0)
-		return EBADF;
-	if (send(c->async_fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(ev)) {
-		int e = errno;
-
-		/* one line per client, not per event: a client that never reads
-		 * its async_fd would otherwise grow the log with every event;
-		 * the total is logged at disconnect */
-		if (c->async_dropped++ == 0)
-			ulog(ULOG_WARN, "client#%u: async event %u lost: %s (further losses counted, logged at disconnect)",
-			     c->id, event_type, strerror(e));
-		return e;
-	}
-	c->async_events++;
-	return 0;
 }

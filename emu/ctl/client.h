@@ -16,28 +16,14 @@
 #include <sys/types.h>
 #include <ev.h>
 
+#include "emu/ctl/objtab.h"
+#include "emu/ctl/async_event.h"
+
 struct uroce_dev;
 
-/* Handle table of one object type: slot[h-1] holds the object of handle h. */
-struct obj_table {
-	void **slot;
-	uint32_t cap;    /* slots allocated */
-	uint32_t count;  /* live objects */
-	uint32_t hint;   /* lowest possibly free slot */
-};
-
-/* Store OBJ, giving its handle in *handle. Returns 0 or ENOMEM. */
-int objtab_add(struct obj_table *t, void *obj, uint32_t *handle);
-/* Object of HANDLE, or NULL (0, out of range, free). */
-void *objtab_get(const struct obj_table *t, uint32_t handle);
-/* Forget HANDLE (must be live). */
-void objtab_del(struct obj_table *t, uint32_t handle);
-/* Free the table's memory (objects must be gone). */
-void objtab_fini(struct obj_table *t);
-
-struct client {
+struct ctl_client {
 	struct uroce_dev *dev;
-	struct client *next, *prev;
+	struct ctl_client *next, *prev;
 
 	int fd;                 /* the SEQPACKET connection */
 	ev_io io;
@@ -67,16 +53,10 @@ struct client {
 
 /* A new client for connection FD (already accepted, non-blocking). Reads
  * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
-struct client *client_new(struct uroce_dev *d, int fd);
+struct ctl_client *client_new(struct uroce_dev *d, int fd);
 
 /* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
  * unlink it from the device and free it. */
-void client_destroy(struct client *c);
-
-/* Write one struct ib_uverbs_async_event_desc {element, event_type} to C's
- * async_fd (non-blocking; counted; a record the full socket cannot take is
- * lost: the first loss of a client is logged, the total at disconnect).
- * Returns 0 or the errno of send. */
-int client_async_event(struct client *c, uint64_t element, uint32_t event_type);
+void client_destroy(struct ctl_client *c);
 
 #endif

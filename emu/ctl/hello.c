@@ -28,7 +28,7 @@
  * Returns 0, EBADF (not a procfs regular file, or wrong open mode) or EPERM
  * (a /proc file of another process, or another file).
  */
-static int proc_file_check(const struct client *c, int fd, const char *name, int accmode)
+static int proc_file_check(const struct ctl_client *c, int fd, const char *name, int accmode)
 {
 	char link[64], want[64], got[128];
 	struct statfs sfs;
@@ -52,7 +52,7 @@ static int proc_file_check(const struct client *c, int fd, const char *name, int
 }
 
 /* Forget the memory descriptors of a HELLO that failed after taking them. */
-static void mem_fds_close(struct client *c)
+static void mem_fds_close(struct ctl_client *c)
 {
 	if (c->mem_fd >= 0)
 		close(c->mem_fd);
@@ -65,7 +65,7 @@ static void mem_fds_close(struct client *c)
  * connecting process, and its address space must still be the one they
  * were opened in (a maps descriptor of a process that has exec'd or exited
  * reads empty). Returns 0 or the errno of the reply. */
-static int take_mem_fds(struct client *c, struct ctl_call *call)
+static int take_mem_fds(struct ctl_client *c, struct ctl_call *call)
 {
 	int rc = proc_file_check(c, call->fds[1], "mem", O_RDWR);
 
@@ -84,7 +84,7 @@ static int take_mem_fds(struct client *c, struct ctl_call *call)
 }
 
 /* Fill the HELLO reply's description of the device. */
-static void describe_device(const struct client *c, struct uroce_hello_resp *resp)
+static void describe_device(const struct ctl_client *c, struct uroce_hello_resp *resp)
 {
 	const struct uroce_dev *d = c->dev;
 
@@ -111,7 +111,7 @@ static void describe_device(const struct client *c, struct uroce_hello_resp *res
 	snprintf(resp->dev_name, sizeof(resp->dev_name), "%s", d->name);
 }
 
-int op_hello(struct client *c, struct ctl_call *call)
+int op_hello(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_hello_req *req = call->req;
 	struct uroce_dev *d = c->dev;

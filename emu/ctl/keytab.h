@@ -19,7 +19,7 @@
 #include "emu/ctl/id_alloc.h"
 
 struct keytab_slot {
-	void *obj;        /* owner (struct mr *), NULL = free */
+	void *obj;        /* owner (struct ctl_mr *), NULL = free */
 	uint8_t variant;  /* variant of the current (or next) key of this slot */
 	uint8_t stride;   /* odd: added to variant at each reuse */
 };

@@ -12,12 +12,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
-int op_create_ah(struct client *c, struct ctl_call *call)
+int op_create_ah(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_create_ah_req *req = call->req;
 	struct uroce_handle_resp *resp = call->resp;
-	struct pd *pd = objtab_get(&c->pds, req->pd_handle);
-	struct ah *ah;
+	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
+	struct ctl_ah *ah;
 	int rc;
 
 	if (!pd || req->reserved)
@@ -49,7 +49,7 @@ int op_create_ah(struct client *c, struct ctl_call *call)
 	return 0;
 }
 
-void ah_free(struct client *c, struct ah *ah)
+void ah_free(struct ctl_client *c, struct ctl_ah *ah)
 {
 	objtab_del(&c->ahs, ah->handle);
 	ah->pd->users--;
@@ -57,9 +57,9 @@ void ah_free(struct client *c, struct ah *ah)
 	free(ah);
 }
 
-int op_destroy_ah(struct client *c, struct ctl_call *call)
+int op_destroy_ah(struct ctl_client *c, struct ctl_call *call)
 {
-	struct ah *ah = objtab_get(&c->ahs, req_handle(call));
+	struct ctl_ah *ah = objtab_get(&c->ahs, req_handle(call));
 
 	if (!ah)
 		return EINVAL;

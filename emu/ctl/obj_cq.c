@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct uroce_cq_ring_hdr *ring_hdr(const struct cq *cq)
+static struct uroce_cq_ring_hdr *ring_hdr(const struct ctl_cq *cq)
 {
 	return cq->ring;
 }
@@ -57,12 +57,12 @@ void *map_client_ring(int fd, uint64_t size, int *err)
 	return p;
 }
 
-int op_create_cq(struct client *c, struct ctl_call *call)
+int op_create_cq(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_create_cq_req *req = call->req;
 	struct uroce_create_cq_resp *resp = call->resp;
 	struct uroce_dev *d = c->dev;
-	struct cq *cq;
+	struct ctl_cq *cq;
 	struct stat st;
 	int rc;
 
@@ -83,14 +83,9 @@ int op_create_cq(struct client *c, struct ctl_call *call)
 	cq->ring = map_client_ring(call->fds[0], cq->ring_size, &rc);
 	if (!cq->ring)
 		goto fail;
-	rc = id_alloc_get(&d->cqns, &cq->cqn);
+	rc = objtab_add_numbered(&c->cqs, &d->cqns, cq, &cq->cqn, &cq->handle);
 	if (rc)
 		goto fail_unmap;
-	rc = objtab_add(&c->cqs, cq, &cq->handle);
-	if (rc) {
-		id_alloc_put(&d->cqns, cq->cqn);
-		goto fail_unmap;
-	}
 	cq->user_handle = req->user_handle;
 	cq->cqe = req->cqe;
 	cq->nent = req->nent;
@@ -117,7 +112,7 @@ fail:
 	return rc;
 }
 
-void cq_free(struct client *c, struct cq *cq)
+void cq_free(struct ctl_client *c, struct ctl_cq *cq)
 {
 	objtab_del(&c->cqs, cq->handle);
 	id_alloc_put(&c->dev->cqns, cq->cqn);
@@ -128,10 +123,10 @@ void cq_free(struct client *c, struct cq *cq)
 	free(cq);
 }
 
-int op_destroy_cq(struct client *c, struct ctl_call *call)
+int op_destroy_cq(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_destroy_cq_resp *resp = call->resp;
-	struct cq *cq = objtab_get(&c->cqs, req_handle(call));
+	struct ctl_cq *cq = objtab_get(&c->cqs, req_handle(call));
 
 	if (!cq)
 		return EINVAL;

@@ -23,14 +23,14 @@
 #define MR_ACCESS_UNSUPPORTED (IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
 			       IBV_ACCESS_HUGETLB)
 
-int op_reg_mr(struct client *c, struct ctl_call *call)
+int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_reg_mr_req *req = call->req;
 	struct uroce_reg_mr_resp *resp = call->resp;
 	struct uroce_dev *d = c->dev;
-	struct pd *pd = objtab_get(&c->pds, req->pd_handle);
+	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
 	uint32_t acc = req->access;
-	struct mr *mr;
+	struct ctl_mr *mr;
 	int rc;
 
 	if (!pd)
@@ -84,7 +84,7 @@ fail:
 	return rc;
 }
 
-void mr_free(struct client *c, struct mr *mr)
+void mr_free(struct ctl_client *c, struct ctl_mr *mr)
 {
 	keytab_free(&c->dev->keys, mr->key);
 	objtab_del(&c->mrs, mr->handle);
@@ -93,9 +93,9 @@ void mr_free(struct client *c, struct mr *mr)
 	free(mr);
 }
 
-int op_dereg_mr(struct client *c, struct ctl_call *call)
+int op_dereg_mr(struct ctl_client *c, struct ctl_call *call)
 {
-	struct mr *mr = objtab_get(&c->mrs, req_handle(call));
+	struct ctl_mr *mr = objtab_get(&c->mrs, req_handle(call));
 
 	if (!mr)
 		return EINVAL;

@@ -13,10 +13,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-int op_alloc_pd(struct client *c, struct ctl_call *call)
+int op_alloc_pd(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_handle_resp *resp = call->resp;
-	struct pd *pd;
+	struct ctl_pd *pd;
 	int rc;
 
 	if (req_handle(call) != 0 || ((const struct uroce_handle_req *)call->req)->reserved)
@@ -28,14 +28,8 @@ int op_alloc_pd(struct client *c, struct ctl_call *call)
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return ENOMEM;
-	rc = id_alloc_get(&c->dev->pdns, &pd->pdn);
+	rc = objtab_add_numbered(&c->pds, &c->dev->pdns, pd, &pd->pdn, &pd->handle);
 	if (rc) {
-		free(pd);
-		return rc;
-	}
-	rc = objtab_add(&c->pds, pd, &pd->handle);
-	if (rc) {
-		id_alloc_put(&c->dev->pdns, pd->pdn);
 		free(pd);
 		return rc;
 	}
@@ -44,7 +38,7 @@ int op_alloc_pd(struct client *c, struct ctl_call *call)
 	return 0;
 }
 
-void pd_free(struct client *c, struct pd *pd)
+void pd_free(struct ctl_client *c, struct ctl_pd *pd)
 {
 	objtab_del(&c->pds, pd->handle);
 	id_alloc_put(&c->dev->pdns, pd->pdn);
@@ -52,9 +46,9 @@ void pd_free(struct client *c, struct pd *pd)
 	free(pd);
 }
 
-int op_dealloc_pd(struct client *c, struct ctl_call *call)
+int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call)
 {
-	struct pd *pd = objtab_get(&c->pds, req_handle(call));
+	struct ctl_pd *pd = objtab_get(&c->pds, req_handle(call));
 
 	if (!pd)
 		return EINVAL;

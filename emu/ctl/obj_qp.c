@@ -25,16 +25,16 @@ static const char *qp_type_name(enum ibv_qp_type t)
 	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : t == IBV_QPT_UD ? "UD" : "?";
 }
 
-int op_create_qp(struct client *c, struct ctl_call *call)
+int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_create_qp_req *req = call->req;
 	struct uroce_create_qp_resp *resp = call->resp;
 	struct uroce_dev *d = c->dev;
-	struct pd *pd;
-	struct cq *scq, *rcq;
+	struct ctl_pd *pd;
+	struct ctl_cq *scq, *rcq;
 	struct ibv_qp_cap cap = req->cap;
 	struct uroce_qp_ring_layout lay;
-	struct qp *qp;
+	struct ctl_qp *qp;
 	int rc;
 
 	if (req->qp_type != IBV_QPT_RC && req->qp_type != IBV_QPT_UC && req->qp_type != IBV_QPT_UD)
@@ -65,14 +65,9 @@ int op_create_qp(struct client *c, struct ctl_call *call)
 		if (!qp->ring)
 			goto fail;
 	}
-	rc = id_alloc_get(&d->qpns, &qp->qpn);
+	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
 	if (rc)
 		goto fail_unmap;
-	rc = objtab_add(&c->qps, qp, &qp->handle);
-	if (rc) {
-		id_alloc_put(&d->qpns, qp->qpn);
-		goto fail_unmap;
-	}
 	qp->user_handle = req->user_handle;
 	qp->type = req->qp_type;
 	qp->sq_sig_all = req->sq_sig_all;
@@ -106,7 +101,7 @@ fail:
 	return rc;
 }
 
-void qp_free(struct client *c, struct qp *qp)
+void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 {
 	struct uroce_dev *d = c->dev;
 
@@ -124,7 +119,7 @@ void qp_free(struct client *c, struct qp *qp)
 
 /* Keep the attributes in MASK that only ibv_query_qp needs (values already
  * checked); RESET forgets them (IBTA 10.3.1: back to the created state). */
-static void qp_apply_query_attrs(struct qp *qp, const struct ibv_qp_attr *a, uint32_t mask,
+static void qp_apply_query_attrs(struct ctl_qp *qp, const struct ibv_qp_attr *a, uint32_t mask,
 				 enum ibv_qp_state next)
 {
 	if (next == IBV_QPS_RESET) {
@@ -147,12 +142,12 @@ static void qp_apply_query_attrs(struct qp *qp, const struct ibv_qp_attr *a, uin
 		qp->path_mig_state = a->path_mig_state;
 }
 
-int op_modify_qp(struct client *c, struct ctl_call *call)
+int op_modify_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_modify_qp_req *req = call->req;
 	struct uroce_modify_qp_resp *resp = call->resp;
 	struct uroce_dev *d = c->dev;
-	struct qp *qp = objtab_get(&c->qps, req->handle);
+	struct ctl_qp *qp = objtab_get(&c->qps, req->handle);
 	struct qp_limits lim = {
 		.active_mtu = d->active_mtu,
 		.gid_tbl_len = d->gid_tbl_len,
@@ -198,11 +193,11 @@ int op_modify_qp(struct client *c, struct ctl_call *call)
 	return 0;
 }
 
-int op_query_qp(struct client *c, struct ctl_call *call)
+int op_query_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_query_qp_req *req = call->req;
 	struct uroce_query_qp_resp *resp = call->resp;
-	struct qp *qp = objtab_get(&c->qps, req->handle);
+	struct ctl_qp *qp = objtab_get(&c->qps, req->handle);
 	struct xport_qp_attr x;
 	struct ibv_qp_attr *a;
 
@@ -237,10 +232,10 @@ int op_query_qp(struct client *c, struct ctl_call *call)
 	return 0;
 }
 
-int op_destroy_qp(struct client *c, struct ctl_call *call)
+int op_destroy_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_destroy_qp_resp *resp = call->resp;
-	struct qp *qp = objtab_get(&c->qps, req_handle(call));
+	struct ctl_qp *qp = objtab_get(&c->qps, req_handle(call));
 
 	if (!qp)
 		return EINVAL;

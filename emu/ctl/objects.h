@@ -21,26 +21,26 @@
 #include <infiniband/verbs.h>
 #include "uroce/abi.h"
 
-struct client;
+struct ctl_client;
 struct xport_qp;
 
-struct pd {
+struct ctl_pd {
 	uint32_t handle;
 	uint32_t pdn;            /* device-wide PD number (the data path compares these) */
 	uint32_t users;          /* MRs, QPs and AHs using it (DEALLOC_PD: EBUSY) */
 };
 
-struct mr {
+struct ctl_mr {
 	uint32_t handle;
-	struct pd *pd;
+	struct ctl_pd *pd;
 	uint64_t addr;           /* virtual address in the client process */
 	uint64_t length;         /* bytes */
 	uint32_t access;         /* enum ibv_access_flags */
 	uint32_t key;            /* lkey == rkey */
-	struct client *owner;
+	struct ctl_client *owner;
 };
 
-struct cq {
+struct ctl_cq {
 	uint32_t handle;
 	uint32_t cqn;
 	uint64_t user_handle;    /* struct ibv_cq * in the client */
@@ -61,17 +61,17 @@ struct cq {
 	uint32_t arm_ci;
 	uint32_t comp_events;    /* completion events written to chan_fd */
 	uint32_t async_events;   /* async events (CQ_ERR) about this CQ */
-	struct client *owner;
+	struct ctl_client *owner;
 };
 
-struct qp {
+struct ctl_qp {
 	uint32_t handle;
 	uint32_t qpn;
 	uint64_t user_handle;    /* struct ibv_qp * in the client */
 	enum ibv_qp_type type;
 	bool sq_sig_all;
-	struct pd *pd;
-	struct cq *send_cq, *recv_cq;
+	struct ctl_pd *pd;
+	struct ctl_cq *send_cq, *recv_cq;
 	struct ibv_qp_cap cap;   /* rounded caps */
 	/* What ibv_query_qp reports beyond the engine's state and transport
 	 * attributes (xport_qp_query): the address vector as given, the P_Key
@@ -88,12 +88,12 @@ struct qp {
 	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
 	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
 	uint32_t async_events;
-	struct client *owner;
+	struct ctl_client *owner;
 };
 
-struct ah {
+struct ctl_ah {
 	uint32_t handle;
-	struct pd *pd;
+	struct ctl_pd *pd;
 	struct ibv_ah_attr attr;
 };
 
@@ -108,35 +108,35 @@ struct ctl_call {
 	bool close_out;          /* close out_fds after sending (they are copies) */
 };
 
-typedef int (*ctl_handler)(struct client *c, struct ctl_call *call);
+typedef int (*ctl_handler)(struct ctl_client *c, struct ctl_call *call);
 
-int op_hello(struct client *c, struct ctl_call *call);
-int op_query_port(struct client *c, struct ctl_call *call);
-int op_alloc_pd(struct client *c, struct ctl_call *call);
-int op_dealloc_pd(struct client *c, struct ctl_call *call);
-int op_reg_mr(struct client *c, struct ctl_call *call);
-int op_dereg_mr(struct client *c, struct ctl_call *call);
-int op_create_cq(struct client *c, struct ctl_call *call);
-int op_destroy_cq(struct client *c, struct ctl_call *call);
-int op_create_qp(struct client *c, struct ctl_call *call);
-int op_modify_qp(struct client *c, struct ctl_call *call);
-int op_query_qp(struct client *c, struct ctl_call *call);
-int op_destroy_qp(struct client *c, struct ctl_call *call);
-int op_create_ah(struct client *c, struct ctl_call *call);
-int op_destroy_ah(struct client *c, struct ctl_call *call);
-int op_admin_status(struct client *c, struct ctl_call *call);
-int op_admin_link(struct client *c, struct ctl_call *call);
-int op_admin_capture_start(struct client *c, struct ctl_call *call);
-int op_admin_capture_stop(struct client *c, struct ctl_call *call);
-int op_admin_shutdown(struct client *c, struct ctl_call *call);
+int op_hello(struct ctl_client *c, struct ctl_call *call);
+int op_query_port(struct ctl_client *c, struct ctl_call *call);
+int op_alloc_pd(struct ctl_client *c, struct ctl_call *call);
+int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call);
+int op_reg_mr(struct ctl_client *c, struct ctl_call *call);
+int op_dereg_mr(struct ctl_client *c, struct ctl_call *call);
+int op_create_cq(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
+int op_create_qp(struct ctl_client *c, struct ctl_call *call);
+int op_modify_qp(struct ctl_client *c, struct ctl_call *call);
+int op_query_qp(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_qp(struct ctl_client *c, struct ctl_call *call);
+int op_create_ah(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_ah(struct ctl_client *c, struct ctl_call *call);
+int op_admin_status(struct ctl_client *c, struct ctl_call *call);
+int op_admin_link(struct ctl_client *c, struct ctl_call *call);
+int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call);
+int op_admin_capture_stop(struct ctl_client *c, struct ctl_call *call);
+int op_admin_shutdown(struct ctl_client *c, struct ctl_call *call);
 
 /* Destructors: free the object, release its keys/numbers and its
  * references; the caller has checked it is unused where that matters. */
-void pd_free(struct client *c, struct pd *pd);
-void mr_free(struct client *c, struct mr *mr);
-void cq_free(struct client *c, struct cq *cq);
-void qp_free(struct client *c, struct qp *qp);
-void ah_free(struct client *c, struct ah *ah);
+void pd_free(struct ctl_client *c, struct ctl_pd *pd);
+void mr_free(struct ctl_client *c, struct ctl_mr *mr);
+void cq_free(struct ctl_client *c, struct ctl_cq *cq);
+void qp_free(struct ctl_client *c, struct ctl_qp *qp);
+void ah_free(struct ctl_client *c, struct ctl_ah *ah);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err

@@ -23,6 +23,14 @@ struct qp_transition {
 /* Attributes a connected QP may change in RTS / SQD (no path migration is
  * modelled, but the masks are the spec's). */
 #define CONN_RTS_OPT (A(CUR_STATE) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(PATH_MIG_STATE))
+/* Optional attributes of RTR->RTS, RTS->RTS and SQD->RTS: the same set for
+ * all three. */
+#define TO_RTS_OPT                                              \
+	{                                                       \
+		[T_RC] = CONN_RTS_OPT | A(MIN_RNR_TIMER),       \
+		[T_UC] = CONN_RTS_OPT,                          \
+		[T_UD] = A(CUR_STATE) | A(QKEY),                \
+	}
 
 static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 	[S(RESET)] = {
@@ -72,11 +80,7 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
 			},
-			.opt = {
-				[T_RC] = CONN_RTS_OPT | A(MIN_RNR_TIMER),
-				[T_UC] = CONN_RTS_OPT,
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 	},
 	[S(RTS)] = {
@@ -84,11 +88,7 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 		[S(ERR)] = { .valid = 1 },
 		[S(RTS)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = CONN_RTS_OPT | A(MIN_RNR_TIMER),
-				[T_UC] = CONN_RTS_OPT,
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[S(SQD)] = {
 			.valid = 1,
@@ -104,11 +104,7 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 		[S(ERR)] = { .valid = 1 },
 		[S(RTS)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = CONN_RTS_OPT | A(MIN_RNR_TIMER),
-				[T_UC] = CONN_RTS_OPT,
-				[T_UD] = A(CUR_STATE) | A(QKEY),
-			},
+			.opt = TO_RTS_OPT,
 		},
 		[S(SQD)] = {
 			.valid = 1,

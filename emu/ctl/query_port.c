@@ -9,7 +9,7 @@
 
 #include <errno.h>
 
-int op_query_port(struct client *c, struct ctl_call *call)
+int op_query_port(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_query_port_req *req = call->req;
 	struct uroce_query_port_resp *resp = call->resp;

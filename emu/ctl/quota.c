@@ -33,7 +33,7 @@ static uint32_t limit_of(const struct uroce_dev *d, enum quota_kind kind)
 	return d->quota.max[kind] ? d->quota.max[kind] : kinds[kind].def;
 }
 
-static uint32_t client_usage(const struct client *c, enum quota_kind kind)
+static uint32_t client_usage(const struct ctl_client *c, enum quota_kind kind)
 {
 	switch (kind) {
 	case QUOTA_CLIENTS: return 1;
@@ -48,7 +48,7 @@ static uint32_t client_usage(const struct client *c, enum quota_kind kind)
 
 uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind)
 {
-	const struct client *c;
+	const struct ctl_client *c;
 	uint32_t n = 0;
 
 	for (c = d->clients; c; c = c->next)
@@ -58,12 +58,12 @@ uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind)
 }
 
 /* Root and the user who started the daemon administer it: no quotas. */
-static bool privileged(const struct client *c)
+static bool privileged(const struct ctl_client *c)
 {
 	return c->uid == 0 || c->uid == c->dev->uid;
 }
 
-int quota_check(const struct client *c, enum quota_kind kind)
+int quota_check(const struct ctl_client *c, enum quota_kind kind)
 {
 	uint32_t max = limit_of(c->dev, kind);
 
@@ -74,12 +74,12 @@ int quota_check(const struct client *c, enum quota_kind kind)
 	return ENOMEM;
 }
 
-bool quota_fd_ok(const struct client *c, int fd)
+bool quota_fd_ok(const struct ctl_client *c, int fd)
 {
 	return privileged(c) || fd < c->dev->quota.fd_limit - QUOTA_FD_RESERVE;
 }
 
-int quota_admit(const struct client *c)
+int quota_admit(const struct ctl_client *c)
 {
 	uint32_t max = limit_of(c->dev, QUOTA_CLIENTS);
 	uint32_t n = quota_usage(c->dev, c->uid, QUOTA_CLIENTS);
@@ -97,7 +97,7 @@ int quota_admit(const struct client *c)
 
 void quota_status(const struct uroce_dev *d, FILE *fp)
 {
-	const struct client *c, *o;
+	const struct ctl_client *c, *o;
 	int k;
 
 	fprintf(fp, "quota per_uid");

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-struct client;
+struct ctl_client;
 struct uroce_dev;
 
 enum quota_kind { QUOTA_CLIENTS, QUOTA_PD, QUOTA_CQ, QUOTA_QP, QUOTA_MR, QUOTA_AH, QUOTA_NKINDS };
@@ -50,7 +50,7 @@ uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind)
  * ibv_reg_mr(3), ibv_create_cq(3), ibv_create_qp(3), ibv_create_ah(3)).
  * Returns 0 or ENOMEM (one rate-limited log line names the uid and kind).
  */
-int quota_check(const struct client *c, enum quota_kind kind);
+int quota_check(const struct ctl_client *c, enum quota_kind kind);
 
 /*
  * quota_admit - a new connection C (already counted among the clients):
@@ -58,12 +58,12 @@ int quota_check(const struct client *c, enum quota_kind kind);
  * (over the uid's connection limit); -1 = close it now (more than
  * QUOTA_REFUSED_HELD over, or its descriptor is in the reserve).
  */
-int quota_admit(const struct client *c);
+int quota_admit(const struct ctl_client *c);
 
 /* May C (its uid) hold descriptor number FD? Root and the daemon's uid:
  * always; other uids: only below fd_limit - QUOTA_FD_RESERVE (the kernel
  * hands out the lowest free number, so the reserve is the top of the table). */
-bool quota_fd_ok(const struct client *c, int fd);
+bool quota_fd_ok(const struct ctl_client *c, int fd);
 
 /* Status lines: "quota per_uid clients=N pd=N cq=N qp=N mr=N ah=N
  * fd_limit=N fd_reserve=N", then one "uid N clients=N pd=N ..." line per uid

@@ -62,7 +62,7 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 };
 
 /* Send the reply in BUF (LEN bytes) with descriptors FDS. Returns 0 or errno. */
-static int send_reply(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
+static int send_reply(struct ctl_client *c, const void *buf, size_t len, const int *fds, int nfds)
 {
 	if (uroce_send_fds(c->fd, buf, len, fds, nfds, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
 		return errno ? errno : EIO;
@@ -70,7 +70,7 @@ static int send_reply(struct client *c, const void *buf, size_t len, const int *
 }
 
 /* Validate and run one request; fill RESP (header included). */
-static int dispatch(struct client *c, const unsigned char *buf, ssize_t n, int msg_flags, int *fds,
+static int dispatch(struct ctl_client *c, const unsigned char *buf, ssize_t n, int msg_flags, int *fds,
 		    int nfds, unsigned char *resp, size_t *resp_len, struct ctl_call *call,
 		    const struct op_desc **descp)
 {
@@ -137,7 +137,7 @@ static int dispatch(struct client *c, const unsigned char *buf, ssize_t n, int m
 }
 
 /* Read and answer one datagram. Returns false when the client is gone. */
-static bool client_read_one(struct client *c)
+static bool client_read_one(struct ctl_client *c)
 {
 	struct uroce_dev *d = c->dev;
 	_Alignas(8) unsigned char buf[UROCE_MSG_MAX];
@@ -220,7 +220,7 @@ static bool client_read_one(struct client *c)
 
 static void client_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct client *c = w->data;
+	struct ctl_client *c = w->data;
 	int i;
 
 	/* A few datagrams per wake-up, then let other clients run. */
@@ -237,7 +237,7 @@ static void client_cb(struct ev_loop *loop, ev_io *w, int revents)
 static void listen_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct uroce_dev *d = w->data;
-	struct client *c;
+	struct ctl_client *c;
 	int fd;
 
 	while ((fd = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {

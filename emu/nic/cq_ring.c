@@ -21,12 +21,12 @@
 #define CQE_RESP_ERR 14
 #define CQE_SE 0x2
 
-static struct uroce_cq_ring_hdr *ring_hdr(const struct cq *cq)
+static struct uroce_cq_ring_hdr *ring_hdr(const struct ctl_cq *cq)
 {
 	return cq->ring;
 }
 
-static struct mlx5_cqe64 *ring_cqe(const struct cq *cq, uint32_t n)
+static struct mlx5_cqe64 *ring_cqe(const struct ctl_cq *cq, uint32_t n)
 {
 	return (struct mlx5_cqe64 *)((char *)cq->ring + UROCE_CQ_RING_HDR_SIZE) + (n & (cq->nent - 1));
 }
@@ -140,7 +140,7 @@ void cqe_build(const struct xport_cqe *c, uint64_t ts, bool ipv6, struct mlx5_cq
 }
 
 /* Deliver the completion event of an armed CQ and disarm it. */
-static void cq_fire(struct cq *cq)
+static void cq_fire(struct ctl_cq *cq)
 {
 	struct ib_uverbs_comp_event_desc ev = { .cq_handle = cq->user_handle };
 
@@ -161,7 +161,7 @@ static int cqe_wakes_solicited(uint8_t op_own)
 	       CQE_OPCODE(op_own) == CQE_RESP_ERR;
 }
 
-void cq_check_arm(struct cq *cq)
+void cq_check_arm(struct ctl_cq *cq)
 {
 	uint32_t word = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[1], __ATOMIC_ACQUIRE));
 
@@ -175,7 +175,7 @@ void cq_check_arm(struct cq *cq)
 	cq->arm_ci = word & UROCE_CQ_CI_MASK;
 }
 
-int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe)
+int cq_push(struct ctl_cq *cq, const struct mlx5_cqe64 *cqe)
 {
 	struct mlx5_cqe64 *slot;
 	uint32_t ci, used;

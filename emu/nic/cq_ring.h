@@ -47,11 +47,11 @@ uint8_t cqe_vendor_err(enum ibv_wc_status status);
 /* MLX5_OPCODE_* of a send work request opcode (0 if it has none). */
 uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op);
 
-struct cq;
+struct ctl_cq;
 
 /* Read CQ's arm word and remember an arm request (see abi.h): called on the
  * doorbell and before deciding whether a new CQE fires an event. */
-void cq_check_arm(struct cq *cq);
+void cq_check_arm(struct ctl_cq *cq);
 
 /*
  * cq_push - write one CQE into CQ's ring (all of CQE but op_own's owner bit
@@ -61,6 +61,6 @@ void cq_check_arm(struct cq *cq);
  * and IBV_EVENT_CQ_ERR is sent, unless UROCE_CQ_IGNORE_OVERRUN), or EIO if the
  * CQ already is in error.
  */
-int cq_push(struct cq *cq, const struct mlx5_cqe64 *cqe);
+int cq_push(struct ctl_cq *cq, const struct mlx5_cqe64 *cqe);
 
 #endif

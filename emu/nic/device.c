@@ -187,7 +187,7 @@ void dev_port_attr(const struct uroce_dev *d, struct ibv_port_attr *pa)
 void dev_set_link(struct uroce_dev *d, bool up)
 {
 	enum ibv_port_state s = up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
-	struct client *c;
+	struct ctl_client *c;
 
 	if (d->port_state == s)
 		return;

@@ -21,8 +21,8 @@
 #include "emu/ctl/quota.h"
 #include "emu/nic/udp_port.h"
 
-struct client;
-struct qp;
+struct ctl_client;
+struct ctl_qp;
 struct pcapw;
 struct xport_dev;
 
@@ -80,7 +80,7 @@ struct uroce_dev {
 
 	struct dev_counts counts;
 	struct quota quota;             /* per-uid limits (emu/ctl/quota.h) */
-	struct client *clients;         /* doubly linked list of connections */
+	struct ctl_client *clients;         /* doubly linked list of connections */
 	uint32_t n_clients;             /* verbs clients (after HELLO) */
 	uint32_t next_client_id;
 

@@ -23,14 +23,14 @@
 
 /* A WQE the daemon cannot execute: the engine completes it with
  * LOC_QP_OP_ERR after the older ones and moves the QP to ERR. */
-static void bad_wqe(struct qp *qp, uint32_t n, bool is_recv, int why)
+static void bad_wqe(struct ctl_qp *qp, uint32_t n, bool is_recv, int why)
 {
 	ulog(ULOG_WARN, "client#%u qpn 0x%x: %s WQE %u refused (%s): QP to ERR", qp->owner->id, qp->qpn,
 	     is_recv ? "receive" : "send", n, strerror(why));
 	xport_post_refused(qp->xqp, is_recv, n);
 }
 
-static void qp_doorbell(struct qp *qp)
+static void qp_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	uint32_t pi, n, budget;
@@ -68,12 +68,12 @@ static void qp_doorbell(struct qp *qp)
 	}
 }
 
-void doorbell_post_wqes(struct client *c)
+void doorbell_post_wqes(struct ctl_client *c)
 {
 	uint32_t h;
 
 	for (h = 1; h <= c->qps.cap; h++) {
-		struct qp *qp = objtab_get(&c->qps, h);
+		struct ctl_qp *qp = objtab_get(&c->qps, h);
 
 		if (qp && qp->ring && qp->xqp)
 			qp_doorbell(qp);
@@ -82,7 +82,7 @@ void doorbell_post_wqes(struct client *c)
 
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-	struct client *c = w->data;
+	struct ctl_client *c = w->data;
 	uint64_t v;
 	uint32_t h;
 
@@ -92,14 +92,14 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	/* new WQEs first: their completions may be what an arm waits for */
 	doorbell_post_wqes(c);
 	for (h = 1; h <= c->cqs.cap; h++) {
-		struct cq *cq = objtab_get(&c->cqs, h);
+		struct ctl_cq *cq = objtab_get(&c->cqs, h);
 
 		if (cq)
 			cq_check_arm(cq);
 	}
 }
 
-int doorbell_open(struct client *c)
+int doorbell_open(struct ctl_client *c)
 {
 	int db = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 
@@ -116,7 +116,7 @@ int doorbell_open(struct client *c)
 	return 0;
 }
 
-void doorbell_close(struct client *c)
+void doorbell_close(struct ctl_client *c)
 {
 	if (c->db_fd < 0)
 		return;

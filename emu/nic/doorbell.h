@@ -11,18 +11,18 @@
 #ifndef UROCE_EMU_NIC_DOORBELL_H
 #define UROCE_EMU_NIC_DOORBELL_H
 
-struct client;
+struct ctl_client;
 
 /* Create C's doorbell eventfd (c->db_fd, non-blocking) and watch it on the
  * device loop. Returns 0, EMFILE (descriptor budget, quota.h) or the errno
  * of eventfd. */
-int doorbell_open(struct client *c);
+int doorbell_open(struct ctl_client *c);
 
 /* Stop watching and close C's doorbell (no-op if none). */
-void doorbell_close(struct client *c);
+void doorbell_close(struct ctl_client *c);
 
 /* Post every new WQE of C's QP rings, at most one ring's capacity per
  * queue per call. */
-void doorbell_post_wqes(struct client *c);
+void doorbell_post_wqes(struct ctl_client *c);
 
 #endif

@@ -35,7 +35,7 @@ static enum xport_mem_status dp_mem(void *ctx, struct xport_qp *xqp, uint32_t pd
 static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe *c)
 {
 	struct uroce_dev *d = ctx;
-	struct qp *qp = xport_qp_user(xqp);
+	struct ctl_qp *qp = xport_qp_user(xqp);
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct mlx5_cqe64 cqe;
 	int rc;
@@ -54,7 +54,7 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 
 static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct qp *qp = w->data;
+	struct ctl_qp *qp = w->data;
 
 	xport_timer_expired(qp->xqp);
 }
@@ -62,7 +62,7 @@ static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void dp_timer_arm(void *ctx, struct xport_qp *xqp, uint64_t when_ns)
 {
 	struct uroce_dev *d = ctx;
-	struct qp *qp = xport_qp_user(xqp);
+	struct ctl_qp *qp = xport_qp_user(xqp);
 	uint64_t now = dp_now_ns(ctx);
 
 	ev_timer_stop(d->loop, &qp->timer);
@@ -74,7 +74,7 @@ static void dp_timer_arm(void *ctx, struct xport_qp *xqp, uint64_t when_ns)
 
 static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type event)
 {
-	struct qp *qp = xport_qp_user(xqp);
+	struct ctl_qp *qp = xport_qp_user(xqp);
 
 	if (event != IBV_EVENT_SQ_DRAINED)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x -> ERR (event %d)", qp->owner->id, qp->qpn, event);
@@ -88,7 +88,7 @@ static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type eve
 static void dp_schedule(void *ctx, struct xport_qp *xqp)
 {
 	struct uroce_dev *d = ctx;
-	struct qp *qp = xport_qp_user(xqp);
+	struct ctl_qp *qp = xport_qp_user(xqp);
 
 	ev_check_start(d->loop, &qp->run_check);
 	ev_idle_start(d->loop, &qp->run_idle);
@@ -96,7 +96,7 @@ static void dp_schedule(void *ctx, struct xport_qp *xqp)
 
 static void qp_run_cb(struct ev_loop *loop, ev_check *w, int revents)
 {
-	struct qp *qp = w->data;
+	struct ctl_qp *qp = w->data;
 
 	ev_check_stop(loop, &qp->run_check);
 	ev_idle_stop(loop, &qp->run_idle);
@@ -112,7 +112,7 @@ static void qp_idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
  * carry their AH's, which the engine does not pass here: 0. */
 static uint8_t qp_tclass(struct xport_qp *xqp)
 {
-	const struct qp *qp = xqp ? xport_qp_user(xqp) : NULL;
+	const struct ctl_qp *qp = xqp ? xport_qp_user(xqp) : NULL;
 
 	return qp && qp->type != IBV_QPT_UD ? qp->ah_attr.grh.traffic_class : 0;
 }
@@ -166,7 +166,7 @@ void engine_fini(struct uroce_dev *d)
 	d->xdev = NULL;
 }
 
-int engine_qp_create(struct qp *qp)
+int engine_qp_create(struct ctl_qp *qp)
 {
 	struct uroce_dev *d = qp->owner->dev;
 
@@ -182,7 +182,7 @@ int engine_qp_create(struct qp *qp)
 	return 0;
 }
 
-void engine_qp_destroy(struct qp *qp)
+void engine_qp_destroy(struct ctl_qp *qp)
 {
 	if (!qp->xqp)
 		return;

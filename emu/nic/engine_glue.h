@@ -9,7 +9,7 @@
 #define UROCE_EMU_NIC_ENGINE_GLUE_H
 
 struct uroce_dev;
-struct qp;
+struct ctl_qp;
 
 /* Create the device's engine and its network port (port.c). Returns 0 or
  * errno (ENOMEM, EINVAL). */
@@ -18,8 +18,8 @@ void engine_fini(struct uroce_dev *d);
 
 /* Engine QP for a new daemon QP (in RESET), with its timer and run
  * watchers. Returns 0 or errno. */
-int engine_qp_create(struct qp *qp);
+int engine_qp_create(struct ctl_qp *qp);
 /* Drop the engine QP (outstanding WQEs vanish without completions). */
-void engine_qp_destroy(struct qp *qp);
+void engine_qp_destroy(struct ctl_qp *qp);
 
 #endif

@@ -43,7 +43,7 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
 				 enum xport_mem_op op)
 {
-	const struct mr *mr = keytab_lookup(&d->keys, key);
+	const struct ctl_mr *mr = keytab_lookup(&d->keys, key);
 
 	(void)is_rkey;
 	if (!mr)
@@ -69,7 +69,7 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 
 /* A stream over C's maps descriptor from its start (a dup: the seq_file
  * position is shared, the FILE's buffer is not), or NULL. */
-static FILE *maps_open(const struct client *c)
+static FILE *maps_open(const struct ctl_client *c)
 {
 	int fd;
 	FILE *fp;
@@ -85,7 +85,7 @@ static FILE *maps_open(const struct client *c)
 	return fp;
 }
 
-bool mem_maps_live(const struct client *c)
+bool mem_maps_live(const struct ctl_client *c)
 {
 	FILE *fp = maps_open(c);
 	bool live;
@@ -97,7 +97,7 @@ bool mem_maps_live(const struct client *c)
 	return live;
 }
 
-int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write)
+int mem_range_check(struct ctl_client *c, uint64_t addr, uint64_t len, bool write)
 {
 	uint64_t cur = addr, end = addr + len;
 	char *line = NULL;

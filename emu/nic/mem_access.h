@@ -36,7 +36,7 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
 				 enum xport_mem_op op);
 
-struct client;
+struct ctl_client;
 
 /*
  * mem_range_check - may C register [addr, addr+len) (REG_MR)? Every byte
@@ -51,10 +51,10 @@ struct client;
  * Returns 0, or EFAULT (gap, NULL page, PROT_NONE, read-only for WRITE, no
  * descriptors, address space gone).
  */
-int mem_range_check(struct client *c, uint64_t addr, uint64_t len, bool write);
+int mem_range_check(struct ctl_client *c, uint64_t addr, uint64_t len, bool write);
 
 /* Does C's maps descriptor still list its address space (false: none, or
  * the process has exec'd or exited since opening it)? */
-bool mem_maps_live(const struct client *c);
+bool mem_maps_live(const struct ctl_client *c);
 
 #endif

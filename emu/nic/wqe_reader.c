@@ -14,7 +14,7 @@
 /* Largest slot: header + max(16 SGEs, 256 bytes inline), a power of two. */
 #define SLOT_MAX 512
 
-int wqe_read_send(const struct client *c, const struct qp *qp, uint32_t n, struct xport_send_wqe *out)
+int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t n, struct xport_send_wqe *out)
 {
 	_Alignas(8) unsigned char slot[SLOT_MAX];
 	const struct uroce_send_wqe *w = (const void *)slot;
@@ -66,7 +66,7 @@ int wqe_read_send(const struct client *c, const struct qp *qp, uint32_t n, struc
 			return EINVAL;
 	}
 	if (qp->type == IBV_QPT_UD) {
-		const struct ah *ah = objtab_get(&c->ahs, w->ah_handle);
+		const struct ctl_ah *ah = objtab_get(&c->ahs, w->ah_handle);
 
 		if (!ah || ah->pd != qp->pd || w->remote_qpn > 0xFFFFFF)
 			return EINVAL;
@@ -77,7 +77,7 @@ int wqe_read_send(const struct client *c, const struct qp *qp, uint32_t n, struc
 	return 0;
 }
 
-int wqe_read_recv(const struct qp *qp, uint32_t n, struct xport_recv_wqe *out)
+int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *out)
 {
 	_Alignas(8) unsigned char slot[SLOT_MAX];
 	const struct uroce_recv_wqe *w = (const void *)slot;

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include "emu/xport/xport.h"
 
-struct client;
-struct qp;
+struct ctl_client;
+struct ctl_qp;
 
 /*
  * wqe_read_send - copy SQ WQE number N of QP (owned by client C) and convert
@@ -26,10 +26,10 @@ struct qp;
  * remote QPN >= 2^24; ENODEV: the QP has no ring. Opcode / QP-type
  * combinations are left to xport_post_send (EOPNOTSUPP there).
  */
-int wqe_read_send(const struct client *c, const struct qp *qp, uint32_t n, struct xport_send_wqe *out);
+int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t n, struct xport_send_wqe *out);
 
 /* wqe_read_recv - same for RQ WQE number N: wqe_index, num_sge <=
  * max_recv_sge. Returns 0, EINVAL or ENODEV. */
-int wqe_read_recv(const struct qp *qp, uint32_t n, struct xport_recv_wqe *out);
+int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *out);
 
 #endif

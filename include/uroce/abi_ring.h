@@ -1,0 +1,199 @@
+/*
+ * abi_ring.h - the SQ/RQ rings of a QP memfd and the WQE formats.
+ * Part of the provider <-> daemon contract; included by uroce/abi.h (see there
+ * for transport and versioning).
+ */
+#ifndef UROCE_ABI_RING_H
+#define UROCE_ABI_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
+
+/* ------------------------------------------------------------ SQ/RQ rings */
+
+/*
+ * Implemented by the daemon (emu/nic/doorbell.c, emu/nic/wqe_reader.c) and proven
+ * with a raw client (tests/daemon_datapath.c); the provider's post_send /
+ * post_recv are what remain.
+ *
+ * Each QP owns one memfd (created by the provider, passed at CREATE_QP):
+ *   offset 0                  struct uroce_qp_ring_hdr (128 bytes)
+ *   offset UROCE_QP_RING_HDR_SIZE   SQ: sq_wqe_cnt slots of sq_stride bytes
+ *   then                      RQ: rq_wqe_cnt slots of rq_stride bytes
+ *   size rounded up to 4096.  uroce_qp_ring_layout() computes it.
+ * Counts are powers of two; WQE number n lives in slot n & (cnt-1).
+ *
+ * Posting (provider): write the WQE(s) into free slots (pi - ci < cnt, else
+ * ENOMEM with *bad_wr), release-store the new sq_pi / rq_pi (free-running u32),
+ * then eventfd_write(doorbell, 1). The daemon reads pi (acquire), executes the
+ * WQEs, and release-stores sq_ci / rq_ci once a WQE's slot may be reused (after
+ * its completion is written, or — unsignalled — once retired by a later CQE).
+ * The CQE's wqe_counter is the WQE number & 0xFFFF (mlx5 semantics: the
+ * provider's wr_id array is indexed by wqe_counter & (cnt-1)).
+ * Indices are never reset: on a transition to RESET the daemon discards what
+ * was posted and sets sq_ci = sq_pi and rq_ci = rq_pi (as read then), so every
+ * slot is free and posting continues from the same numbers.
+ *
+ * What the daemon checks in each WQE it reads (a failing WQE completes with
+ * IBV_WC_LOC_QP_OP_ERR, the QP goes to ERR and IBV_EVENT_QP_FATAL follows):
+ * wqe_index == WQE number & 0xFFFF; no unknown flag bits; num_sge <=
+ * max_send_sge (max_recv_sge); byte_len == the sum of the SGE lengths, or
+ * for INLINE the inline byte count (<= max_inline_data); UD: ah_handle is
+ * one of the client's AHs in the QP's PD and remote_qpn < 2^24. The daemon
+ * copies a WQE when it reads it, right after the doorbell, so a slot may be
+ * rewritten as soon as sq_ci/rq_ci has passed it.
+ */
+#define UROCE_QP_RING_HDR_SIZE 128
+struct uroce_qp_ring_hdr {
+	uint32_t sq_pi;          /* provider writes: WQEs posted to the SQ (free-running) */
+	uint32_t rq_pi;          /* provider writes: WQEs posted to the RQ */
+	uint32_t reserved0[14];
+	uint32_t sq_ci;          /* daemon writes: SQ WQEs whose slots are free again */
+	uint32_t rq_ci;          /* daemon writes: RQ WQEs consumed */
+	uint32_t reserved1[14];
+};
+
+/* Scatter/gather entry (16 bytes), as struct ibv_sge. */
+struct uroce_sge {
+	uint64_t addr;   /* virtual address in the owning process */
+	uint32_t length; /* bytes */
+	uint32_t lkey;
+};
+
+/*
+ * uroce_send_opcode_check - whether a QP of type TYPE may carry send WR opcode
+ * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
+ * carry (RDMA on UD, READ or atomics on UC/UD) or an unknown value; EOPNOTSUPP
+ * for what uroce does not implement (atomics on RC: atomic_cap is
+ * IBV_ATOMIC_NONE; ATOMIC_WRITE, FLUSH, SEND_WITH_INV, LOCAL_INV, BIND_MW,
+ * TSO, DRIVER1). The provider checks at post time, the daemon again for each
+ * WQE. The switch is on the value, so every rdma-core's verbs.h gives the
+ * same answers: ATOMIC_WRITE (15) is named from rdma-core 44, FLUSH (14)
+ * from 45 (enum ibv_wr_opcode, verbs.h).
+ */
+#define UROCE_IBV_WR_FLUSH 14
+#define UROCE_IBV_WR_ATOMIC_WRITE 15
+static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch ((int)op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type == IBV_QPT_UD ? EINVAL : 0;
+	case IBV_WR_RDMA_READ:
+		return type == IBV_QPT_RC ? 0 : EINVAL;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IBV_QPT_RC ? EOPNOTSUPP : EINVAL;
+	case UROCE_IBV_WR_ATOMIC_WRITE:
+	case UROCE_IBV_WR_FLUSH:
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
+	case IBV_WR_TSO:
+	case IBV_WR_DRIVER1:
+		return EOPNOTSUPP;
+	}
+	return EINVAL;
+}
+
+/* Send WQE flags */
+#define UROCE_WQE_SIGNALED  0x01 /* IBV_SEND_SIGNALED (or sq_sig_all) */
+#define UROCE_WQE_SOLICITED 0x02 /* IBV_SEND_SOLICITED */
+#define UROCE_WQE_INLINE    0x04 /* payload follows the header instead of SGEs */
+#define UROCE_WQE_FENCE     0x08 /* IBV_SEND_FENCE */
+
+/*
+ * Send WQE header (64 bytes), followed by num_sge × struct uroce_sge, or (INLINE)
+ * by inline_len bytes of payload.
+ *   opcode      enum ibv_wr_opcode (IBV_WR_SEND, _WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ)
+ *   wqe_index   WQE number & 0xFFFF (returned in the CQE's wqe_counter)
+ *   byte_len    total payload bytes (sum of SGE lengths or inline_len)
+ *   imm_data    big-endian immediate, as ibv_send_wr.imm_data
+ *   remote_addr, rkey   RDMA WRITE/READ target
+ *   ah_handle, remote_qpn, remote_qkey   UD only
+ */
+struct uroce_send_wqe {
+	uint8_t opcode;
+	uint8_t flags;
+	uint8_t num_sge;
+	uint8_t reserved0;
+	uint16_t wqe_index;
+	uint16_t reserved1;
+	uint32_t byte_len;
+	uint32_t imm_data;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t reserved2;
+	uint32_t ah_handle;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	uint32_t reserved3;
+	uint64_t compare_add; /* atomics (not supported yet) */
+	uint64_t swap;
+};
+
+/* Receive WQE header (16 bytes), followed by num_sge × struct uroce_sge. */
+struct uroce_recv_wqe {
+	uint16_t wqe_index;
+	uint8_t num_sge;
+	uint8_t reserved0;
+	uint32_t reserved1;
+	uint64_t reserved2;
+};
+
+static inline uint32_t uroce_roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+	while (r < v && r < 0x80000000u)
+		r <<= 1;
+	return r;
+}
+
+/* SQ slot bytes for the given caps: header + max(SGE list, inline data), power of two. */
+static inline uint32_t uroce_sq_stride(uint32_t max_send_sge, uint32_t max_inline)
+{
+	uint32_t body = max_send_sge * (uint32_t)sizeof(struct uroce_sge);
+	uint32_t inl = (max_inline + 15) & ~15u;
+	return uroce_roundup_pow2((uint32_t)sizeof(struct uroce_send_wqe) + (inl > body ? inl : body));
+}
+
+/* RQ slot bytes: header + SGE list, power of two (at least 32). */
+static inline uint32_t uroce_rq_stride(uint32_t max_recv_sge)
+{
+	uint32_t s = (uint32_t)sizeof(struct uroce_recv_wqe) + max_recv_sge * (uint32_t)sizeof(struct uroce_sge);
+	return uroce_roundup_pow2(s < 32 ? 32 : s);
+}
+
+/* Round requested caps to what the rings hold (in place): WR counts to powers of
+ * two (max_recv_wr 0 stays 0), SGE counts at least 1. */
+static inline void uroce_qp_caps_round(struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = uroce_roundup_pow2(cap->max_send_wr ? cap->max_send_wr : 1);
+	cap->max_recv_wr = cap->max_recv_wr ? uroce_roundup_pow2(cap->max_recv_wr) : 0;
+	if (!cap->max_send_sge)
+		cap->max_send_sge = 1;
+	if (!cap->max_recv_sge)
+		cap->max_recv_sge = 1;
+}
+
+/* Byte offsets of the rings inside the QP memfd for ROUNDED caps. */
+struct uroce_qp_ring_layout {
+	uint64_t sq_offset, rq_offset, size;
+	uint32_t sq_stride, rq_stride;
+};
+static inline void uroce_qp_ring_layout(const struct ibv_qp_cap *cap, struct uroce_qp_ring_layout *l)
+{
+	l->sq_stride = uroce_sq_stride(cap->max_send_sge, cap->max_inline_data);
+	l->rq_stride = uroce_rq_stride(cap->max_recv_sge);
+	l->sq_offset = UROCE_QP_RING_HDR_SIZE;
+	l->rq_offset = l->sq_offset + (uint64_t)cap->max_send_wr * l->sq_stride;
+	l->size = (l->rq_offset + (uint64_t)cap->max_recv_wr * l->rq_stride + 4095) & ~(uint64_t)4095;
+}
+
+#endif /* UROCE_ABI_RING_H */
