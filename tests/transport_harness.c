@@ -165,6 +165,8 @@ static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 	int from = node_of(w, n), to;
 
 	(void)qp;
+	if (w->xmit_errno)
+		return w->xmit_errno;
 	to = memcmp(dgid->raw, w->node[0].gid.raw, 16) == 0 ? 0 : 1;
 	if (w->log_on)
 		log_pkt(w, from, to, pkt, len, sport);
