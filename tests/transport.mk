@@ -6,7 +6,7 @@ TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_MAIN_LIBS
 
 TRANSPORT_TESTS = tests/transport_units tests/transport_ops tests/transport_errors \
 	tests/transport_psn_window \
-	tests/transport_lossy
+	tests/transport_lossy tests/transport_reliability tests/transport_ud_robust
 check_PROGRAMS += $(TRANSPORT_TESTS)
 TESTS += $(TRANSPORT_TESTS)
 
@@ -21,6 +21,14 @@ tests_transport_errors_LDADD = $(TRANSPORT_TEST_LDADD)
 tests_transport_lossy_SOURCES = tests/transport_lossy.c $(TRANSPORT_TEST_SRCS)
 tests_transport_lossy_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
 tests_transport_lossy_LDADD = $(TRANSPORT_TEST_LDADD)
+
+tests_transport_reliability_SOURCES = tests/transport_reliability.c $(TRANSPORT_TEST_SRCS)
+tests_transport_reliability_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_reliability_LDADD = $(TRANSPORT_TEST_LDADD)
+
+tests_transport_ud_robust_SOURCES = tests/transport_ud_robust.c $(TRANSPORT_TEST_SRCS)
+tests_transport_ud_robust_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_ud_robust_LDADD = $(TRANSPORT_TEST_LDADD)
 
 tests_transport_units_SOURCES = tests/transport_units.c $(TRANSPORT_TEST_SRCS)
 tests_transport_units_CFLAGS = $(TRANSPORT_TEST_CFLAGS)

@@ -139,6 +139,24 @@ static void enqueue(struct th_world *w, int from, int to, uint16_t sport,
 	}
 }
 
+/* Does a drop rule match the packet just logged (the nth sending of its
+ * PSN by node FROM)? */
+static bool drop_by_rule(struct th_world *w, int from)
+{
+	const struct th_pkt *last;
+	unsigned seen = 0;
+
+	if (!w->ndrop_rule || !w->log_on || w->drop_from != from)
+		return false;
+	last = &w->log[w->nlog - 1];
+	for (unsigned i = 0; i < w->nlog; i++)
+		seen += w->log[i].from == from && w->log[i].psn == last->psn;
+	for (unsigned r = 0; r < w->ndrop_rule; r++)
+		if (w->drop_rule[r].psn == last->psn && w->drop_rule[r].nth == seen)
+			return true;
+	return false;
+}
+
 static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 		   uint16_t sport, const void *pkt, size_t len)
 {
@@ -147,6 +165,8 @@ static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 	int from = node_of(w, n), to;
 
 	(void)qp;
+	if (w->xmit_errno)
+		return w->xmit_errno;
 	to = memcmp(dgid->raw, w->node[0].gid.raw, 16) == 0 ? 0 : 1;
 	if (w->log_on)
 		log_pkt(w, from, to, pkt, len, sport);
@@ -159,7 +179,8 @@ static int cb_xmit(void *ctx, struct xport_qp *qp, const union ibv_gid *dgid,
 			return 0;
 		}
 	}
-	if (w->drop_ppm && th_rand(w) % 10000 < w->drop_ppm) {
+	if (drop_by_rule(w, from) ||
+	    (w->drop_ppm && th_rand(w) % 10000 < w->drop_ppm)) {
 		w->dropped++;
 		return 0;
 	}

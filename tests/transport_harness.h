@@ -88,6 +88,12 @@ struct th_world {
 	 * drop the next drop_next packets */
 	int drop_from;
 	unsigned drop_skip, drop_next;
+	/* from node `drop_from`: drop the nth (1-based) transmission of PSN
+	 * psn, for each rule (needs log_on) */
+	struct { uint32_t psn; unsigned nth; } drop_rule[16];
+	unsigned ndrop_rule;
+	/* != 0: every xmit fails with this errno (nothing is sent) */
+	int xmit_errno;
 	uint64_t delivered, dropped, duplicated, reordered;
 	/* QPs that asked for another xport_run (ops->schedule), run by
 	 * th_run before the next delivery */

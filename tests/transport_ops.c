@@ -157,7 +157,7 @@ START_TEST(test_opcode_size_mtu)
 		ck_assert_uint_eq(w->node[0].cqes.n, 1);
 		ck_assert_int_eq(w->node[0].cqes.v[0].status, IBV_WC_LOC_LEN_ERR);
 		ck_assert_uint_eq(w->node[0].cqes.v[0].wr_id, 1);
-		ck_assert_int_eq(xport_qp_state(a), IBV_QPS_ERR);
+		ck_assert_int_eq(xport_qp_state(a), IBV_QPS_SQE);	/* IBTA 10.3.1 */
 		ck_assert_uint_eq(w->node[1].cqes.n, 0);
 		th_world_free(w);
 		return;

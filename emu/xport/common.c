@@ -136,7 +136,7 @@ void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 	xport_emit(qp, &c);
 }
 
-void xport_flush(struct xport_qp *qp)
+void xport_flush_sq(struct xport_qp *qp)
 {
 	while (qp->sq.comp != qp->sq.head) {
 		struct xport_swqe *w = xport_sq_at(qp, qp->sq.comp);
@@ -147,7 +147,11 @@ void xport_flush(struct xport_qp *qp)
 	qp->sq.req = qp->sq.head;
 	qp->req.rd_outstanding = 0;
 	qp->req.offset = 0;
+}
 
+void xport_flush(struct xport_qp *qp)
+{
+	xport_flush_sq(qp);
 	if (qp->resp.have_rwqe) {
 		struct xport_cqe c = {
 			.wr_id = qp->resp.rwqe.wr_id,
@@ -207,6 +211,16 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 		qp->dev->ops.qp_event(qp->dev->ctx, qp, event);
 	xport_flush(qp);
 	xport_timer_update(qp);
+}
+
+void xport_qp_send_error(struct xport_qp *qp)
+{
+	if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD)
+		return;
+	xport_log(qp, XPORT_LOG_ERR, "QP to SQE (receive queue still working)");
+	qp->state = IBV_QPS_SQE;
+	qp->sqd_notify = false;
+	xport_flush_sq(qp);
 }
 
 /* Moves len bytes between buf and the SGE list, starting offset bytes into

@@ -132,10 +132,13 @@ static enum comp_state check_ack(struct comp_pkt *c)
 		switch (syn & ROCE_AETH_VALUE_MASK) {
 		case ROCE_NAK_PSN_SEQ_ERR:
 			qp->stats.seq_naks_rx++;
-			/* The NAK's PSN acknowledges all before it. */
+			/* The NAK's PSN acknowledges all before it; if that
+			 * is new, it is forward progress and the retry
+			 * counter starts over before this NAK's retry
+			 * (IBTA 9.7.5.2.2, 9.7.6). */
 			if (roce_psn_after(pkt->h.psn, qp->comp.psn)) {
 				qp->comp.psn = pkt->h.psn;
-				qp->comp.rewound = false;
+				progress(qp);
 			} else if (qp->comp.rewound) {
 				return COMPST_DROP;
 			}

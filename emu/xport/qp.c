@@ -367,6 +367,10 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 		xport_flush(qp);
 		return 0;
 	}
+	if (qp->state == IBV_QPS_SQE) {	/* IBTA 10.3.1: flushed until RTS */
+		xport_flush_sq(qp);
+		return 0;
+	}
 	xport_mark(qp, XPORT_WORK_REQ);
 	xport_run(qp);
 	return 0;

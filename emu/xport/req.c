@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "emu/xport/xport_int.h"
@@ -46,9 +47,10 @@ static enum req_kind wr_kind(enum ibv_wr_opcode op)
 }
 
 /* Fail WQE W with a local STATUS: it is reported (after any earlier WQEs)
- * when the QP, now in ERR, flushes (IBTA 10.8.3.1: the QP enters ERR).
- * No affiliated async event: the error CQE is the report, as in comp.c
- * (IBTA 10.10.2.3; mlx5 raises none for an error CQE either). */
+ * when the QP flushes. RC and UC enter ERR (IBTA 10.8.3.1); UD enters SQE
+ * and keeps receiving (IBTA 10.3.1). No affiliated async event: the error
+ * CQE is the report, as in comp.c (IBTA 10.10.2.3; mlx5 raises none for an
+ * error CQE either). */
 static void req_local_error(struct xport_qp *qp, struct xport_swqe *w,
 			    enum ibv_wc_status status)
 {
@@ -56,7 +58,30 @@ static void req_local_error(struct xport_qp *qp, struct xport_swqe *w,
 	xport_log(qp, XPORT_LOG_ERR, "send WQE %u (%s, %u bytes) failed locally: %s",
 		  w->wr.wr_index, xport_wr_opcode_name(w->wr.opcode), w->length,
 		  xport_wc_status_name(status));
-	xport_qp_fatal(qp, -1);
+	if (qp->type == IBV_QPT_UD)
+		xport_qp_send_error(qp);
+	else
+		xport_qp_fatal(qp, -1);
+}
+
+/* A UD datagram the host could not send. Congestion (a full socket
+ * buffer) is loss, which UD allows; anything else (EMSGSIZE, no route,
+ * address family) will not get better by itself: the WQE fails. */
+static bool ud_xmit_failed(int err)
+{
+	switch (err) {
+	case 0:
+	case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+	case EWOULDBLOCK:
+#endif
+	case ENOBUFS:
+	case EINTR:
+	case ECONNREFUSED:
+		return false;
+	default:
+		return true;
+	}
 }
 
 /* Arm the retransmit timer if something is outstanding and it is not. */
@@ -110,6 +135,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	bool first = qp->req.offset == 0, last = resid <= qp->mtu;
 	enum seg_pos pos = first ? (last ? POS_ONLY : POS_FIRST) :
 				   (last ? POS_LAST : POS_MIDDLE);
+	int err;
 
 	if (n && xport_gather(qp, &w->wr, qp->req.offset, payload, n)) {
 		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
@@ -155,7 +181,14 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		if (h.ackreq)
 			qp->req.noack = 0;
 	}
-	xport_send_pkt(qp, dgid, &h, payload, n);
+	err = xport_send_pkt(qp, dgid, &h, payload, n);
+	if (qp->type == IBV_QPT_UD && ud_xmit_failed(err)) {
+		xport_log(qp, XPORT_LOG_ERR, "send WQE %u: UD datagram to QPN 0x%06x not sent: %s",
+			  w->wr.wr_index, h.dqpn, strerror(err));
+		req_local_error(qp, w, err == EMSGSIZE ? IBV_WC_LOC_LEN_ERR :
+							 IBV_WC_LOC_QP_OP_ERR);
+		return false;
+	}
 	qp->req.psn = roce_psn_add(qp->req.psn, 1);
 	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
 		qp->req.psn_max = qp->req.psn;

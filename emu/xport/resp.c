@@ -507,9 +507,16 @@ static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
 			memcpy(grh, ipbuf, 40);
 	}
 	if (c.byte_len > xport_sgl_len(r->sg_list, r->num_sge)) {
+		/* A datagram from any host must not stop the QP: the
+		 * receive WQE completes in error and the QP stays in RTS
+		 * (mlx5; rxe drops the datagram and keeps the WQE). */
+		xport_log(qp, XPORT_LOG_WARN,
+			  "UD datagram of %u bytes from QPN 0x%06x into a %u-byte receive buffer: LOC_LEN_ERR",
+			  c.byte_len, pkt->h.deth.sqpn,
+			  (unsigned)xport_sgl_len(r->sg_list, r->num_sge));
 		c.status = IBV_WC_LOC_LEN_ERR;
+		c.byte_len = 0;
 		xport_emit(qp, &c);
-		xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
 		return;
 	}
 	if (xport_scatter(qp, r->sg_list, r->num_sge, 0, grh, sizeof(grh)) ||

@@ -245,8 +245,16 @@ void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe);
 /* Move the QP to ERR on its own (error found by the engine), report the
  * async event (an enum ibv_event_type; -1 = none) and flush everything outstanding (WR_FLUSH_ERR). */
 void xport_qp_fatal(struct xport_qp *qp, int event);
-/* Flush all outstanding send and receive WQEs with IBV_WC_WR_FLUSH_ERR. */
+/* A UD send error: move the QP from RTS/SQD to SQE (IBTA 10.3.1, Send Queue
+ * Error) and flush the send queue only; the receive queue keeps working
+ * and ibv_modify_qp(3) SQE -> RTS resumes sending. No async event: the
+ * error completion is the report. */
+void xport_qp_send_error(struct xport_qp *qp);
+/* Flush all outstanding send and receive WQEs with IBV_WC_WR_FLUSH_ERR
+ * (a WQE with an err_status completes with that instead). */
 void xport_flush(struct xport_qp *qp);
+/* The send-queue half of xport_flush. */
+void xport_flush_sq(struct xport_qp *qp);
 
 /* Gather LEN bytes of a send WQE's payload starting at message OFFSET into
  * BUF (inline data or SGEs through the lkey). XPORT_MEM_OK or the error. */
