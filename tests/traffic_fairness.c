@@ -11,13 +11,22 @@
  * Checked exactly: the completion is IBV_WC_SUCCESS / IBV_WC_RDMA_READ with
  * byte_len MIB MiB, and A's buffer equals B's pattern byte for byte. Prints
  * "read N bytes in T ms, byte-exact"; exit 0 iff all hold.
+ *
+ * Usage: traffic_fairness --victim MIB
+ * The target of a forged READ (traffic_forged_read.sh): the same two
+ * connected QPs, but B's MIB MiB MR covers a MAP_NORESERVE mapping that is
+ * never written (reads see zero pages, so 1 GiB costs no memory). Prints
+ * "victim qpn Q va V rkey K psn 0" (B's QPN, MR address and rkey, the PSN
+ * B's responder expects) and sleeps until stdin reaches end of file.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "traffic_verbs.h"
@@ -41,7 +50,7 @@ static void die(const char *what, long long v)
 	exit(1);
 }
 
-static void side_open(struct side *s, size_t len)
+static void side_open(struct side *s, size_t len, bool sparse)
 {
 	struct ibv_qp_init_attr qa = {
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
@@ -54,7 +63,14 @@ static void side_open(struct side *s, size_t len)
 	if (ibv_query_gid(s->ctx, 1, 0, &s->gid))
 		die("ibv_query_gid", errno);
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->buf = calloc(1, len);
+	if (sparse) {
+		s->buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (s->buf == MAP_FAILED)
+			s->buf = NULL;
+	} else {
+		s->buf = calloc(1, len);
+	}
 	s->cq = ibv_create_cq(s->ctx, 8, NULL, NULL, 0);
 	if (!s->pd || !s->buf || !s->cq)
 		die("pd/buf/cq", errno);
@@ -70,7 +86,8 @@ static void side_open(struct side *s, size_t len)
 
 int main(int argc, char **argv)
 {
-	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 0) : 256, len = mib << 20;
+	bool victim = argc > 2 && !strcmp(argv[1], "--victim");
+	size_t mib = argc > 1 ? strtoul(argv[victim ? 2 : 1], NULL, 0) : 256, len = mib << 20;
 	struct side a, b;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr, *bad;
@@ -80,13 +97,23 @@ int main(int argc, char **argv)
 
 	if (!mib || mib > 2047)
 		die("MIB must be 1..2047", (long long)mib);
-	side_open(&a, len);
-	side_open(&b, len);
-	for (size_t i = 0; i < len; i++)
-		b.buf[i] = (unsigned char)(i * 7 + (i >> 12) + 3);
+	side_open(&a, len, victim);
+	side_open(&b, len, victim);
 	if (tv_rc_connect(a.qp, b.qp->qp_num, &b.gid, IBV_MTU_4096, 14) ||
 	    tv_rc_connect(b.qp, a.qp->qp_num, &a.gid, IBV_MTU_4096, 14))
 		die("connect", errno);
+	if (victim) {
+		char line[64];
+
+		printf("victim qpn %u va %llu rkey %u psn 0\n", b.qp->qp_num,
+		       (unsigned long long)(uintptr_t)b.buf, b.mr->rkey);
+		fflush(stdout);
+		while (fgets(line, sizeof(line), stdin))
+			;
+		return 0;
+	}
+	for (size_t i = 0; i < len; i++)
+		b.buf[i] = (unsigned char)(i * 7 + (i >> 12) + 3);
 	sge = (struct ibv_sge){ (uintptr_t)a.buf, (uint32_t)len, a.mr->lkey };
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 1;
