@@ -57,10 +57,13 @@ def sources(root):
 
 
 def resolve(root, src, name):
+    # Generated headers (provider/verbs_provider_layout.h) live in the build
+    # tree, which differs from the source tree in a VPATH build (distcheck).
+    build = os.environ.get('top_builddir') or root
     for cand in (os.path.join(os.path.dirname(src), name), name,
                  os.path.join('include', name)):
         cand = os.path.normpath(cand)
-        if os.path.isfile(os.path.join(root, cand)):
+        if any(os.path.isfile(os.path.join(t, cand)) for t in (root, build)):
             return cand
     return None
 

@@ -6,7 +6,7 @@
 # `uroce inspect --summary` of the capture: every packet RoCEv2 with a good
 # ICRC, at least the 1000 x 4 SEND packets (path MTU 1024) each way.
 . "$top_srcdir/tests/lib.sh"
-TMPDIR=$T UROCE_DEMO_NO_BUILD=1 timeout 300 "$top_srcdir/scripts/demo" >"$T/demo.out" 2>&1
+TMPDIR=$T UROCE_DEMO_NO_BUILD=1 UROCE="$top_builddir/uroce" timeout 300 "$top_srcdir/scripts/demo" >"$T/demo.out" 2>&1
 rc=$?
 cat "$T/demo.out"
 expect_eq "scripts/demo exit status" 0 "$rc"
