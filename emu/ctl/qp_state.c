@@ -25,6 +25,14 @@ struct qp_transition {
 #define CONN_RTS_OPT (A(CUR_STATE) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(PATH_MIG_STATE))
 /* Optional attributes of RTR->RTS, RTS->RTS and SQD->RTS: the same set for
  * all three. */
+/* Required attributes of RESET->INIT, optional ones of INIT->INIT: the same
+ * set for both. */
+#define INIT_ATTRS                                              \
+	{                                                       \
+		[T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
+		[T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
+		[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),     \
+	}
 #define TO_RTS_OPT                                              \
 	{                                                       \
 		[T_RC] = CONN_RTS_OPT | A(MIN_RNR_TIMER),       \
@@ -37,11 +45,7 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 		[S(RESET)] = { .valid = 1 },
 		[S(INIT)] = {
 			.valid = 1,
-			.req = {
-				[T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-				[T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
-			},
+			.req = INIT_ATTRS,
 		},
 	},
 	[S(INIT)] = {
@@ -49,11 +53,7 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 		[S(ERR)] = { .valid = 1 },
 		[S(INIT)] = {
 			.valid = 1,
-			.opt = {
-				[T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-				[T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS),
-				[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),
-			},
+			.opt = INIT_ATTRS,
 		},
 		[S(RTR)] = {
 			.valid = 1,
