@@ -6,7 +6,7 @@
 FUZZ_CTL_SRCS = $(addprefix $(srcdir)/,$(filter %.c,$(emu_liburoced_la_SOURCES) \
 	$(emu_libxport_la_SOURCES) $(NETSTACK_SRCS) $(netstack_libpcapw_la_SOURCES)) tests/fuzz_ctl.c)
 EXTRA_DIST += tests/fuzz_ctl.c tests/fuzz_ctl.sh tests/fuzz-ctl-corpus
-CLEANFILES += tests/fuzz_ctl tests/fuzz-ctl-crash-*
+CLEANFILES += tests/fuzz_ctl tests/fuzz_ctl-crash-*
 if HAVE_FUZZER
 check_SCRIPTS += tests/fuzz_ctl
 TESTS += tests/fuzz_ctl.sh
