@@ -478,6 +478,48 @@ START_TEST(test_resource_limit)
 }
 END_TEST
 
+/* A copy of a queued READ holds no second resource: behind a 120 KiB READ
+ * whose 120 responses are being sent (32 per delivery), READ1, a copy of
+ * READ1 and READ2 wait;
+ * with max_dest_rd_atomic 3 READ2 finds 2 in use (READ0's responses and
+ * READ1), not 3, and all three READs complete. */
+START_TEST(test_resource_copy_not_counted)
+{
+	struct pair p;
+	struct th_wire_pkt c;
+	struct th_cqe_log *la;
+
+	pair_new(&p, ATOMIC_ACC, IBV_ACCESS_REMOTE_READ, 3, IBV_MTU_1024);
+	th_reg_mr(p.w, 0, 0x111, 1, 0x100000, 2 * 65536, IBV_ACCESS_LOCAL_WRITE, 0);
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_RDMA_READ, 0x100000, 120 * 1024,
+				      0x111, B_ADDR, 0x201, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_RDMA_READ, 0x11F000, 1024,
+				      0x111, B_ADDR + 200 * 1024, 0x201, 0, 0), 0);
+	ck_assert_int_eq(th_post_send(p.a, 3, IBV_WR_RDMA_READ, 0x11F400, 1024,
+				      0x111, B_ADDR + 201 * 1024, 0x201, 0, 0), 0);
+	ck_assert_uint_eq(p.w->qlen, 3);
+	deliver_one(p.w);			/* READ0: responses start */
+	c = p.w->q[p.w->qhead];			/* READ1, delivered twice */
+	ck_assert_int_eq(xport_input(p.w->node[1].dev, c.data, c.len,
+				     &p.w->node[0].gid, &p.w->node[1].gid,
+				     c.sport, ROCE_UDP_PORT), 0);
+	deliver_one(p.w);
+	ck_assert_uint_eq(p.w->nsched, 1);	/* READ0 not done yet */
+	deliver_one(p.w);			/* READ2 */
+	th_run(p.w, 10000);
+	la = &p.w->node[0].cqes;
+	ck_assert_uint_eq(la->n, 3);
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_int_eq(la->v[i].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(p.w->node[0].mr[1].buf + 0x1F400, p.bmem + 201 * 1024,
+				1024), 0);
+	ck_assert_uint_eq(count_from(p.w, 1, OP_ACK), 0);
+	ck_assert_int_eq(xport_qp_state(p.b), IBV_QPS_RTS);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 1);
+	pair_free(&p);
+}
+END_TEST
+
 /* max_rd_atomic 1: the wire alternates request and answer; 16: all five
  * requests leave before the first answer. */
 START_TEST(test_max_rd_atomic_window)
@@ -607,6 +649,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_duplicate_replayed, 0, 2);
 	tcase_add_test(tc, test_duplicate_unknown_dropped);
 	tcase_add_loop_test(tc, test_resource_limit, 0, 4);
+	tcase_add_test(tc, test_resource_copy_not_counted);
 	tcase_add_loop_test(tc, test_max_rd_atomic_window, 0, 2);
 	tcase_add_test(tc, test_post_checks);
 	tcase_add_test(tc, test_lossy_fetch_add);

@@ -117,14 +117,26 @@ bool xport_rd_atomic_room(const struct xport_qp *qp)
 	return qp->resp.rd_held < qp->attr.max_dest_rd_atomic;
 }
 
-bool xport_rd_atomic_new(const struct xport_qp *qp, const uint8_t *raw,
-			 size_t len)
+bool xport_rd_atomic_arrival(struct xport_qp *qp, const uint8_t *raw,
+			     size_t len)
 {
-	uint32_t psn;
+	uint32_t psn, span = 1;
+	bool rd_atomic, fresh;
 
-	if (len < ROCE_BTH_LEN || !is_rd_atomic_op(raw[0]))
+	if (len < ROCE_BTH_LEN)
 		return false;
+	rd_atomic = is_rd_atomic_op(raw[0]);
 	psn = ((uint32_t)raw[9] << 16 | (uint32_t)raw[10] << 8 | raw[11]) &
 	      ROCE_PSN_MASK;
-	return !roce_psn_before(psn, qp->resp.epsn);
+	if (raw[0] == ROCE_OP_RC_READ_REQUEST &&
+	    len >= ROCE_BTH_LEN + ROCE_RETH_LEN)	/* RETH DMA length */
+		span = xport_npkts((uint32_t)raw[24] << 24 | (uint32_t)raw[25] << 16 |
+				   (uint32_t)raw[26] << 8 | raw[27], qp->mtu);
+	/* Nothing queued: the responder has seen everything before ePSN. */
+	if (!qp->rxq || roce_psn_before(qp->resp.rx_next, qp->resp.epsn))
+		qp->resp.rx_next = qp->resp.epsn;
+	fresh = !roce_psn_before(psn, qp->resp.rx_next);
+	if (fresh)
+		qp->resp.rx_next = roce_psn_add(psn, span);
+	return rd_atomic && fresh;
 }

@@ -658,7 +658,7 @@ void xport_resp_enqueue(struct xport_qp *qp, const struct roce_l3 *l3,
 	}
 	q->next = NULL;
 	q->rd_held = xport_rd_atomic_held(qp);
-	q->rd_new = xport_rd_atomic_new(qp, raw, raw_len);
+	q->rd_new = xport_rd_atomic_arrival(qp, raw, raw_len);
 	q->l3 = *l3;
 	q->len = raw_len;
 	memcpy(q->data, raw, raw_len);

@@ -156,6 +156,8 @@ struct xport_resp {
 	uint32_t job_head, job_tail;
 	uint32_t rd_held;	/* resources in use when the packet being
 				 * processed arrived (atomic.c) */
+	uint32_t rx_next;	/* while requests are queued: the PSN after
+				 * the last one received (atomic.c) */
 };
 
 /* Work an entry point marked for xport_run (run.c). */
@@ -348,10 +350,12 @@ uint32_t xport_rd_atomic_held(const struct xport_qp *qp);
 /* May a new READ or atomic be accepted (fewer than max_dest_rd_atomic
  * resources were in use when it arrived)? */
 bool xport_rd_atomic_room(const struct xport_qp *qp);
-/* Whether a queued request packet (raw BTH first) is a READ or atomic
- * request at or after ePSN, i.e. one that will take a resource. */
-bool xport_rd_atomic_new(const struct xport_qp *qp, const uint8_t *raw,
-			 size_t len);
+/* A request packet (raw, BTH first, already parsed) is being queued:
+ * whether it is a READ or atomic never received before (it will take a
+ * resource; a copy of one already received or queued will not). Tracks
+ * the PSN after the last request received while the queue is not empty. */
+bool xport_rd_atomic_arrival(struct xport_qp *qp, const uint8_t *raw,
+			     size_t len);
 
 /* Completer (comp.c): one parsed response packet (ACK, NAK, READ resp). */
 void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
