@@ -81,6 +81,15 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 		w->remote_addr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
 	}
+	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		/* One 8-byte local buffer; inline is for SEND and WRITE only. */
+		if ((wr->send_flags & IBV_SEND_INLINE) || wr->num_sge > 1)
+			return EINVAL;
+		w->remote_addr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+	}
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		w->ah_handle = to_uah(wr->wr.ud.ah)->handle;
 		w->remote_qpn = wr->wr.ud.remote_qpn & 0xFFFFFF;
@@ -113,8 +122,8 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
  * ibv_post_send. Returns 0, or with *bad_wr at the first WR not posted:
  * EINVAL (QP in RESET/INIT/RTR, too many SGEs, inline data over
  * max_inline_data, an opcode the QP type cannot carry, UD without an AH,
- * message over 2^31 bytes), EOPNOTSUPP (atomics, memory windows,
- * invalidate, TSO), ENOMEM (send queue full). WRs before *bad_wr are posted.
+ * message over 2^31 bytes, an atomic with IBV_SEND_INLINE or more than one
+ * SGE), EOPNOTSUPP (ATOMIC_WRITE, FLUSH, memory windows, invalidate, TSO), ENOMEM (send queue full). WRs before *bad_wr are posted.
  */
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {

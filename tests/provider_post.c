@@ -159,6 +159,42 @@ START_TEST(test_sq_sig_all_and_read)
 }
 END_TEST
 
+/* Atomics carry ibv_send_wr.wr.atomic into the WQE: target, operands. */
+START_TEST(test_atomic_wqe)
+{
+	struct fixture *f = fx_new(IBV_QPT_RC, 4, 4, 0, 0);
+	struct ibv_sge sg = { 0x3008, 8, 0x11 };
+	struct ibv_send_wr w[2] = {
+		{ .wr_id = 1, .opcode = IBV_WR_ATOMIC_CMP_AND_SWP, .sg_list = &sg, .num_sge = 1,
+		  .send_flags = IBV_SEND_SIGNALED, .next = &w[1],
+		  .wr.atomic = { .remote_addr = 0x9008, .compare_add = 0x0102030405060708ull,
+				 .swap = 0xF0E0D0C0B0A09080ull, .rkey = 0x99 } },
+		{ .wr_id = 2, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD, .sg_list = &sg, .num_sge = 1,
+		  .wr.atomic = { .remote_addr = 0x9010, .compare_add = 5, .swap = 77, .rkey = 0x98 } },
+	};
+	struct ibv_send_wr *bad;
+
+	ck_assert_int_eq(uroce_post_send(&f->qp.vqp.qp, w, &bad), 0);
+	ck_assert_uint_eq(sq_slot(f, 0)->opcode, IBV_WR_ATOMIC_CMP_AND_SWP);
+	ck_assert_uint_eq(sq_slot(f, 0)->flags, UROCE_WQE_SIGNALED);
+	ck_assert_uint_eq(sq_slot(f, 0)->remote_addr, 0x9008);
+	ck_assert_uint_eq(sq_slot(f, 0)->rkey, 0x99);
+	ck_assert_uint_eq(sq_slot(f, 0)->compare_add, 0x0102030405060708ull);
+	ck_assert_uint_eq(sq_slot(f, 0)->swap, 0xF0E0D0C0B0A09080ull);
+	ck_assert_uint_eq(sq_slot(f, 0)->byte_len, 8);
+	ck_assert_uint_eq(sq_slot(f, 0)->num_sge, 1);
+	ck_assert_uint_eq(sq_slot(f, 1)->opcode, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	ck_assert_uint_eq(sq_slot(f, 1)->flags, 0);
+	ck_assert_uint_eq(sq_slot(f, 1)->remote_addr, 0x9010);
+	ck_assert_uint_eq(sq_slot(f, 1)->rkey, 0x98);
+	ck_assert_uint_eq(sq_slot(f, 1)->compare_add, 5);
+	ck_assert_uint_eq(sq_slot(f, 1)->swap, 77);
+	ck_assert_uint_eq(hdr(f)->sq_pi, 2);
+	ck_assert_uint_eq(doorbells(f), 1);
+	fx_free(f);
+}
+END_TEST
+
 START_TEST(test_inline_ud)
 {
 	struct fixture *f = fx_new(IBV_QPT_UD, 4, 4, 64, 0);
@@ -210,7 +246,8 @@ static const struct bad_case bad_cases[] = {
 	{ "READ on UC", IBV_QPT_UC, IBV_QPS_RTS, IBV_WR_RDMA_READ, 1, 0, 8, false, EINVAL },
 	{ "WRITE on UD", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_RDMA_WRITE, 1, 0, 8, false, EINVAL },
 	{ "UD without AH", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_SEND, 1, 0, 8, true, EINVAL },
-	{ "atomic on RC", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 8, false, EOPNOTSUPP },
+	{ "atomic with 2 SGEs", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 2, 0, 8, false, EINVAL },
+	{ "atomic inline", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, IBV_SEND_INLINE, 8, false, EINVAL },
 	{ "atomic on UC", IBV_QPT_UC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, 8, false, EINVAL },
 	{ "LOCAL_INV", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_LOCAL_INV, 0, 0, 0, false, EOPNOTSUPP },
 	{ "SEND_WITH_INV", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_SEND_WITH_INV, 1, 0, 8, false, EOPNOTSUPP },
@@ -351,6 +388,7 @@ int main(void)
 
 	tcase_add_test(tc, test_send_chain);
 	tcase_add_test(tc, test_sq_sig_all_and_read);
+	tcase_add_test(tc, test_atomic_wqe);
 	tcase_add_test(tc, test_inline_ud);
 	tcase_add_loop_test(tc, test_bad_send, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(tc, test_partial_chain);

@@ -13,7 +13,8 @@
 # /proc/PID/io rchar: it shows the READ responses really were being sent).
 # Bounds (docs/security.md, "Fairness"): under each READ the ping-pong
 # finishes with usec/iter <= 20 x the baseline + 20 ms, every status answer
-# comes within 2000 ms, at least 3 answers arrive, and >= 64 MiB were read
+# comes within 2000 ms (or 3 x the slowest baseline answer, on a machine
+# already that slow), at least 3 answers arrive, and >= 64 MiB were read
 # in the window. The daemon then still answers and the READ is byte-exact.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0 --mtu 4096
@@ -53,13 +54,15 @@ check() {
 	[ "$pp_us" -le $((20 * base_us + 20000)) ] ||
 		fail "$1: ping-pong usec/iter" "<= $((20 * base_us + 20000))" "$pp_us"
 	[ "$st_n" -ge 3 ] || fail "$1: status answers" ">= 3" "$st_n"
-	[ "$st_max" -le 2000 ] || fail "$1: slowest status answer (ms)" "<= 2000" "$st_max"
+	[ "$st_max" -le "$st_bound" ] || fail "$1: slowest status answer (ms)" "<= $st_bound" "$st_max"
 	[ "$rd_mib" -ge 64 ] || fail "$1: MiB read by the daemon in the window" ">= 64" "$rd_mib"
 	echo "ok: $1 within bounds"
 }
 
 measure baseline
 base_us=$pp_us
+# 2 s, or 3 x the slowest baseline answer on a machine that slow already
+st_bound=$((3 * st_max > 2000 ? 3 * st_max : 2000))
 
 # The forged request: the victim holds its QPs until its stdin closes.
 mkfifo "$T/hold"

@@ -6,7 +6,8 @@ TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_MAIN_LIBS
 
 TRANSPORT_TESTS = tests/transport_units tests/transport_ops tests/transport_errors \
 	tests/transport_psn_window \
-	tests/transport_lossy tests/transport_reliability tests/transport_ud_robust
+	tests/transport_lossy tests/transport_reliability tests/transport_ud_robust \
+	tests/transport_atomic
 check_PROGRAMS += $(TRANSPORT_TESTS)
 TESTS += $(TRANSPORT_TESTS)
 
@@ -37,3 +38,7 @@ tests_transport_units_LDADD = $(TRANSPORT_TEST_LDADD)
 tests_transport_psn_window_SOURCES = tests/transport_psn_window.c $(TRANSPORT_TEST_SRCS)
 tests_transport_psn_window_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
 tests_transport_psn_window_LDADD = $(TRANSPORT_TEST_LDADD)
+
+tests_transport_atomic_SOURCES = tests/transport_atomic.c $(TRANSPORT_TEST_SRCS)
+tests_transport_atomic_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_atomic_LDADD = $(TRANSPORT_TEST_LDADD)

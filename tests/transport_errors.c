@@ -505,8 +505,10 @@ START_TEST(test_post_validation)
 	th_connect(w, rc, peer, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
 	th_connect(w, uc, peer, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
 	th_connect(w, ud, peer, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
-	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 0, 0, 0, 0, 0),
-			 EOPNOTSUPP);
+	ck_assert_int_eq(th_post_send(rc, 1, (enum ibv_wr_opcode)15 /* ATOMIC_WRITE */,
+				      0, 8, 0, 0, 0, 0, 0), EOPNOTSUPP);
+	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 0, 0, 0, 0, 0),
+			 EINVAL);
 	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_SEND_WITH_INV, 0, 8, 0, 0, 0, 0, 0),
 			 EOPNOTSUPP);
 	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_RDMA_READ, 0, 8, 0, 0, 0, 0, 0), EINVAL);
@@ -652,8 +654,10 @@ START_TEST(test_self_loop)
 	a.dest_qp_num = 0x33;
 	a.rq_psn = 0x10;
 	a.dgid = w->node[0].gid;
+	a.max_dest_rd_atomic = 1;	/* 0 would NAK the READ (no resources) */
 	ck_assert_int_eq(xport_qp_modify(q, &a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					 IBV_QP_RQ_PSN | IBV_QP_AV), 0);
+					 IBV_QP_RQ_PSN | IBV_QP_AV |
+					 IBV_QP_MAX_DEST_RD_ATOMIC), 0);
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0x10;
 	a.timeout = 14;

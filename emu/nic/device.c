@@ -61,7 +61,9 @@ static void fill_attr(struct uroce_dev *d)
 	a->max_qp_rd_atom = DEV_MAX_QP_RD_ATOM;
 	a->max_qp_init_rd_atom = DEV_MAX_QP_RD_ATOM;
 	a->max_res_rd_atom = DEV_MAX_QP * DEV_MAX_QP_RD_ATOM;
-	a->atomic_cap = IBV_ATOMIC_NONE;
+	/* One single-threaded daemon executes every atomic of the device
+	 * (docs/transport.md, "Atomics"). */
+	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = DEV_MAX_AH;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;

@@ -20,7 +20,7 @@ struct uroce_dev;
  *   is_rkey  a remote request (rkey) or a local SGE (lkey); both name the
  *            same MR table (lkey == rkey), the flag is kept for logs
  *   access   IBV_ACCESS_* flags the access needs: REMOTE_WRITE / REMOTE_READ
- *            for remote requests, LOCAL_WRITE to fill a receive buffer or a
+ *            / REMOTE_ATOMIC for remote requests, LOCAL_WRITE to fill a receive buffer or a
  *            READ response, 0 to read a local SGE
  *   op       XPORT_MEM_CHECK (validate only), _READ (memory -> buf), _WRITE
  *            (buf -> memory); len 0 checks the key only

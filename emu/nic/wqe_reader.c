@@ -43,6 +43,8 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 	out->imm_data = w->imm_data;
 	out->remote_addr = w->remote_addr;
 	out->rkey = w->rkey;
+	out->compare_add = w->compare_add;
+	out->swap = w->swap;
 	if (w->flags & UROCE_WQE_INLINE) {
 		if (w->byte_len > qp->cap.max_inline_data || w->byte_len > XPORT_MAX_INLINE ||
 		    sizeof(*w) + w->byte_len > lay.sq_stride)

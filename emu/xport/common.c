@@ -44,6 +44,10 @@ static enum ibv_wc_opcode wr_to_wc(enum ibv_wr_opcode op)
 		return IBV_WC_RDMA_WRITE;
 	case IBV_WR_RDMA_READ:
 		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -57,6 +61,8 @@ const char *xport_wr_opcode_name(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE: return "RDMA_WRITE";
 	case IBV_WR_RDMA_WRITE_WITH_IMM: return "RDMA_WRITE_WITH_IMM";
 	case IBV_WR_RDMA_READ: return "RDMA_READ";
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC_CMP_AND_SWP";
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC_FETCH_AND_ADD";
 	default: return "?";
 	}
 }
@@ -123,7 +129,7 @@ void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 		c.wc_flags = IBV_WC_WITH_IMM;
 		c.imm_data = w->wr.imm_data;
 	}
-	if (w->wr.opcode == IBV_WR_RDMA_READ && w->psn_assigned &&
+	if (xport_wr_is_rd_atomic(w->wr.opcode) && w->psn_assigned &&
 	    qp->req.rd_outstanding)
 		qp->req.rd_outstanding--;
 	qp->sq.comp++;

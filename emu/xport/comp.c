@@ -1,7 +1,8 @@
 /*
  * comp.c: the completer (RC requester side). Matches ACKs, NAKs and READ
  * responses to the send WQEs they answer and completes those WQEs in
- * order, as an explicit state machine (IBTA 9.7.5.3 / 9.7.6 requester
+ * order (an ATOMIC Acknowledge's original value goes to the WQE's local
+ * 8 bytes), as an explicit state machine (IBTA 9.7.5.3 / 9.7.6 requester
  * side; rxe_comp.c has the same shape). It owns the retransmit timer and
  * the retry counters: on a timeout, a PSN-sequence NAK or a READ response
  * gap it rewinds the requester (go-back-N) while retry_cnt lasts, then
@@ -22,6 +23,7 @@ enum comp_state {
 	COMPST_CHECK_PSN,
 	COMPST_CHECK_ACK,
 	COMPST_READ,
+	COMPST_ATOMIC,
 	COMPST_WRITE_SEND,
 	COMPST_COMP_ACK,	/* the packet completes the WQE exactly */
 	COMPST_COMP_WQE,	/* implicit completion: the packet is beyond it */
@@ -81,14 +83,15 @@ static enum comp_state check_psn(struct comp_pkt *c)
 	struct xport_qp *qp = c->qp;
 	struct xport_swqe *w = c->w;
 	uint32_t p = c->pkt->h.psn;
-	bool is_read = w->wr.opcode == IBV_WR_RDMA_READ;
+	bool is_read = xport_wr_is_rd_atomic(w->wr.opcode);
 
 	/* Never sent: a stale or forged response. */
 	if (!roce_psn_before(p, qp->req.psn_max))
 		return COMPST_DROP;
 	if (roce_psn_after(p, w->last_psn)) {
 		/* Beyond this WQE: a SEND/WRITE is implicitly acknowledged;
-		 * a READ's response must have been lost (IBTA 9.7.5.1.3). */
+		 * a READ's or atomic's response must have been lost (IBTA
+		 * 9.7.5.1.3). */
 		if (is_read)
 			return qp->comp.rewound ? COMPST_DROP : COMPST_ERROR_RETRY;
 		return COMPST_COMP_WQE;
@@ -107,6 +110,7 @@ static enum comp_state check_ack(struct comp_pkt *c)
 	const struct roce_pkt *pkt = c->pkt;
 	uint8_t syn = pkt->h.aeth.syndrome;
 	bool is_read = c->w->wr.opcode == IBV_WR_RDMA_READ;
+	bool is_atomic = xport_wr_is_atomic(c->w->wr.opcode);
 
 	if (is_read_resp(pkt->h.opcode)) {
 		if (!is_read ||
@@ -117,14 +121,21 @@ static enum comp_state check_ack(struct comp_pkt *c)
 		}
 		return COMPST_READ;
 	}
+	if (pkt->h.opcode == ROCE_OP_RC_ATOMIC_ACK) {
+		if (!is_atomic || (syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK) {
+			c->status = IBV_WC_BAD_RESP_ERR;
+			return COMPST_ERROR;
+		}
+		return COMPST_ATOMIC;
+	}
 	if (pkt->h.opcode != ROCE_OP_RC_ACK)
-		return COMPST_DROP;	/* atomic ACK: no atomics sent */
+		return COMPST_DROP;
 
 	switch (syn & ROCE_AETH_TYPE_MASK) {
 	case ROCE_AETH_ACK:
-		/* An ACK inside a READ cannot complete it; its data is
-		 * on the way (or will be retried by the timer). */
-		return is_read ? COMPST_DROP : COMPST_WRITE_SEND;
+		/* An ACK inside a READ or atomic cannot complete it; its
+		 * response is on the way (or will be retried by the timer). */
+		return is_read || is_atomic ? COMPST_DROP : COMPST_WRITE_SEND;
 	case ROCE_AETH_RNR_NAK:
 		qp->stats.rnr_naks_rx++;
 		return COMPST_RNR_RETRY;
@@ -184,6 +195,28 @@ static enum comp_state do_read(struct comp_pkt *c)
 	}
 	qp->comp.psn = roce_psn_add(pkt->h.psn, 1);
 	return last ? COMPST_COMP_ACK : COMPST_UPDATE_COMP;
+}
+
+/* The ATOMIC Acknowledge of the atomic WQE: its original value (host
+ * order) goes to the 8 bytes at sg_list[0].addr, LOCAL_WRITE through the
+ * lkey (mlx5 writes 8 bytes whatever the SGE's length). */
+static enum comp_state do_atomic(struct comp_pkt *c)
+{
+	struct xport_qp *qp = c->qp;
+	struct xport_swqe *w = c->w;
+	uint64_t orig = c->pkt->h.atomic_ack_orig;
+
+	if (w->wr.num_sge) {
+		struct ibv_sge sge = w->wr.sg_list[0];
+
+		sge.length = 8;
+		if (xport_scatter(qp, &sge, 1, 0, &orig, 8)) {
+			c->status = IBV_WC_LOC_PROT_ERR;
+			return COMPST_ERROR;
+		}
+	}
+	qp->comp.psn = roce_psn_add(c->pkt->h.psn, 1);
+	return COMPST_COMP_ACK;
 }
 
 static enum comp_state write_send(struct comp_pkt *c)
@@ -295,6 +328,7 @@ static void run(struct comp_pkt *c, enum comp_state s)
 		case COMPST_CHECK_PSN: s = check_psn(c); break;
 		case COMPST_CHECK_ACK: s = check_ack(c); break;
 		case COMPST_READ: s = do_read(c); break;
+		case COMPST_ATOMIC: s = do_atomic(c); break;
 		case COMPST_WRITE_SEND: s = write_send(c); break;
 		case COMPST_COMP_ACK: s = comp_ack(c); break;
 		case COMPST_COMP_WQE: s = comp_wqe(c); break;

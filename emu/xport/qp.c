@@ -339,7 +339,13 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 	err = uroce_send_opcode_check(qp->type, wqe->opcode);
 	if (err)
 		return err;
-	if (wqe->send_flags & IBV_SEND_INLINE) {
+	if (xport_wr_is_atomic(wqe->opcode)) {
+		/* One 8-byte local buffer; inline is for SEND and WRITE
+		 * only (ibv_post_send(3)). */
+		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge > 1)
+			return EINVAL;
+		len = 8;
+	} else if (wqe->send_flags & IBV_SEND_INLINE) {
 		if (wqe->inline_len > XPORT_MAX_INLINE ||
 		    wqe->opcode == IBV_WR_RDMA_READ)
 			return EINVAL;

@@ -1,8 +1,9 @@
 /*
  * req.c: the requester. Turns send WQEs into request packets: segments a
  * message into FIRST/MIDDLE/LAST (or ONLY) packets of path-MTU payload,
- * assigns PSNs, places RETH/ImmDt/DETH and the AckReq bit, honours the RC
- * windows (unacknowledged PSNs, outstanding READs, fences), and restarts
+ * assigns PSNs, places RETH/ImmDt/DETH/AtomicETH and the AckReq bit,
+ * honours the RC windows (unacknowledged PSNs, outstanding READs and
+ * atomics, fences), and restarts
  * from a PSN when the completer asks (go-back-N).
  *
  * Rules: IBTA 9.7.1-9.7.4 (segmentation, pad, SE, AckReq, READ PSN
@@ -122,6 +123,31 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 	return true;
 }
 
+/* Send the CMP_SWAP or FETCH_ADD request of W (IBTA 9.4.5; one PSN,
+ * AckReq). AtomicETH: CMP_SWAP swaps in wr.atomic.swap when the word
+ * equals compare_add; FETCH_ADD adds compare_add, its Compare is 0. */
+static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
+{
+	struct roce_hdrs h;
+	bool cas = w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = cas ? ROCE_OP_RC_CMP_SWAP : ROCE_OP_RC_FETCH_ADD;
+	h.dqpn = qp->attr.dest_qp_num;
+	h.psn = qp->req.psn;
+	h.ackreq = true;
+	h.atomic.va = w->wr.remote_addr;
+	h.atomic.rkey = w->wr.rkey;
+	h.atomic.swap_add = cas ? w->wr.swap : w->wr.compare_add;
+	h.atomic.compare = cas ? w->wr.compare_add : 0;
+	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
+	qp->req.noack = 0;
+	qp->req.psn = roce_psn_add(qp->req.psn, 1);
+	qp->req.offset = w->length;
+	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
+		qp->req.psn_max = qp->req.psn;
+}
+
 /* Send the next packet of SEND/WRITE WQE W. Returns false on a local
  * error (W failed, QP in ERR). */
 static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
@@ -207,6 +233,7 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 	       !qp->req.rnr_deadline && qp->sq.req != qp->sq.head) {
 		struct xport_swqe *w = xport_sq_at(qp, qp->sq.req);
 		bool is_read = w->wr.opcode == IBV_WR_RDMA_READ;
+		bool is_rd_atomic = xport_wr_is_rd_atomic(w->wr.opcode);
 
 		if (qp->stats.tx_pkts - start >= budget) {
 			more = true;
@@ -219,6 +246,8 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 			break;
 
 		if (qp->type == IBV_QPT_RC) {
+			/* max_rd_atomic 0 still lets one through, as mlx5
+			 * (its log2 field cannot say 0). */
 			uint32_t max_rd = qp->attr.max_rd_atomic ?
 					  qp->attr.max_rd_atomic : 1;
 
@@ -226,9 +255,11 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 			    XPORT_MAX_UNACKED_PSNS)
 				break;
 			if (!w->psn_assigned) {
-				if (is_read && qp->req.rd_outstanding >= max_rd)
+				if (is_rd_atomic &&
+				    qp->req.rd_outstanding >= max_rd)
 					break;
-				/* IBV_SEND_FENCE: wait for earlier READs. */
+				/* IBV_SEND_FENCE: wait for earlier READs
+				 * and atomics. */
 				if ((w->wr.send_flags & IBV_SEND_FENCE) &&
 				    qp->req.rd_outstanding)
 					break;
@@ -240,7 +271,7 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 			w->last_psn = roce_psn_add(w->first_psn, w->npkts - 1);
 			w->psn_assigned = true;
 			qp->req.offset = 0;
-			if (is_read)
+			if (is_rd_atomic)
 				qp->req.rd_outstanding++;
 			/* UD: one packet, at most the port MTU (C10-93.1.1;
 			 * mlx5 reports a local length error). */
@@ -249,7 +280,9 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 				return false;
 			}
 		}
-		if (is_read) {
+		if (xport_wr_is_atomic(w->wr.opcode)) {
+			send_atomic(qp, w);
+		} else if (is_read) {
 			if (!send_read(qp, w))
 				return false;
 		} else if (!send_segment(qp, w)) {

@@ -12,7 +12,9 @@
  * NAK further out-of-sequence packets are dropped silently until the
  * NAKed PSN returns; duplicate SEND/WRITE packets are re-ACKed with
  * ePSN-1 when they carry AckReq or are the last one before ePSN (C9-105);
- * duplicate READs are replayed from a saved resource; UC drops a damaged
+ * duplicate READs are replayed from a saved resource, duplicate atomics
+ * answered from the saved original value (atomic.c); a new READ or atomic
+ * needs a free responder resource (atomic.c); UC drops a damaged
  * message and reuses its receive WQE for the next one; zero-length RDMA
  * skips the R_Key check.
  */
@@ -32,6 +34,7 @@ enum resp_state {
 	RESPST_CHECK_RKEY,
 	RESPST_EXECUTE,
 	RESPST_READ_REPLY,
+	RESPST_ATOMIC,
 	RESPST_COMPLETE,
 	RESPST_ACKNOWLEDGE,
 	RESPST_DUPLICATE,
@@ -145,8 +148,11 @@ static enum resp_state check_op_valid(struct resp_pkt *p)
 		ok = acc & IBV_ACCESS_REMOTE_WRITE;
 	else if (p->flags & ROCE_OPF_READ)
 		ok = qp->type == IBV_QPT_RC && (acc & IBV_ACCESS_REMOTE_READ);
+	else if (p->pkt->h.opcode == ROCE_OP_RC_CMP_SWAP ||
+		 p->pkt->h.opcode == ROCE_OP_RC_FETCH_ADD)
+		ok = acc & IBV_ACCESS_REMOTE_ATOMIC;
 	else
-		ok = false;	/* atomics, SEND_INV, FLUSH: not implemented */
+		ok = false;	/* ATOMIC_WRITE, SEND_INV, FLUSH: not implemented */
 	if (ok)
 		return RESPST_CHECK_RESOURCE;
 	if (qp->type == IBV_QPT_UC) {
@@ -161,6 +167,14 @@ static enum resp_state check_resource(struct resp_pkt *p)
 {
 	struct xport_qp *qp = p->qp;
 
+	if ((p->flags & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) &&
+	    !xport_rd_atomic_room(qp)) {
+		xport_log(qp, XPORT_LOG_ERR,
+			  "PSN 0x%06x %s: no responder resource (%u in use, max_dest_rd_atomic %u)",
+			  p->pkt->h.psn, p->pkt->op->name, qp->resp.rd_held,
+			  qp->attr.max_dest_rd_atomic);
+		return RESPST_ERR_INVALID_REQ;
+	}
 	if (!(p->flags & ROCE_OPF_RWQE) || qp->resp.have_rwqe)
 		return RESPST_CHECK_LENGTH;
 	/* SEND FIRST/ONLY, or the LAST/ONLY of WRITE with immediate. */
@@ -184,6 +198,8 @@ static enum resp_state check_length(struct resp_pkt *p)
 	const struct roce_pkt *pkt = p->pkt;
 	uint32_t n = pkt->payload_len;
 
+	if (p->flags & ROCE_OPF_ATOMIC)
+		return RESPST_ATOMIC;	/* fixed 8 bytes, no payload */
 	if (p->flags & ROCE_OPF_READ)
 		return pkt->h.reth.dma_len > 0x80000000u ?
 		       RESPST_ERR_INVALID_REQ : RESPST_CHECK_RKEY;
@@ -273,7 +289,7 @@ static enum resp_state execute(struct resp_pkt *p)
  * inside an earlier request); xport_resp_run sends them. A peer with more
  * READs outstanding than XPORT_RD_JOBS loses the newest: it retries. */
 static void read_queue(struct xport_qp *qp, uint32_t psn, uint64_t va,
-		       uint32_t rkey, uint32_t len)
+		       uint32_t rkey, uint32_t len, bool replay)
 {
 	struct xport_rd_job *j;
 
@@ -288,6 +304,7 @@ static void read_queue(struct xport_qp *qp, uint32_t psn, uint64_t va,
 	j->len = len;
 	j->i = 0;
 	j->n = xport_npkts(len, qp->mtu);
+	j->replay = replay;
 	xport_mark(qp, XPORT_WORK_RESP);
 }
 
@@ -302,7 +319,7 @@ static const struct xport_rd_res *rd_res_of(const struct xport_qp *qp,
 		uint32_t span = roce_psn_sub(r->last_psn, r->first_psn) + 1;
 		uint64_t skip;
 
-		if (!r->valid ||
+		if (!r->valid || r->atomic ||
 		    !roce_psn_in_range(pkt->h.psn, r->first_psn, span))
 			continue;
 		skip = (uint64_t)roce_psn_sub(pkt->h.psn, r->first_psn) *
@@ -349,7 +366,7 @@ static void read_replay(struct xport_qp *qp, const struct xport_rd_res *r,
 			uint32_t psn, uint64_t va, uint32_t len)
 {
 	if (!read_restart(qp, r, psn, va, len))
-		read_queue(qp, psn, va, r->rkey, len);
+		read_queue(qp, psn, va, r->rkey, len, true);
 }
 
 bool xport_resp_read_restart(struct xport_qp *qp, const struct roce_pkt *pkt)
@@ -410,6 +427,7 @@ static enum resp_state read_reply(struct resp_pkt *p)
 
 	/* Remember it for a duplicate (the requester's retry). */
 	r->valid = true;
+	r->atomic = false;
 	r->first_psn = pkt->h.psn;
 	r->last_psn = roce_psn_add(pkt->h.psn, n_pkts - 1);
 	r->va = pkt->h.reth.va;
@@ -417,7 +435,7 @@ static enum resp_state read_reply(struct resp_pkt *p)
 	r->len = len;
 	qp->resp.msn = (qp->resp.msn + 1) & ROCE_AETH_MSN_MASK; /* C9-148 */
 	qp->resp.epsn = roce_psn_add(qp->resp.epsn, n_pkts);
-	read_queue(qp, pkt->h.psn, r->va, r->rkey, len);
+	read_queue(qp, pkt->h.psn, r->va, r->rkey, len, false);
 	return RESPST_DONE;
 }
 
@@ -478,6 +496,8 @@ static enum resp_state duplicate(struct resp_pkt *p)
 			    pkt->h.reth.dma_len);
 		return RESPST_DONE;
 	}
+	if (p->flags & ROCE_OPF_ATOMIC)
+		return xport_atomic_replay(qp, pkt) ? RESPST_DONE : RESPST_DROP;
 	/* SEND/WRITE already executed: acknowledge again (C9-105). */
 	if (pkt->h.ackreq || pkt->h.psn == prev)
 		send_aeth(qp, prev, ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID));
@@ -624,6 +644,13 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 		case RESPST_CHECK_RKEY: s = check_rkey(&p); break;
 		case RESPST_EXECUTE: s = execute(&p); break;
 		case RESPST_READ_REPLY: s = read_reply(&p); break;
+		case RESPST_ATOMIC:
+			switch (xport_atomic_execute(qp, pkt)) {
+			case XPORT_ATOMIC_OK: s = RESPST_DONE; break;
+			case XPORT_ATOMIC_INVALID: s = RESPST_ERR_INVALID_REQ; break;
+			default: s = RESPST_ERR_ACCESS; break;
+			}
+			break;
 		case RESPST_COMPLETE: s = complete(&p); break;
 		case RESPST_ACKNOWLEDGE: s = acknowledge(&p); break;
 		case RESPST_DUPLICATE: s = duplicate(&p); break;
@@ -691,6 +718,8 @@ void xport_resp_enqueue(struct xport_qp *qp, const struct roce_l3 *l3,
 		return;
 	}
 	q->next = NULL;
+	q->rd_held = xport_rd_atomic_held(qp);
+	q->rd_new = xport_rd_atomic_arrival(qp, raw, raw_len);
 	q->l3 = *l3;
 	q->len = raw_len;
 	memcpy(q->data, raw, raw_len);
@@ -730,8 +759,10 @@ bool xport_resp_run(struct xport_qp *qp, uint32_t budget)
 		qp->rxq = q->next;
 		qp->rxq_len--;
 		/* parsed (and ICRC-checked) before it was queued */
+		qp->resp.rd_held = q->rd_held;
 		if (roce_parse_udp(q->data, q->len, &q->l3, &pkt) == ROCE_OK)
 			xport_resp_input(qp, &pkt, &q->l3, q->data, q->len);
+		qp->resp.rd_held = 0;	/* a packet taken at once finds none */
 		free(q);
 	}
 	return false;

@@ -37,7 +37,8 @@ extern "C" {
 #define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */
 #define XPORT_MAX_UNACKED_PSNS	128	/* requester window: PSNs sent, not yet acked */
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
-#define XPORT_RD_RESOURCES	16	/* saved READ requests for duplicate replay */
+#define XPORT_RD_RESOURCES	16	/* saved READ and atomic requests for
+					 * duplicate replay (the replay cache) */
 #define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
 #define XPORT_RUN_BUDGET	32	/* READ response packets one xport_run sends
 					 * per QP (below the daemon's receive batch
@@ -56,6 +57,11 @@ struct xport_qp;
  * (imm_data in network byte order). remote_addr/rkey: RDMA WRITE/READ.
  * UD only: dgid (destination address, IPv4-mapped for IPv4), remote_qpn,
  * remote_qkey (bit 31 set: use the QP's Q_Key, IBTA 10.2.4).
+ * Atomics (IBV_WR_ATOMIC_CMP_AND_SWP / FETCH_AND_ADD, RC only): remote_addr
+ * and rkey name the 8-byte target, compare_add and swap are the
+ * ibv_send_wr.wr.atomic operands (host order); the original value is
+ * written as 8 bytes at sg_list[0].addr through its lkey (none if num_sge
+ * is 0), whatever sg_list[0].length says, as mlx5 does.
  * With IBV_SEND_INLINE the payload is inline_data[0..inline_len) and sg_list
  * is ignored; otherwise the payload is the concatenation of sg_list
  * (lengths in bytes, read through the lkey). wr_index is the daemon's ring
@@ -69,6 +75,8 @@ struct xport_send_wqe {
 	uint32_t imm_data;
 	uint64_t remote_addr;
 	uint32_t rkey;
+	uint64_t compare_add;
+	uint64_t swap;
 	union ibv_gid dgid;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
@@ -150,8 +158,8 @@ enum xport_mem_status {
  * mem: access [addr, addr+len) of registered memory by key. is_rkey selects
  *   rkey (remote request) vs lkey (local SGE) namespace; pd is the QP's PD
  *   handle (xport_qp_create); access is the IBV_ACCESS_* flags required
- *   (IBV_ACCESS_REMOTE_WRITE / REMOTE_READ / LOCAL_WRITE, 0 for a local
- *   read). len may be 0 (then only the key is checked). Must be bounds-safe
+ *   (IBV_ACCESS_REMOTE_WRITE / REMOTE_READ / REMOTE_ATOMIC / LOCAL_WRITE,
+ *   0 for a local read). len may be 0 (then only the key is checked). Must be bounds-safe
  *   for any input: it sees values straight from the network.
  * xmit: send one RoCEv2 UDP payload (BTH .. ICRC, len bytes) to dgid at the
  *   device's UDP port from UDP source port sport. Returns 0 or an errno; a
@@ -311,8 +319,10 @@ const struct xport_qp_stats *xport_qp_stats(const struct xport_qp *qp);
 /*
  * Post one send WQE (copied). Returns 0; ENOMEM if the SQ is full; EINVAL
  * for a malformed WQE (num_sge > XPORT_MAX_SGE, inline_len too big, opcode
- * unknown); EOPNOTSUPP for an opcode this QP type or engine does not do
- * (atomics, bind MW, SEND_WITH_INV, TSO, UD RDMA). A QP in RESET/INIT/RTR
+ * unknown, atomics with IBV_SEND_INLINE or more than one SGE, RDMA or
+ * atomics on a QP type without them); EOPNOTSUPP for an opcode this
+ * engine does not do (ATOMIC_WRITE, FLUSH, bind MW, SEND_WITH_INV, TSO).
+ * A QP in RESET/INIT/RTR
  * gets EINVAL (ibv_post_send(3)); a QP in ERR accepts it and completes it
  * with IBV_WC_WR_FLUSH_ERR.
  */

@@ -71,7 +71,8 @@ struct xport_req {
 				 * PSNs at or after it are forged/stale) */
 	uint32_t offset;	/* bytes of WQE sq.req already sent */
 	uint32_t noack;		/* packets sent since the last AckReq */
-	uint32_t rd_outstanding; /* READ WQEs sent and not completed */
+	uint32_t rd_outstanding; /* READ and atomic WQEs sent and not
+				  * completed (at most max_rd_atomic) */
 	uint64_t rnr_deadline;	/* ns; != 0: paused until then (RNR NAK) */
 };
 
@@ -86,10 +87,14 @@ struct xport_comp {
 	uint64_t retrans_deadline; /* ns; 0 = not armed */
 };
 
-/* A READ request the responder has executed, kept for duplicate replay
- * (IBTA 9.7.5.1.3 "responder resources"). */
+/* A READ or atomic request the responder has executed, kept for duplicate
+ * replay (IBTA 9.7.5.1.3 "responder resources"): a READ is answered again
+ * from memory, an atomic from its saved original value (never executed
+ * twice, IBTA 9.7.5.2.x, atomic.c). */
 struct xport_rd_res {
 	bool valid;
+	bool atomic;		/* CMP_SWAP / FETCH_ADD: orig is the reply */
+	uint64_t orig;		/* atomic: the original remote value */
 	uint32_t first_psn, last_psn;
 	uint64_t va;
 	uint32_t rkey;
@@ -104,6 +109,7 @@ struct xport_rd_job {
 	uint32_t rkey;
 	uint32_t len;
 	uint32_t i, n;
+	bool replay;		/* answers a duplicate (holds no new resource) */
 };
 
 #define XPORT_RD_JOBS XPORT_RD_RESOURCES
@@ -112,6 +118,8 @@ struct xport_rd_job {
  * sent: it waits its turn (responses leave in PSN order, IBTA 9.5). */
 struct xport_queued_pkt {
 	struct xport_queued_pkt *next;
+	uint32_t rd_held;	/* responder resources in use when it arrived */
+	bool rd_new;		/* a new READ/atomic: takes a resource */
 	struct roce_l3 l3;
 	size_t len;
 	uint8_t data[];
@@ -146,6 +154,10 @@ struct xport_resp {
 	uint32_t rd_next;
 	struct xport_rd_job job[XPORT_RD_JOBS];	/* [job_head, job_tail) */
 	uint32_t job_head, job_tail;
+	uint32_t rd_held;	/* resources in use when the packet being
+				 * processed arrived (atomic.c) */
+	uint32_t rx_next;	/* while requests are queued: the PSN after
+				 * the last one received (atomic.c) */
 };
 
 /* Work an entry point marked for xport_run (run.c). */
@@ -199,6 +211,20 @@ struct xport_dev {
 static inline void xport_mark(struct xport_qp *qp, unsigned int work)
 {
 	qp->work |= work;
+}
+
+/* READ and atomics: the requests that take a responder resource and
+ * count against max_rd_atomic (IBTA 9.7.5.1.3; ibv_modify_qp(3)). */
+static inline bool xport_wr_is_rd_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static inline bool xport_wr_is_atomic(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 static inline struct xport_swqe *xport_sq_at(struct xport_qp *qp, uint32_t i)
@@ -307,6 +333,35 @@ bool xport_resp_busy(const struct xport_qp *qp);
 bool xport_resp_run(struct xport_qp *qp, uint32_t budget);
 /* Free the queued request packets (reset, ERR, destroy). */
 void xport_resp_clear(struct xport_qp *qp);
+/* Responder atomics and resources (atomic.c), called by resp.c. */
+enum xport_atomic_status {
+	XPORT_ATOMIC_OK,	/* executed, ATOMIC Acknowledge sent */
+	XPORT_ATOMIC_INVALID,	/* misaligned VA: NAK Invalid Request */
+	XPORT_ATOMIC_ACCESS,	/* R_Key, PD, bounds or REMOTE_ATOMIC: NAK
+				 * Remote Access Error */
+};
+/* Execute a new CMP_SWAP / FETCH_ADD at ePSN (IBTA 9.4.5): check the
+ * alignment and R_Key, read-modify-write the 8-byte word, save the
+ * original value in the replay cache, advance ePSN and MSN, send the
+ * ATOMIC Acknowledge. */
+enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
+					      const struct roce_pkt *pkt);
+/* A duplicate atomic: answer it again from the replay cache (true), or
+ * false if no saved resource matches (the packet is dropped). */
+bool xport_atomic_replay(struct xport_qp *qp, const struct roce_pkt *pkt);
+/* Responder resources in use now: READ responses still to send for new
+ * requests, plus new READ/atomic requests queued behind them. */
+uint32_t xport_rd_atomic_held(const struct xport_qp *qp);
+/* May a new READ or atomic be accepted (fewer than max_dest_rd_atomic
+ * resources were in use when it arrived)? */
+bool xport_rd_atomic_room(const struct xport_qp *qp);
+/* A request packet (raw, BTH first, already parsed) is being queued:
+ * whether it is a READ or atomic never received before (it will take a
+ * resource; a copy of one already received or queued will not). Tracks
+ * the PSN after the last request received while the queue is not empty. */
+bool xport_rd_atomic_arrival(struct xport_qp *qp, const uint8_t *raw,
+			     size_t len);
+
 /* Completer (comp.c): one parsed response packet (ACK, NAK, READ resp). */
 void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* Completer: the retransmit deadline passed. */

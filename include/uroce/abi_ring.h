@@ -67,9 +67,9 @@ struct uroce_sge {
  * uroce_send_opcode_check - whether a QP of type TYPE may carry send WR opcode
  * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
  * carry (RDMA on UD, READ or atomics on UC/UD) or an unknown value; EOPNOTSUPP
- * for what uroce does not implement (atomics on RC: atomic_cap is
- * IBV_ATOMIC_NONE; ATOMIC_WRITE, FLUSH, SEND_WITH_INV, LOCAL_INV, BIND_MW,
- * TSO, DRIVER1). The provider checks at post time, the daemon again for each
+ * for what uroce does not implement (ATOMIC_WRITE and FLUSH, which rdma-core
+ * posts only through the extended QP API uroce lacks; SEND_WITH_INV,
+ * LOCAL_INV, BIND_MW, TSO, DRIVER1). The provider checks at post time, the daemon again for each
  * WQE. The switch is on the value, so every rdma-core's verbs.h gives the
  * same answers: ATOMIC_WRITE (15) is named from rdma-core 44, FLUSH (14)
  * from 45 (enum ibv_wr_opcode, verbs.h).
@@ -86,10 +86,9 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_UD ? EINVAL : 0;
 	case IBV_WR_RDMA_READ:
-		return type == IBV_QPT_RC ? 0 : EINVAL;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IBV_QPT_RC ? EOPNOTSUPP : EINVAL;
+		return type == IBV_QPT_RC ? 0 : EINVAL;
 	case UROCE_IBV_WR_ATOMIC_WRITE:
 	case UROCE_IBV_WR_FLUSH:
 	case IBV_WR_SEND_WITH_INV:
@@ -111,11 +110,13 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 /*
  * Send WQE header (64 bytes), followed by num_sge × struct uroce_sge, or (INLINE)
  * by inline_len bytes of payload.
- *   opcode      enum ibv_wr_opcode (IBV_WR_SEND, _WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ)
+ *   opcode      enum ibv_wr_opcode (IBV_WR_SEND, _WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ,
+ *               ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD)
  *   wqe_index   WQE number & 0xFFFF (returned in the CQE's wqe_counter)
  *   byte_len    total payload bytes (sum of SGE lengths or inline_len)
  *   imm_data    big-endian immediate, as ibv_send_wr.imm_data
- *   remote_addr, rkey   RDMA WRITE/READ target
+ *   remote_addr, rkey   RDMA WRITE/READ target; the atomic's 8-byte word
+ *   compare_add, swap   atomics: ibv_send_wr.wr.atomic's operands, host order
  *   ah_handle, remote_qpn, remote_qkey   UD only
  */
 struct uroce_send_wqe {
@@ -134,7 +135,7 @@ struct uroce_send_wqe {
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
 	uint32_t reserved3;
-	uint64_t compare_add; /* atomics (not supported yet) */
+	uint64_t compare_add; /* atomics */
 	uint64_t swap;
 };
 
