@@ -111,6 +111,8 @@ static void parse_cqe(struct uroce_cq *cq, struct mlx5_cqe64 *cqe, uint64_t *wr_
 		*wr_id = qp->sq_wrid[idx];
 		/* post.c may reuse the slots up to here (read under another lock) */
 		__atomic_store_n(&qp->sq_tail, qp->sq_wqe_head[idx] + 1, __ATOMIC_RELEASE);
+	} else if (qp->vqp.qp.srq) {
+		*wr_id = uroce_srq_complete(to_usrq(qp->vqp.qp.srq), be16toh(cqe->wqe_counter));
 	} else if (qp->cap.max_recv_wr) {
 		*wr_id = qp->rq_wrid[qp->rq_tail & (qp->cap.max_recv_wr - 1)];
 		__atomic_store_n(&qp->rq_tail, qp->rq_tail + 1, __ATOMIC_RELEASE);

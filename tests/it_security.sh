@@ -40,7 +40,7 @@ expect_line "nobody's connections stop at the quota with EMFILE" "$T/flood.out" 
 expect_line "nobody's PDs stop at the quota with ENOMEM" "$T/flood.out" "pds=16 errno=ENOMEM"
 "$UROCE" status >"$T/status" 2>&1
 expect_line "status: the limits" "$T/status" \
-	"quota per_uid clients=8 pd=16 cq=1024 qp=1024 mr=16384 ah=16384 fd_limit=$(grep -o 'fd_limit=[0-9]*' "$T/status" | cut -d= -f2) fd_reserve=64"
+	"quota per_uid clients=8 pd=16 cq=1024 qp=1024 mr=16384 ah=16384 srq=256 fd_limit=$(grep -o 'fd_limit=[0-9]*' "$T/status" | cut -d= -f2) fd_reserve=64"
 expect_line "status: nobody's usage" "$T/status" "uid $(id -u nobody) clients=8 pd=16 cq=0 qp=0 mr=0 ah=0"
 p=$((20000 + $(rand16) % 40000))
 as_daemon="setpriv --reuid=daemon --regid=$(id -g daemon) --clear-groups --"

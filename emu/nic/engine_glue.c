@@ -40,8 +40,9 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 	struct mlx5_cqe64 cqe;
 	int rc;
 
-	/* the slot of this WQE (and of unsignaled ones before it) is free */
-	if (h)
+	/* the slot of this WQE (and of unsignaled ones before it) is free;
+	 * an SRQ's slots are free once read (its tags come back by polling) */
+	if (h && !(c->is_recv && qp->srq))
 		__atomic_store_n(c->is_recv ? &h->rq_ci : &h->sq_ci, c->wr_index + 1, __ATOMIC_RELEASE);
 	if (!c->signaled && c->status == IBV_WC_SUCCESS)
 		return;
@@ -76,10 +77,22 @@ static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type eve
 {
 	struct ctl_qp *qp = xport_qp_user(xqp);
 
-	if (event != IBV_EVENT_SQ_DRAINED)
+	if (event == IBV_EVENT_QP_LAST_WQE_REACHED)
+		ulog(ULOG_INFO, "client#%u qpn 0x%x on srqn 0x%x: last WQE reached", qp->owner->id,
+		     qp->qpn, qp->srq ? qp->srq->srqn : 0);
+	else if (event != IBV_EVENT_SQ_DRAINED)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x -> ERR (event %d)", qp->owner->id, qp->qpn, event);
 	if (!client_async_event(qp->owner, qp->user_handle, event))
 		qp->async_events++;
+}
+
+static void dp_srq_event(void *ctx, struct xport_srq *xsrq, enum ibv_event_type event)
+{
+	struct ctl_srq *srq = xport_srq_user(xsrq);
+
+	ulog(ULOG_DEBUG, "client#%u srqn 0x%x: event %d", srq->owner->id, srq->srqn, event);
+	if (!client_async_event(srq->owner, srq->user_handle, event))
+		srq->async_events++;
 }
 
 /* The engine's next turn for a QP that spent its budget: run after this
@@ -139,6 +152,7 @@ static const struct xport_ops engine_ops = {
 	.qp_event = dp_qp_event,
 	.schedule = dp_schedule,
 	.log = dp_log,
+	.srq_event = dp_srq_event,
 };
 
 int engine_init(struct uroce_dev *d)
@@ -174,6 +188,11 @@ int engine_qp_create(struct ctl_qp *qp)
 				  qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1, qp->sq_sig_all, qp);
 	if (!qp->xqp)
 		return errno ? errno : ENOMEM;
+	if (qp->srq && xport_qp_set_srq(qp->xqp, qp->srq->xsrq)) {
+		xport_qp_destroy(qp->xqp);
+		qp->xqp = NULL;
+		return EINVAL;
+	}
 	ev_timer_init(&qp->timer, qp_timer_cb, 0., 0.);
 	qp->timer.data = qp;
 	ev_check_init(&qp->run_check, qp_run_cb);
@@ -193,3 +212,15 @@ void engine_qp_destroy(struct ctl_qp *qp)
 	qp->xqp = NULL;
 }
 
+
+int engine_srq_create(struct ctl_srq *srq)
+{
+	srq->xsrq = xport_srq_create(srq->owner->dev->xdev, srq->max_wr, srq);
+	return srq->xsrq ? 0 : errno ? errno : ENOMEM;
+}
+
+void engine_srq_destroy(struct ctl_srq *srq)
+{
+	xport_srq_destroy(srq->xsrq);
+	srq->xsrq = NULL;
+}
