@@ -6,7 +6,8 @@
 # (UCX's default picks shared memory between processes of one host; RC needs
 # UD as its wire-up transport): both sides exit 0, both log (UCX_LOG_LEVEL=info)
 # that the endpoint runs on rc_verbs/uroce0:1, and the client's Final row
-# has exactly the 1000 iterations asked for. rc_verbs receives through an
+# has exactly the iterations asked for (1000; 100 for tag_bw with 1 MiB
+# messages, which go by rendezvous: an RDMA READ). rc_verbs receives through an
 # SRQ. No speed is asserted. Source: docs/clients.md §4.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
@@ -20,10 +21,10 @@ done
 
 export UCX_NET_DEVICES=uroce0:1 UCX_TLS=rc_verbs,ud_verbs UCX_LOG_LEVEL=info
 
-# perf TEST LANE: ucx_perftest -t TEST -n 1000; LANE tag or rma.
+# perf TEST LANE ITERS [ARGS]: ucx_perftest -t TEST -n ITERS ARGS; LANE tag or rma.
 perf() {
 	_p=$(free_tcp_port)
-	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -n 1000"
+	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -n $3 ${4:-}"
 	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
 	_rc=$?
 	for _side in srv cli; do
@@ -36,10 +37,12 @@ perf() {
 		expect_eq "$1 $_side: endpoint on rc_verbs/uroce0:1" 1 \
 			"$(grep -c "ep_cfg\[0\]: $2(rc_verbs/uroce0:1)\$" "$T/$_side.log")"
 	done
-	expect_eq "$1: Final iterations" 1000 "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
+	expect_eq "$1: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
 	echo "ok: ucx_perftest -t $1: $(grep '^Final:' "$T/cli.log")"
 }
 
-perf tag_lat tag
-perf tag_bw tag
-perf ucp_put_bw rma
+perf tag_lat tag 1000
+perf tag_bw tag 1000
+perf ucp_put_bw rma 1000
+# 1 MiB: the rendezvous protocol (RDMA READ of the sender's buffer)
+perf tag_bw tag 100 "-s 1048576"
