@@ -13,6 +13,8 @@
  *                     the limit, once, then disarmed
  *   last_wqe_reached  QP on an SRQ to ERR: LAST_WQE_REACHED, the SRQ's WQEs
  *                     are not flushed and still serve another QP
+ *   empty_srq         an empty SRQ is an empty RQ: RC waits (RNR NAK, retried)
+ *                     until a WQE is posted; UD drops the datagram
  */
 #include "check_main.h"
 #include <errno.h>
@@ -521,6 +523,84 @@ START_TEST(last_wqe_reached)
 }
 END_TEST
 
+START_TEST(empty_srq)
+{
+	struct ibv_srq *srq;
+	struct ibv_qp *tx, *rx, *ud_tx, *ud_rx;
+	struct ibv_ah *ah;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	struct env e;
+	static char buf[4096];
+	int i;
+
+	env_open(&e);
+	srq = mk_srq(&e, 4, 1);
+	ck_assert_ptr_nonnull(srq);
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	rc_pair(&e, srq, &tx, &rx);
+	/* RC: the SEND waits while the SRQ is empty (rnr_retry 7: forever) */
+	{
+		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		memset(buf, 0xab, 64);
+		ck_assert_int_eq(ibv_post_send(tx, &wr, &bad), 0);
+		ck_assert_int_eq(tv_poll_one(e.scq, 300, &wc), ETIMEDOUT);
+		ck_assert_int_eq(ibv_poll_cq(e.rcq, 1, &wc), 0);
+		ck_assert_int_eq(post_srq_one(srq, 77, buf + 1024, 64, mr->lkey), 0);
+		ck_assert_int_eq(tv_poll_one(e.scq, WAIT_MS, &wc), 0);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		ck_assert_int_eq(tv_poll_one(e.rcq, WAIT_MS, &wc), 0);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		ck_assert_uint_eq(wc.wr_id, 77);
+		ck_assert_uint_eq(wc.qp_num, rx->qp_num);
+		ck_assert_uint_eq((uint8_t)buf[1024 + 63], 0xab);
+	}
+	/* UD: a datagram that finds the SRQ empty is dropped */
+	ud_rx = mk_qp(&e, IBV_QPT_UD, srq);
+	ud_tx = mk_qp(&e, IBV_QPT_UD, NULL);
+	ck_assert_int_eq(tv_ud_ready(ud_rx), 0);
+	ck_assert_int_eq(tv_ud_ready(ud_tx), 0);
+	ah = tv_ah(e.pd, &e.gid);
+	ck_assert_ptr_nonnull(ah);
+	for (i = 0; i < 2; i++) {
+		struct ibv_sge sge = { (uintptr_t)buf + 64 * i, 32, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 10 + i, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = ud_rx->qp_num;
+		wr.wr.ud.remote_qkey = TV_QKEY;
+		memset(buf + 64 * i, 0x10 + i, 32);
+		if (i == 1)
+			ck_assert_int_eq(post_srq_one(srq, 78, buf + 2048, 72, mr->lkey), 0);
+		ck_assert_int_eq(ibv_post_send(ud_tx, &wr, &bad), 0);
+		ck_assert_int_eq(tv_poll_one(e.scq, WAIT_MS, &wc), 0);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		if (i == 0)
+			ck_assert_int_eq(tv_poll_one(e.rcq, 300, &wc), ETIMEDOUT);
+	}
+	ck_assert_int_eq(tv_poll_one(e.rcq, WAIT_MS, &wc), 0);
+	ck_assert_uint_eq(wc.wr_id, 78);
+	ck_assert_uint_eq(wc.qp_num, ud_rx->qp_num);
+	ck_assert_uint_eq(wc.byte_len, 40 + 32);
+	ck_assert_uint_eq((uint8_t)buf[2048 + 40], 0x11);
+	ck_assert_uint_eq((uint8_t)buf[2048 + 71], 0x11);
+	ck_assert_int_eq(ibv_poll_cq(e.rcq, 1, &wc), 0);
+	ck_assert_int_eq(ibv_destroy_qp(ud_tx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(ud_rx), 0);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	env_close(&e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("traffic_srq");
@@ -531,6 +611,7 @@ int main(void)
 	tcase_add_test(tc, shared_traffic);
 	tcase_add_test(tc, limit_event);
 	tcase_add_test(tc, last_wqe_reached);
+	tcase_add_test(tc, empty_srq);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }
