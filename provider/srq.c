@@ -102,6 +102,16 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 	close(srq->ring_fd);
 	srq->ring_fd = -1;
 	srq->handle = resp.handle;
+	if (resp.srqn == 0 || resp.srqn >= UROCE_SRQT_SIZE ||
+	    __atomic_load_n(&ctx->srq_table[resp.srqn], __ATOMIC_ACQUIRE)) {
+		struct uroce_handle_req dreq = { .handle = resp.handle };
+		struct uroce_destroy_srq_resp dresp;
+
+		uroce_ctl_call(ctx, UROCE_OP_DESTROY_SRQ, &dreq, sizeof(dreq), NULL, 0, &dresp,
+			       sizeof(dresp), NULL, NULL);
+		ret = EPROTO;
+		goto err;
+	}
 	srq->vsrq.srq_type = IBV_SRQT_BASIC;
 	srq->vsrq.srq_num = resp.srqn;
 	ibsrq->context = pd->context;
@@ -113,6 +123,7 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 	pthread_cond_init(&ibsrq->cond, NULL);
 	attr->max_wr = srq->max_wr;
 	attr->max_sge = srq->max_sge;
+	__atomic_store_n(&ctx->srq_table[resp.srqn], srq, __ATOMIC_RELEASE);
 	return ibsrq;
 err:
 	release_srq(srq);
@@ -214,6 +225,7 @@ int uroce_destroy_srq(struct ibv_srq *ibsrq)
 		resp.async_events_reported = 0;
 	else if (ret)
 		return ret;
+	__atomic_store_n(&ctx->srq_table[srq->vsrq.srq_num], NULL, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&ibsrq->mutex);
 	while (ibsrq->events_completed < __atomic_load_n(&srq->async_events_read, __ATOMIC_ACQUIRE))
 		pthread_cond_wait(&ibsrq->cond, &ibsrq->mutex);
@@ -292,4 +304,11 @@ uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag)
 		srq->free_tags[srq->nfree++] = tag;
 	pthread_spin_unlock(&srq->lock);
 	return wr_id;
+}
+
+struct uroce_srq *uroce_find_srq(struct uroce_context *ctx, uint32_t srqn)
+{
+	if (srqn >= UROCE_SRQT_SIZE)
+		return NULL;
+	return __atomic_load_n(&ctx->srq_table[srqn], __ATOMIC_ACQUIRE);
 }

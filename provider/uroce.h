@@ -28,6 +28,8 @@
 #define UROCE_QPT_SHIFT 12
 #define UROCE_QPT_TOP (1u << (24 - UROCE_QPT_SHIFT))
 #define UROCE_QPT_SLOTS (1u << UROCE_QPT_SHIFT)
+/* SRQN lookup table: SRQNs are 1..max_srq (docs/daemon.md: 1024). */
+#define UROCE_SRQT_SIZE 1024u
 
 /* Printed before every provider message on stderr. */
 #define UROCE_LOG_PREFIX "uroce: "
@@ -70,6 +72,8 @@ struct uroce_context {
 	/* QPN -> QP for polling, two levels of 4096 like mlx5's qp_table: read
 	 * without a lock (atomic loads), changed under qp_lock. */
 	struct uroce_qp **qp_table[UROCE_QPT_TOP];
+	/* SRQN -> SRQ for polling (responder CQEs carry the SRQN), same rules */
+	struct uroce_srq *srq_table[UROCE_SRQT_SIZE];
 };
 
 struct uroce_pd {
@@ -301,6 +305,8 @@ int uroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_
 /* The wr_id of the SRQ WQE with TAG (a CQE's wqe_counter), freeing the
  * tag for the next post (cq_poll.c). 0 for a tag out of range. */
 uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag);
+/* The SRQ of this context with number srqn, or NULL (no lock taken). */
+struct uroce_srq *uroce_find_srq(struct uroce_context *ctx, uint32_t srqn);
 
 /* events.c */
 

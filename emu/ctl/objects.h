@@ -106,6 +106,8 @@ struct ctl_qp {
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
 	struct xport_qp *xqp;    /* the transport engine's QP: its state and attributes */
 	ev_timer timer;          /* the engine's retransmit/RNR timer */
+	uint64_t timer_defer_until; /* ns; != 0: expiry put off until then at most
+				     * while received datagrams wait (engine_glue.c) */
 	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
 	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
 	uint32_t async_events;
