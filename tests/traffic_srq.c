@@ -15,6 +15,8 @@
  *                     are not flushed and still serve another QP
  *   empty_srq         an empty SRQ is an empty RQ: RC waits (RNR NAK, retried)
  *                     until a WQE is posted; UD drops the datagram
+ *   cqe_after_destroy a CQE polled after its QP was destroyed still gives the
+ *                     SRQ WQE's wr_id and frees its slot (found by SRQN)
  */
 #include "check_main.h"
 #include <errno.h>
@@ -601,6 +603,51 @@ START_TEST(empty_srq)
 }
 END_TEST
 
+START_TEST(cqe_after_destroy)
+{
+	struct ibv_srq *srq;
+	struct ibv_qp *tx, *rx;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	struct env e;
+	static char buf[4096];
+	struct ibv_sge sge = { 0, 64, 0 };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint32_t rx_qpn;
+
+	env_open(&e);
+	srq = mk_srq(&e, 2, 1);
+	ck_assert_ptr_nonnull(srq);
+	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ck_assert_ptr_nonnull(mr);
+	sge.addr = (uintptr_t)buf;
+	sge.lkey = mr->lkey;
+	ck_assert_int_eq(post_srq_one(srq, 501, buf + 1024, 64, mr->lkey), 0);
+	ck_assert_int_eq(post_srq_one(srq, 502, buf + 2048, 64, mr->lkey), 0);
+	/* full: both tags are held */
+	ck_assert_int_eq(post_srq_one(srq, 503, buf + 3072, 64, mr->lkey), ENOMEM);
+	rc_pair(&e, srq, &tx, &rx);
+	rx_qpn = rx->qp_num;
+	ck_assert_int_eq(ibv_post_send(tx, &wr, &bad), 0);
+	ck_assert_int_eq(tv_poll_one(e.scq, WAIT_MS, &wc), 0);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	/* the receive CQE is written; destroy both QPs before polling it */
+	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
+	ck_assert_int_eq(tv_poll_one(e.rcq, WAIT_MS, &wc), 0);
+	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 501);
+	ck_assert_uint_eq(wc.qp_num, rx_qpn);
+	/* its tag is free again: one more post fits, the next does not */
+	ck_assert_int_eq(post_srq_one(srq, 503, buf + 3072, 64, mr->lkey), 0);
+	ck_assert_int_eq(post_srq_one(srq, 504, buf + 3072, 64, mr->lkey), ENOMEM);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	env_close(&e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("traffic_srq");
@@ -612,6 +659,7 @@ int main(void)
 	tcase_add_test(tc, limit_event);
 	tcase_add_test(tc, last_wqe_reached);
 	tcase_add_test(tc, empty_srq);
+	tcase_add_test(tc, cqe_after_destroy);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }
