@@ -41,7 +41,7 @@ static void usage(FILE *fp)
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT --seed N] [--log FILE]\n"
 		"              [--pidfile FILE] [--daemonize] [--user NAME]\n"
-		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah}-per-user N]\n"
+		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
 		"              capture stop | shutdown\n");
 }
@@ -70,6 +70,7 @@ static int parse_num(const char *opt, const char *s, unsigned long long lo, unsi
 static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
 	[QUOTA_CLIENTS] = 1000000, [QUOTA_PD] = DEV_MAX_PD, [QUOTA_CQ] = DEV_MAX_CQ,
 	[QUOTA_QP] = DEV_MAX_QP, [QUOTA_MR] = DEV_MAX_MR, [QUOTA_AH] = DEV_MAX_AH,
+	[QUOTA_SRQ] = DEV_MAX_SRQ,
 };
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -96,6 +97,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "max-qp-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_QP },
 		{ "max-mr-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_MR },
 		{ "max-ah-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_AH },
+		{ "max-srq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_SRQ },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -122,6 +124,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'U': o->user = optarg; break;
 		case OPT_QUOTA + QUOTA_CLIENTS: case OPT_QUOTA + QUOTA_PD: case OPT_QUOTA + QUOTA_CQ:
 		case OPT_QUOTA + QUOTA_QP: case OPT_QUOTA + QUOTA_MR: case OPT_QUOTA + QUOTA_AH:
+		case OPT_QUOTA + QUOTA_SRQ:
 			snprintf(qopt, sizeof(qopt), "--max-%s-per-user", quota_name(c - OPT_QUOTA));
 			if (parse_num(qopt, optarg, 1, quota_ceiling[c - OPT_QUOTA], &v))
 				return -1;

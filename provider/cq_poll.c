@@ -9,7 +9,8 @@
  * detect overrun. As in mlx5, wr_id is not in the CQE: requester CQEs carry
  * the SQ WQE number (wqe_counter) that indexes the QP's sq_wrid array (one
  * signalled CQE retires all earlier unsignalled WQEs), responder CQEs take
- * the RQ's next wr_id in order.
+ * the RQ's next wr_id in order, or, when they name an SRQ (srqn), the wr_id
+ * of the SRQ tag in wqe_counter.
  *
  * Two ways in: ibv_poll_cq (uroce_poll_cq, fills struct ibv_wc) and the
  * extended iterator (start_poll / next_poll / end_poll + ibv_wc_read_*),
@@ -103,6 +104,15 @@ static void parse_cqe(struct uroce_cq *cq, struct mlx5_cqe64 *cqe, uint64_t *wr_
 	if (op == MLX5_CQE_REQ_ERR || op == MLX5_CQE_RESP_ERR)
 		*status = syndrome_status(((struct mlx5_err_cqe *)cqe)->syndrome);
 	*wr_id = 0;
+	if (!is_req(op) && (be32toh(cqe->srqn_uidx) & 0xFFFFFF)) {
+		/* by the SRQN, as mlx5: the QP may be gone, the tag is still freed */
+		struct uroce_srq *srq = uroce_find_srq(to_uctx(cq->vcq.cq.context),
+						       be32toh(cqe->srqn_uidx) & 0xFFFFFF);
+
+		if (srq)
+			*wr_id = uroce_srq_complete(srq, be16toh(cqe->wqe_counter));
+		return;
+	}
 	if (!qp)
 		return;
 	if (is_req(op)) {

@@ -50,6 +50,10 @@ void uroce_event_async_read(struct ibv_async_event *ev)
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
 		__atomic_add_fetch(&to_uqp(ev->element.qp)->async_events_read, 1, __ATOMIC_RELEASE);
 		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		__atomic_add_fetch(&to_usrq(ev->element.srq)->async_events_read, 1, __ATOMIC_RELEASE);
+		break;
 	default: /* port and device events name no object */
 		break;
 	}

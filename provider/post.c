@@ -167,8 +167,9 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 
 /*
  * ibv_post_recv. Returns 0, or with *bad_wr at the first WR not posted:
- * EINVAL (QP in RESET, too many SGEs), ENOMEM (receive queue full, or a QP
- * created with max_recv_wr 0).
+ * EINVAL (QP in RESET, too many SGEs), ENOMEM (receive queue full, or a
+ * QP created with max_recv_wr 0 or on an SRQ: it has no RQ, and mlx5's
+ * overflow check answers ENOMEM for those).
  */
 int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
@@ -187,12 +188,13 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 		struct uroce_sge *sge;
 		uint32_t slot;
 
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
-			ret = EINVAL;
-			break;
-		}
+		/* overflow first, as mlx5_post_recv checks */
 		if (in_use(qp->rq_head, &h->rq_ci, &qp->rq_tail) >= cnt) {
 			ret = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
+			ret = EINVAL;
 			break;
 		}
 		slot = qp->rq_head & (cnt - 1);

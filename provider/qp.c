@@ -74,10 +74,12 @@ static int alloc_rings(struct uroce_qp *qp)
 
 /*
  * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC and UD
- * QPs on one PD with a send and a receive CQ; attr->cap is rounded up as the
- * rings hold it and written back (as mlx5 does).
+ * QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
+ * (then the QP has no RQ: cap.max_recv_wr and max_recv_sge are ignored and
+ * come back 0, as on mlx5); attr->cap is rounded up as the rings hold it
+ * and written back (as mlx5 does).
  * Errors (errno): EOPNOTSUPP for other QP types (RAW_PACKET, XRC, DRIVER),
- * SRQs, create flags, the new post-send API (SEND_OPS_FLAGS), XRCD, TSO,
+ * create flags, the new post-send API (SEND_OPS_FLAGS), XRCD, TSO,
  * RSS; EINVAL for no PD, no CQ, a PD or CQ of another context, caps over
  * the device limits, unknown comp_mask bits; ENOMEM.
  */
@@ -100,8 +102,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    attr->qp_type != IBV_QPT_UD)
 		return uroce_fail_null(EOPNOTSUPP);
-	if (attr->srq)
-		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->srq && attr->srq->context != context)
+		return uroce_fail_null(EINVAL);
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || !attr->send_cq ||
 	    !attr->recv_cq)
 		return uroce_fail_null(EINVAL);
@@ -125,6 +127,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	qp->cap = attr->cap;
 	uroce_qp_caps_round(&qp->cap);
+	if (attr->srq)
+		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
 	ret = alloc_rings(qp);
 	if (ret)
 		goto err;
@@ -137,6 +141,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	req.pd_handle = to_upd(attr->pd)->handle;
 	req.send_cq_handle = to_ucq(attr->send_cq)->handle;
 	req.recv_cq_handle = to_ucq(attr->recv_cq)->handle;
+	req.srq_handle = attr->srq ? to_usrq(attr->srq)->handle : 0;
 	req.cap = qp->cap;
 	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_QP, &req, sizeof(req), &qp->ring_fd, 1,
 			     &resp, sizeof(resp), NULL, NULL);
@@ -153,7 +158,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	ibqp->pd = attr->pd;
 	ibqp->send_cq = attr->send_cq;
 	ibqp->recv_cq = attr->recv_cq;
-	ibqp->srq = NULL;
+	ibqp->srq = attr->srq;
 	ibqp->handle = resp.handle;
 	ibqp->qp_num = resp.qpn;
 	ibqp->state = IBV_QPS_RESET;

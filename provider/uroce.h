@@ -28,6 +28,8 @@
 #define UROCE_QPT_SHIFT 12
 #define UROCE_QPT_TOP (1u << (24 - UROCE_QPT_SHIFT))
 #define UROCE_QPT_SLOTS (1u << UROCE_QPT_SHIFT)
+/* SRQN lookup table: SRQNs are 1..max_srq (docs/daemon.md: 1024). */
+#define UROCE_SRQT_SIZE 1024u
 
 /* Printed before every provider message on stderr. */
 #define UROCE_LOG_PREFIX "uroce: "
@@ -70,6 +72,8 @@ struct uroce_context {
 	/* QPN -> QP for polling, two levels of 4096 like mlx5's qp_table: read
 	 * without a lock (atomic loads), changed under qp_lock. */
 	struct uroce_qp **qp_table[UROCE_QPT_TOP];
+	/* SRQN -> SRQ for polling (responder CQEs carry the SRQN), same rules */
+	struct uroce_srq *srq_table[UROCE_SRQT_SIZE];
 };
 
 struct uroce_pd {
@@ -141,6 +145,28 @@ struct uroce_qp {
 	uint32_t async_events_read; /* events ibv_get_async_event returned for it (events.c) */
 };
 
+/*
+ * A basic SRQ (srq.c): its ring in a sealed memfd (abi_ring.h "SRQ ring")
+ * and, per tag 0..max_wr-1, the wr_id of the WQE holding it.
+ *   free_tags/nfree  stack of tags not held by a posted, unpolled WQE
+ *   head             free-running producer index of the ring
+ */
+struct uroce_srq {
+	struct verbs_srq vsrq;
+	uint32_t handle;
+	uint32_t max_wr, max_sge; /* max_wr a power of two */
+	uint32_t stride;
+	uint64_t ring_size;
+	int ring_fd;
+	void *ring;
+	uint64_t *wrid;
+	uint32_t *free_tags;
+	uint32_t nfree;
+	uint32_t head;
+	pthread_spinlock_t lock;
+	uint32_t async_events_read; /* events ibv_get_async_event returned for it */
+};
+
 static inline struct uroce_context *to_uctx(struct ibv_context *ctx)
 {
 	return uroce_container_of(ctx, struct uroce_context, vctx.context);
@@ -160,6 +186,10 @@ static inline struct uroce_cq *to_ucq_ex(struct ibv_cq_ex *cq)
 static inline struct uroce_qp *to_uqp(struct ibv_qp *qp)
 {
 	return uroce_container_of(qp, struct uroce_qp, vqp.qp);
+}
+static inline struct uroce_srq *to_usrq(struct ibv_srq *srq)
+{
+	return uroce_container_of(srq, struct uroce_srq, vsrq.srq);
 }
 static inline struct uroce_ah *to_uah(struct ibv_ah *ah)
 {
@@ -264,13 +294,27 @@ void uroce_qp_table_free(struct uroce_context *ctx);
 int uroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int uroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
+/* srq.c */
+struct ibv_srq *uroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+struct ibv_srq *uroce_create_srq_ex(struct ibv_context *context,
+				    struct ibv_srq_init_attr_ex *attr);
+int uroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
+int uroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int uroce_destroy_srq(struct ibv_srq *srq);
+int uroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+/* The wr_id of the SRQ WQE with TAG (a CQE's wqe_counter), freeing the
+ * tag for the next post (cq_poll.c). 0 for a tag out of range. */
+uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag);
+/* The SRQ of this context with number srqn, or NULL (no lock taken). */
+struct uroce_srq *uroce_find_srq(struct uroce_context *ctx, uint32_t srqn);
+
 /* events.c */
 
 /* Counts an event ibv_get_async_event returned against its CQ or QP (async_event op). */
 void uroce_event_async_read(struct ibv_async_event *ev);
 
 /*
- * Keeps obj (a destroyed struct uroce_cq / uroce_qp) allocated until the
+ * Keeps obj (a destroyed struct uroce_cq / uroce_qp / uroce_srq) allocated until the
  * context closes, because an unread async event names it. Returns false
  * (nothing kept) without memory.
  */

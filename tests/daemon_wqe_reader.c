@@ -3,7 +3,8 @@
  * (SGE list, inline, UD with AH) and receive WQEs convert field for field;
  * every malformed WQE (stale wqe_index, unknown flags, too many SGEs,
  * byte_len mismatch or overflow, inline too long, foreign or missing AH, QPN
- * out of range, no ring) gets its errno.
+ * out of range, no ring) gets its errno. SRQ WQEs: the tag comes back as
+ * wr_index; a tag >= max_wr or too many SGEs is EINVAL.
  */
 #include "config.h"
 #include "emu/ctl/client.h"
@@ -201,6 +202,43 @@ START_TEST(recv)
 }
 END_TEST
 
+/* SRQ ring: WQE number n in slot n & (max_wr-1), wqe_index is the tag. */
+START_TEST(srq)
+{
+	struct ctl_srq sq = { .max_wr = 8, .max_sge = 2 };
+	uint32_t stride;
+	uint64_t size;
+	struct uroce_recv_wqe *w;
+	struct uroce_sge *s;
+	struct xport_recv_wqe o;
+
+	uroce_srq_ring_layout(sq.max_wr, sq.max_sge, &stride, &size);
+	ck_assert_uint_eq(stride, 64);
+	ck_assert_uint_eq(size, 4096);
+	sq.ring = calloc(1, size);
+	ck_assert_ptr_nonnull(sq.ring);
+	/* WQE 13 lives in slot 5 and carries tag 2 */
+	w = (struct uroce_recv_wqe *)((char *)sq.ring + UROCE_SRQ_RING_HDR_SIZE + 5 * stride);
+	s = (struct uroce_sge *)(w + 1);
+	w->wqe_index = 2;
+	w->num_sge = 2;
+	s[0] = (struct uroce_sge){ .addr = 0x9000, .length = 100, .lkey = 0x300 };
+	s[1] = (struct uroce_sge){ .addr = 0xA000, .length = 28, .lkey = 0x301 };
+	ck_assert_int_eq(wqe_read_srq(&sq, 13, &o), 0);
+	ck_assert_uint_eq(o.wr_index, 2);
+	ck_assert_uint_eq(o.num_sge, 2);
+	ck_assert_uint_eq(o.sg_list[0].addr, 0x9000);
+	ck_assert_uint_eq(o.sg_list[1].length, 28);
+	ck_assert_uint_eq(o.sg_list[1].lkey, 0x301);
+	w->wqe_index = 8; /* tag out of range */
+	ck_assert_int_eq(wqe_read_srq(&sq, 13, &o), EINVAL);
+	w->wqe_index = 7;
+	w->num_sge = 3;
+	ck_assert_int_eq(wqe_read_srq(&sq, 13, &o), EINVAL);
+	free(sq.ring);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("wqe_reader");
@@ -211,6 +249,7 @@ int main(void)
 	tcase_add_test(tc, send_inline_and_ud);
 	tcase_add_test(tc, send_malformed);
 	tcase_add_test(tc, recv);
+	tcase_add_test(tc, srq);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }

@@ -60,7 +60,8 @@ static const uint16_t opcodes[] = {
 	UROCE_OP_CREATE_QP, UROCE_OP_MODIFY_QP, UROCE_OP_QUERY_QP, UROCE_OP_DESTROY_QP,
 	UROCE_OP_CREATE_AH, UROCE_OP_DESTROY_AH, UROCE_OP_ADMIN_STATUS, UROCE_OP_ADMIN_LINK,
 	UROCE_OP_ADMIN_CAPTURE_START, UROCE_OP_ADMIN_CAPTURE_STOP, UROCE_OP_ADMIN_SHUTDOWN,
-	UROCE_OP_INVALID,
+	UROCE_OP_INVALID, UROCE_OP_CREATE_SRQ, UROCE_OP_MODIFY_SRQ, UROCE_OP_QUERY_SRQ,
+	UROCE_OP_DESTROY_SRQ,
 };
 #define N_OPCODES (sizeof(opcodes) / sizeof(opcodes[0]))
 
@@ -295,10 +296,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(s);
 	pump();
 	if (dev.n_clients || dev.clients || dev.counts.pd || dev.counts.mr || dev.counts.cq ||
-	    dev.counts.qp || dev.counts.ah) {
-		fprintf(stderr, "fuzz_ctl: leaked after close: clients %u pd %u mr %u cq %u qp %u ah %u\n",
+	    dev.counts.qp || dev.counts.ah || dev.counts.srq) {
+		fprintf(stderr, "fuzz_ctl: leaked after close: clients %u pd %u mr %u cq %u qp %u ah %u srq %u\n",
 			dev.n_clients, dev.counts.pd, dev.counts.mr, dev.counts.cq, dev.counts.qp,
-			dev.counts.ah);
+			dev.counts.ah, dev.counts.srq);
 		abort();
 	}
 	return 0;

@@ -254,6 +254,45 @@ static void qp_inl(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); BODY(m, st
 static void qp_unsealed(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); m->fds[m->nfds++] = dp_ring_memfd(1 << 20, 0); }
 static void qp_smallring(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 0); m->fds[m->nfds++] = dp_ring_memfd(1024, 1); }
 
+static void srq(struct msg *m, uint32_t pd, uint32_t max_wr, uint32_t max_sge, int fd)
+{
+	struct uroce_create_srq_req *r = BODY(m, struct uroce_create_srq_req);
+
+	r->user_handle = 0x77;
+	r->pd_handle = pd;
+	r->max_wr = max_wr;
+	r->max_sge = max_sge;
+	if (fd >= 0)
+		m->fds[m->nfds++] = fd;
+}
+/* 4096 bytes hold 64 + 16 x 64-byte slots of 2 SGEs */
+static void srq_nofd(struct msg *m) { srq(m, X.pd, 16, 2, -1); }
+static void srq_unsealed(struct msg *m) { srq(m, X.pd, 16, 2, dp_ring_memfd(4096, 0)); }
+static void srq_small(struct msg *m) { srq(m, X.pd, 64, 2, dp_ring_memfd(4096, 1)); }
+static void srq_npow2(struct msg *m) { srq(m, X.pd, 12, 2, dp_ring_memfd(4096, 1)); }
+static void srq_wr0(struct msg *m) { srq(m, X.pd, 0, 2, dp_ring_memfd(4096, 1)); }
+static void srq_toomany(struct msg *m) { srq(m, X.pd, 32768, 1, dp_ring_memfd(4096, 1)); }
+static void srq_sge0(struct msg *m) { srq(m, X.pd, 16, 0, dp_ring_memfd(4096, 1)); }
+static void srq_sge17(struct msg *m) { srq(m, X.pd, 16, 17, dp_ring_memfd(4096, 1)); }
+static void srq_badpd(struct msg *m) { srq(m, 99, 16, 2, dp_ring_memfd(4096, 1)); }
+static void srq_resv(struct msg *m) { srq(m, X.pd, 16, 2, dp_ring_memfd(4096, 1)); BODY(m, struct uroce_create_srq_req)->reserved = 1; }
+static void srq_ok(struct msg *m) { srq(m, X.pd, 16, 2, dp_ring_memfd(4096, 1)); }
+static void msrq(struct msg *m, uint32_t h, uint32_t mask, uint32_t limit)
+{
+	struct uroce_modify_srq_req *r = BODY(m, struct uroce_modify_srq_req);
+
+	r->handle = h;
+	r->attr_mask = mask;
+	r->max_wr = 64;
+	r->srq_limit = limit;
+}
+static void msrq_badh(struct msg *m) { msrq(m, 99, IBV_SRQ_LIMIT, 1); }
+static void msrq_maxwr(struct msg *m) { msrq(m, 1, IBV_SRQ_MAX_WR, 0); }
+static void msrq_limit(struct msg *m) { msrq(m, 1, IBV_SRQ_LIMIT, 17); }
+static void msrq_unknown(struct msg *m) { msrq(m, 1, 0x4, 0); }
+static void hsrq_badh(struct msg *m) { BODY(m, struct uroce_handle_req)->handle = 99; }
+static void qp_srq_rq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 1); }
+
 static void mod(struct msg *m, uint32_t h, uint32_t mask, void (*set)(struct ibv_qp_attr *))
 {
 	struct uroce_modify_qp_req *r = BODY(m, struct uroce_modify_qp_req);
@@ -389,7 +428,25 @@ static const struct hcase cases[] = {
 	{ "CREATE_QP XRC_SEND", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EOPNOTSUPP },
 	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
 	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },
-	{ "CREATE_QP with SRQ", SESSION, UROCE_OP_CREATE_QP, qp_srq, EOPNOTSUPP },
+	{ "CREATE_QP SRQ handle naming none", SESSION, UROCE_OP_CREATE_QP, qp_srq, EINVAL },
+	{ "CREATE_SRQ without ring fd", SESSION, UROCE_OP_CREATE_SRQ, srq_nofd, EBADF },
+	{ "CREATE_SRQ unsealed ring", SESSION, UROCE_OP_CREATE_SRQ, srq_unsealed, EBADF },
+	{ "CREATE_SRQ ring too small", SESSION, UROCE_OP_CREATE_SRQ, srq_small, EINVAL },
+	{ "CREATE_SRQ max_wr not a power of two", SESSION, UROCE_OP_CREATE_SRQ, srq_npow2, EINVAL },
+	{ "CREATE_SRQ max_wr 0", SESSION, UROCE_OP_CREATE_SRQ, srq_wr0, EINVAL },
+	{ "CREATE_SRQ max_wr > max_srq_wr", SESSION, UROCE_OP_CREATE_SRQ, srq_toomany, EINVAL },
+	{ "CREATE_SRQ max_sge 0", SESSION, UROCE_OP_CREATE_SRQ, srq_sge0, EINVAL },
+	{ "CREATE_SRQ max_sge 17", SESSION, UROCE_OP_CREATE_SRQ, srq_sge17, EINVAL },
+	{ "CREATE_SRQ bad PD", SESSION, UROCE_OP_CREATE_SRQ, srq_badpd, EINVAL },
+	{ "CREATE_SRQ reserved field", SESSION, UROCE_OP_CREATE_SRQ, srq_resv, EINVAL },
+	{ "CREATE_SRQ 16 x 2 SGEs", SESSION, UROCE_OP_CREATE_SRQ, srq_ok, 0 },
+	{ "MODIFY_SRQ bad handle", SESSION, UROCE_OP_MODIFY_SRQ, msrq_badh, EINVAL },
+	{ "MODIFY_SRQ IBV_SRQ_MAX_WR (resize)", SESSION, UROCE_OP_MODIFY_SRQ, msrq_maxwr, EINVAL },
+	{ "MODIFY_SRQ limit 17 > max_wr 16", SESSION, UROCE_OP_MODIFY_SRQ, msrq_limit, EINVAL },
+	{ "MODIFY_SRQ unknown mask bit", SESSION, UROCE_OP_MODIFY_SRQ, msrq_unknown, EINVAL },
+	{ "QUERY_SRQ bad handle", SESSION, UROCE_OP_QUERY_SRQ, hsrq_badh, EINVAL },
+	{ "CREATE_QP on the SRQ with an RQ", SESSION, UROCE_OP_CREATE_QP, qp_srq_rq, EINVAL },
+	{ "DESTROY_SRQ bad handle", SESSION, UROCE_OP_DESTROY_SRQ, hsrq_badh, EINVAL },
 	{ "CREATE_QP sq_sig_all 2", SESSION, UROCE_OP_CREATE_QP, qp_sig2, EINVAL },
 	{ "CREATE_QP max_send_wr 4097", SESSION, UROCE_OP_CREATE_QP, qp_wr, EINVAL },
 	{ "CREATE_QP max_recv_wr 2^31", SESSION, UROCE_OP_CREATE_QP, qp_rwr, EINVAL },

@@ -40,8 +40,8 @@ expect_line "nobody's connections stop at the quota with EMFILE" "$T/flood.out" 
 expect_line "nobody's PDs stop at the quota with ENOMEM" "$T/flood.out" "pds=16 errno=ENOMEM"
 "$UROCE" status >"$T/status" 2>&1
 expect_line "status: the limits" "$T/status" \
-	"quota per_uid clients=8 pd=16 cq=1024 qp=1024 mr=16384 ah=16384 fd_limit=$(grep -o 'fd_limit=[0-9]*' "$T/status" | cut -d= -f2) fd_reserve=64"
-expect_line "status: nobody's usage" "$T/status" "uid $(id -u nobody) clients=8 pd=16 cq=0 qp=0 mr=0 ah=0"
+	"quota per_uid clients=8 pd=16 cq=1024 qp=1024 mr=16384 ah=16384 srq=256 fd_limit=$(grep -o 'fd_limit=[0-9]*' "$T/status" | cut -d= -f2) fd_reserve=64"
+expect_line "status: nobody's usage" "$T/status" "uid $(id -u nobody) clients=8 pd=16 cq=0 qp=0 mr=0 ah=0 srq=0"
 p=$((20000 + $(rand16) % 40000))
 as_daemon="setpriv --reuid=daemon --regid=$(id -g daemon) --clear-groups --"
 pair 60 "$p" "$as_daemon $UROCE run -- ibv_rc_pingpong -d uroce0 -g 0 -n 20 -p $p" \
@@ -122,7 +122,7 @@ conns=$(sed -n 's/^conns=\([0-9]*\) .*/\1/p' "$T/flood1.out")
 	fail "nobody's contexts under a 200-descriptor daemon (5 descriptors each, 64 reserved)" "10..39" "$conns"
 "$UROCE" status --dev uroce1 >"$T/status1" 2>&1
 expect_eq "root's uroce status while nobody holds the budget (exit)" 0 $?
-expect_line "status counts nobody's contexts" "$T/status1" "uid $(id -u nobody) clients=$conns pd=0 cq=0 qp=0 mr=0 ah=0"
+expect_line "status counts nobody's contexts" "$T/status1" "uid $(id -u nobody) clients=$conns pd=0 cq=0 qp=0 mr=0 ah=0 srq=0"
 "$UROCE" run -- ibv_devinfo -d uroce1 >"$T/devinfo1" 2>&1
 expect_eq "root's ibv_devinfo while nobody holds the budget (exit)" 0 $?
 exec 9>&-

@@ -549,13 +549,14 @@ START_TEST(test_unimplemented_ops)
 {
 	struct ibv_context *ctx = open_dev();
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+					 .fd = -1, .oflags = O_CREAT };
 
 	errno = 0;
 	ck_assert_ptr_null(ibv_alloc_mw(pd, IBV_MW_TYPE_1));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	errno = 0;
-	ck_assert_ptr_null(ibv_create_srq(pd, &sa));
+	ck_assert_ptr_null(ibv_open_xrcd(ctx, &xa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);

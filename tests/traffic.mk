@@ -4,7 +4,7 @@
 # A test is listed in TRAFFIC_TESTS only once it passes.
 
 # Verbs programs driven by the .sh wrappers (public API only).
-check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events tests/traffic_post \
+check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events tests/traffic_srq tests/traffic_post \
 	tests/traffic_fairness tests/traffic_badicrc tests/traffic_loss tests/traffic_atomic
 tests_traffic_atomic_SOURCES = tests/traffic_atomic.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_atomic_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
@@ -23,6 +23,10 @@ tests_traffic_post_SOURCES = tests/traffic_post.c tests/traffic_verbs.c tests/tr
 tests_traffic_post_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_post_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_post_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+tests_traffic_srq_SOURCES = tests/traffic_srq.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_srq_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_srq_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_srq_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 tests_traffic_events_SOURCES = tests/traffic_events.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_events_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_events_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
@@ -41,7 +45,8 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_events.sh tests/traffic_rc_pingpong_ts_events.sh tests/traffic_post.sh tests/traffic_hostile.sh \
 	tests/traffic_fairness.sh tests/traffic_badicrc.sh tests/traffic_loss.sh tests/traffic_ud_robust.sh \
 	tests/traffic_forged_read.sh tests/traffic_atomic.sh tests/traffic_atomic_lossy.sh \
-	tests/traffic_pyverbs_atomic.sh
+	tests/traffic_pyverbs_atomic.sh tests/traffic_srq.sh tests/traffic_srq_clients.sh \
+	tests/traffic_ucx.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py
 dist_check_DATA += tests/traffic_lib.sh

@@ -2,7 +2,7 @@
  * client.h - one connection to the control socket (one ibv_context, or one
  * `uroced --admin` call) and the objects it owns.
  *
- * Every object (PD, MR, CQ, QP, AH) belongs to exactly one client and is named
+ * Every object (PD, MR, CQ, SRQ, QP, AH) belongs to exactly one client and is named
  * by a per-client handle (1, 2, ...; never 0) in that client's table for its
  * type, so a client can never name another client's object. When the
  * connection ends — close, crash, SIGKILL: the kernel closes the socket either
@@ -46,7 +46,7 @@ struct ctl_client {
 	int db_fd;              /* doorbell eventfd; -1 before HELLO */
 	ev_io db_io;
 
-	struct obj_table pds, mrs, cqs, qps, ahs;
+	struct obj_table pds, mrs, cqs, qps, ahs, srqs;
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
 };

@@ -32,6 +32,7 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	struct uroce_dev *d = c->dev;
 	struct ctl_pd *pd;
 	struct ctl_cq *scq, *rcq;
+	struct ctl_srq *srq = NULL;
 	struct ibv_qp_cap cap = req->cap;
 	struct uroce_qp_ring_layout lay;
 	struct ctl_qp *qp;
@@ -46,8 +47,12 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	rcq = objtab_get(&c->cqs, req->recv_cq_handle);
 	if (!pd || !scq || !rcq)
 		return EINVAL;
-	if (req->srq_handle)
-		return EOPNOTSUPP;
+	if (req->srq_handle) {
+		srq = objtab_get(&c->srqs, req->srq_handle);
+		/* no RQ of its own: the ring holds none */
+		if (!srq || cap.max_recv_wr || cap.max_recv_sge)
+			return EINVAL;
+	}
 	if (cap.max_send_wr > DEV_MAX_QP_WR || cap.max_recv_wr > DEV_MAX_QP_WR ||
 	    cap.max_send_sge > DEV_MAX_SGE || cap.max_recv_sge > DEV_MAX_SGE ||
 	    cap.max_inline_data > DEV_MAX_INLINE)
@@ -55,6 +60,8 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
 		return ENOMEM;
 	uroce_qp_caps_round(&cap);
+	if (srq)
+		cap.max_recv_sge = 0;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return ENOMEM;
@@ -74,6 +81,7 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	qp->pd = pd;
 	qp->send_cq = scq;
 	qp->recv_cq = rcq;
+	qp->srq = srq;
 	qp->cap = cap;
 	qp->owner = c;
 	rc = engine_qp_create(qp);
@@ -85,13 +93,15 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	pd->users++;
 	scq->users++;
 	rcq->users++;
+	if (srq)
+		srq->users++;
 	d->counts.qp++;
 	resp->handle = qp->handle;
 	resp->qpn = qp->qpn;
 	resp->cap = cap;
-	ulog(ULOG_INFO, "client#%u created %s qpn 0x%x (sq %u x %u sge, rq %u x %u sge, inline %u)",
+	ulog(ULOG_INFO, "client#%u created %s qpn 0x%x (sq %u x %u sge, rq %u x %u sge, inline %u, srqn 0x%x)",
 	     c->id, qp_type_name(qp->type), qp->qpn, cap.max_send_wr, cap.max_send_sge,
-	     cap.max_recv_wr, cap.max_recv_sge, cap.max_inline_data);
+	     cap.max_recv_wr, cap.max_recv_sge, cap.max_inline_data, srq ? srq->srqn : 0);
 	return 0;
 fail_unmap:
 	if (qp->ring)
@@ -111,6 +121,8 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 	qp->pd->users--;
 	qp->send_cq->users--;
 	qp->recv_cq->users--;
+	if (qp->srq)
+		qp->srq->users--;
 	if (qp->ring)
 		munmap(qp->ring, qp->ring_size);
 	d->counts.qp--;

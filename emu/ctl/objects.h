@@ -1,5 +1,5 @@
 /*
- * objects.h - the verbs objects a client owns (PD, MR, CQ, QP, AH), the
+ * objects.h - the verbs objects a client owns (PD, MR, CQ, SRQ, QP, AH), the
  * control-message handlers that create and destroy them (obj_*.c), and their
  * destructors used both by the handlers and by client cleanup.
  *
@@ -23,6 +23,7 @@
 
 struct ctl_client;
 struct xport_qp;
+struct xport_srq;
 
 struct ctl_pd {
 	uint32_t handle;
@@ -64,6 +65,25 @@ struct ctl_cq {
 	struct ctl_client *owner;
 };
 
+/* A shared receive queue (IBTA 10.2.9): its ring (abi_ring.h "SRQ ring")
+ * is read at each doorbell into the engine's SRQ, which QPs take from. */
+struct ctl_srq {
+	uint32_t handle;
+	uint32_t srqn;
+	uint64_t user_handle;    /* struct ibv_srq * in the client */
+	struct ctl_pd *pd;
+	uint32_t max_wr;         /* a power of two */
+	uint32_t max_sge;
+	void *ring;              /* mapped memfd: struct uroce_srq_ring_hdr + WQEs */
+	uint64_t ring_size;
+	uint32_t next;           /* next WQE number to read from the ring */
+	bool error;              /* a malformed WQE: no more are read */
+	uint32_t users;          /* QPs using it (DESTROY_SRQ: EBUSY) */
+	uint32_t async_events;
+	struct xport_srq *xsrq;
+	struct ctl_client *owner;
+};
+
 struct ctl_qp {
 	uint32_t handle;
 	uint32_t qpn;
@@ -72,6 +92,7 @@ struct ctl_qp {
 	bool sq_sig_all;
 	struct ctl_pd *pd;
 	struct ctl_cq *send_cq, *recv_cq;
+	struct ctl_srq *srq;     /* receive WQEs come from here, or NULL */
 	struct ibv_qp_cap cap;   /* rounded caps */
 	/* What ibv_query_qp reports beyond the engine's state and transport
 	 * attributes (xport_qp_query): the address vector as given, the P_Key
@@ -85,6 +106,8 @@ struct ctl_qp {
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
 	struct xport_qp *xqp;    /* the transport engine's QP: its state and attributes */
 	ev_timer timer;          /* the engine's retransmit/RNR timer */
+	uint64_t timer_defer_until; /* ns; != 0: expiry put off until then at most
+				     * while received datagrams wait (engine_glue.c) */
 	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
 	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
 	uint32_t async_events;
@@ -122,6 +145,10 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call);
 int op_modify_qp(struct ctl_client *c, struct ctl_call *call);
 int op_query_qp(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_qp(struct ctl_client *c, struct ctl_call *call);
+int op_create_srq(struct ctl_client *c, struct ctl_call *call);
+int op_modify_srq(struct ctl_client *c, struct ctl_call *call);
+int op_query_srq(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_srq(struct ctl_client *c, struct ctl_call *call);
 int op_create_ah(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_ah(struct ctl_client *c, struct ctl_call *call);
 int op_admin_status(struct ctl_client *c, struct ctl_call *call);
@@ -137,6 +164,7 @@ void mr_free(struct ctl_client *c, struct ctl_mr *mr);
 void cq_free(struct ctl_client *c, struct ctl_cq *cq);
 void qp_free(struct ctl_client *c, struct ctl_qp *qp);
 void ah_free(struct ctl_client *c, struct ctl_ah *ah);
+void srq_free(struct ctl_client *c, struct ctl_srq *srq);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err

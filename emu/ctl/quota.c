@@ -16,6 +16,7 @@ static const struct {
 	[QUOTA_CLIENTS] = { "clients", 64 }, [QUOTA_PD] = { "pd", DEV_MAX_PD / 4 },
 	[QUOTA_CQ] = { "cq", DEV_MAX_CQ / 4 }, [QUOTA_QP] = { "qp", DEV_MAX_QP / 4 },
 	[QUOTA_MR] = { "mr", (DEV_MAX_MR + 1) / 4 }, [QUOTA_AH] = { "ah", (DEV_MAX_AH + 1) / 4 },
+	[QUOTA_SRQ] = { "srq", DEV_MAX_SRQ / 4 },
 };
 
 const char *quota_name(enum quota_kind kind)
@@ -42,6 +43,7 @@ static uint32_t client_usage(const struct ctl_client *c, enum quota_kind kind)
 	case QUOTA_QP: return c->qps.count;
 	case QUOTA_MR: return c->mrs.count;
 	case QUOTA_AH: return c->ahs.count;
+	case QUOTA_SRQ: return c->srqs.count;
 	default: return 0;
 	}
 }

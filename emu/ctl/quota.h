@@ -20,7 +20,7 @@
 struct ctl_client;
 struct uroce_dev;
 
-enum quota_kind { QUOTA_CLIENTS, QUOTA_PD, QUOTA_CQ, QUOTA_QP, QUOTA_MR, QUOTA_AH, QUOTA_NKINDS };
+enum quota_kind { QUOTA_CLIENTS, QUOTA_PD, QUOTA_CQ, QUOTA_QP, QUOTA_MR, QUOTA_AH, QUOTA_SRQ, QUOTA_NKINDS };
 
 /* Connections beyond a uid's limit that are kept just long enough to answer
  * their first message with EMFILE; more are closed at once. */
@@ -36,8 +36,8 @@ struct quota {
 /* Name of KIND as in options and status ("clients", "pd", "cq", ...). */
 const char *quota_name(enum quota_kind kind);
 
-/* Default limit of KIND: clients 64, pd/cq/qp 1024, mr/ah 16384 (a quarter
- * of the device limits for objects, device.h). */
+/* Default limit of KIND: clients 64, pd/cq/qp 1024, mr/ah 16384, srq 256
+ * (a quarter of the device limits for objects, device.h). */
 uint32_t quota_default(enum quota_kind kind);
 
 /* The uid's live usage of KIND (connections: every connection of the uid,
@@ -65,7 +65,7 @@ int quota_admit(const struct ctl_client *c);
  * hands out the lowest free number, so the reserve is the top of the table). */
 bool quota_fd_ok(const struct ctl_client *c, int fd);
 
-/* Status lines: "quota per_uid clients=N pd=N cq=N qp=N mr=N ah=N
+/* Status lines: "quota per_uid clients=N pd=N cq=N qp=N mr=N ah=N srq=N
  * fd_limit=N fd_reserve=N", then one "uid N clients=N pd=N ..." line per uid
  * with a connection. */
 void quota_status(const struct uroce_dev *d, FILE *fp);

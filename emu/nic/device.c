@@ -65,6 +65,9 @@ static void fill_attr(struct uroce_dev *d)
 	 * (docs/transport.md, "Atomics"). */
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = DEV_MAX_AH;
+	a->max_srq = DEV_MAX_SRQ;
+	a->max_srq_wr = DEV_MAX_SRQ_WR;
+	a->max_srq_sge = DEV_MAX_SRQ_SGE;
 	a->max_pkeys = 1;
 	a->local_ca_ack_delay = 15;
 	a->phys_port_cnt = 1;
@@ -132,7 +135,8 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 	ev_timer_start(loop, &d->clock_timer);
 
 	if ((rc = keytab_init(&d->keys, DEV_MAX_MR)) || (rc = id_alloc_init(&d->qpns, DEV_QPN_FIRST, DEV_MAX_QP)) ||
-	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)) || (rc = id_alloc_init(&d->pdns, 1, DEV_MAX_PD)))
+	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)) || (rc = id_alloc_init(&d->pdns, 1, DEV_MAX_PD)) ||
+	    (rc = id_alloc_init(&d->srqns, 1, DEV_MAX_SRQ)))
 		return rc;
 
 	rc = udp_port_open(&d->udp, loop, addr, addr_len);
@@ -168,6 +172,7 @@ void dev_fini(struct uroce_dev *d)
 	id_alloc_fini(&d->qpns);
 	id_alloc_fini(&d->cqns);
 	id_alloc_fini(&d->pdns);
+	id_alloc_fini(&d->srqns);
 }
 
 void dev_port_attr(const struct uroce_dev *d, struct ibv_port_attr *pa)

@@ -38,11 +38,14 @@ struct xport_dev;
 #define DEV_MAX_QP_RD_ATOM 16u
 #define DEV_MAX_INLINE 256u        /* bytes of inline data per send WQE */
 #define DEV_MAX_MR_SIZE (1ull << 40)
+#define DEV_MAX_SRQ 1024u
+#define DEV_MAX_SRQ_WR 16384u      /* receive WQEs one SRQ holds (a power of two) */
+#define DEV_MAX_SRQ_SGE DEV_MAX_SGE
 #define DEV_QPN_FIRST 0x11u        /* QPNs 0 and 1 are the special QPs; start above */
 
 /* Per-device object totals (all clients). */
 struct dev_counts {
-	uint32_t pd, mr, cq, qp, ah;
+	uint32_t pd, mr, cq, qp, ah, srq;
 };
 
 struct uroce_dev {
@@ -77,6 +80,7 @@ struct uroce_dev {
 	struct id_alloc qpns;
 	struct id_alloc cqns;
 	struct id_alloc pdns;
+	struct id_alloc srqns;
 
 	struct dev_counts counts;
 	struct quota quota;             /* per-uid limits (emu/ctl/quota.h) */

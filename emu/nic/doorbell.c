@@ -50,7 +50,7 @@ static void qp_doorbell(struct ctl_qp *qp)
 			break;
 		}
 	}
-	if (!qp->cap.max_recv_wr)
+	if (!qp->cap.max_recv_wr || qp->srq)
 		return;
 	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
 	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
@@ -68,10 +68,46 @@ static void qp_doorbell(struct ctl_qp *qp)
 	}
 }
 
+/* New WQEs of an SRQ into the engine. A WQE the daemon cannot take puts
+ * the SRQ in error (abi_ring.h "SRQ ring"): IBV_EVENT_SRQ_ERR once, and
+ * its ring is not read any more. */
+static void srq_doorbell(struct ctl_srq *srq)
+{
+	struct uroce_srq_ring_hdr *h = srq->ring;
+	uint32_t pi = __atomic_load_n(&h->pi, __ATOMIC_ACQUIRE);
+	uint32_t budget;
+	int rc = 0;
+
+	for (budget = srq->max_wr; !srq->error && srq->next != pi && budget; budget--) {
+		struct xport_recv_wqe w;
+
+		rc = wqe_read_srq(srq, srq->next, &w);
+		if (!rc)
+			rc = xport_srq_post(srq->xsrq, &w);
+		if (rc) {
+			ulog(ULOG_WARN, "client#%u srqn 0x%x: WQE %u refused (%s): SRQ in error",
+			     srq->owner->id, srq->srqn, srq->next, strerror(rc));
+			srq->error = true;
+			if (!client_async_event(srq->owner, srq->user_handle, IBV_EVENT_SRQ_ERR))
+				srq->async_events++;
+			break;
+		}
+		srq->next++;
+	}
+	__atomic_store_n(&h->ci, srq->next, __ATOMIC_RELEASE);
+}
+
 void doorbell_post_wqes(struct ctl_client *c)
 {
 	uint32_t h;
 
+	/* SRQs first: a QP's receive may be waiting for them */
+	for (h = 1; h <= c->srqs.cap; h++) {
+		struct ctl_srq *srq = objtab_get(&c->srqs, h);
+
+		if (srq && srq->xsrq)
+			srq_doorbell(srq);
+	}
 	for (h = 1; h <= c->qps.cap; h++) {
 		struct ctl_qp *qp = objtab_get(&c->qps, h);
 

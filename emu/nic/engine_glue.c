@@ -13,6 +13,7 @@
 #include "emu/nic/port.h"
 #include "emu/xport/xport.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -40,22 +41,54 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 	struct mlx5_cqe64 cqe;
 	int rc;
 
-	/* the slot of this WQE (and of unsignaled ones before it) is free */
-	if (h)
+	/* the slot of this WQE (and of unsignaled ones before it) is free;
+	 * an SRQ's slots are free once read (its tags come back by polling) */
+	if (h && !(c->is_recv && qp->srq))
 		__atomic_store_n(c->is_recv ? &h->rq_ci : &h->sq_ci, c->wr_index + 1, __ATOMIC_RELEASE);
 	if (!c->signaled && c->status == IBV_WC_SUCCESS)
 		return;
 	cqe_build(c, hca_clock_now(&d->clock), d->addr.ss_family == AF_INET6, &cqe);
+	/* mlx5 CQE version 0: responder CQEs of SRQ WQEs name the SRQ */
+	if (c->is_recv && qp->srq)
+		cqe.srqn_uidx = htobe32(qp->srq->srqn & 0xFFFFFF);
 	rc = cq_push(c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
 	if (rc)
 		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s",
 			     qp->owner->id, qp->qpn, strerror(rc));
 }
 
+/* Re-check interval while an expiry is put off. */
+#define TIMER_DEFER_S 0.001
+
+/* A NIC handles the packets it has received before its timers; here they
+ * may still wait in the device socket while the daemon was busy (many QPs
+ * of one daemon sending to each other), and among them the ACKs this timer
+ * waits for. So while a datagram waits, the expiry is put off (re-checked
+ * every TIMER_DEFER_S) and the receive watcher runs first; at most three
+ * more retransmit periods, so a flood keeping the socket busy cannot stop
+ * retransmission. Without this, 16 QPs with 64 KiB messages time out
+ * spuriously and go-back-N resends add to the backlog until retry_cnt runs
+ * out. */
 static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct ctl_qp *qp = w->data;
+	struct uroce_dev *d = qp->owner->dev;
+	uint64_t now = dp_now_ns(d);
 
+	if (udp_port_rx_pending(&d->udp)) {
+		if (!qp->timer_defer_until) {
+			struct xport_qp_attr a;
+
+			xport_qp_query(qp->xqp, &a);
+			qp->timer_defer_until = now + (a.timeout ? 3 * (4096ull << a.timeout) : 0);
+		}
+		if (now < qp->timer_defer_until) {
+			ev_timer_set(&qp->timer, TIMER_DEFER_S, 0.);
+			ev_timer_start(loop, &qp->timer);
+			return;
+		}
+	}
+	qp->timer_defer_until = 0;
 	xport_timer_expired(qp->xqp);
 }
 
@@ -66,6 +99,7 @@ static void dp_timer_arm(void *ctx, struct xport_qp *xqp, uint64_t when_ns)
 	uint64_t now = dp_now_ns(ctx);
 
 	ev_timer_stop(d->loop, &qp->timer);
+	qp->timer_defer_until = 0;
 	if (!when_ns)
 		return;
 	ev_timer_set(&qp->timer, when_ns > now ? (double)(when_ns - now) / 1e9 : 0., 0.);
@@ -76,10 +110,22 @@ static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type eve
 {
 	struct ctl_qp *qp = xport_qp_user(xqp);
 
-	if (event != IBV_EVENT_SQ_DRAINED)
+	if (event == IBV_EVENT_QP_LAST_WQE_REACHED)
+		ulog(ULOG_INFO, "client#%u qpn 0x%x on srqn 0x%x: last WQE reached", qp->owner->id,
+		     qp->qpn, qp->srq ? qp->srq->srqn : 0);
+	else if (event != IBV_EVENT_SQ_DRAINED)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x -> ERR (event %d)", qp->owner->id, qp->qpn, event);
 	if (!client_async_event(qp->owner, qp->user_handle, event))
 		qp->async_events++;
+}
+
+static void dp_srq_event(void *ctx, struct xport_srq *xsrq, enum ibv_event_type event)
+{
+	struct ctl_srq *srq = xport_srq_user(xsrq);
+
+	ulog(ULOG_DEBUG, "client#%u srqn 0x%x: event %d", srq->owner->id, srq->srqn, event);
+	if (!client_async_event(srq->owner, srq->user_handle, event))
+		srq->async_events++;
 }
 
 /* The engine's next turn for a QP that spent its budget: run after this
@@ -139,6 +185,7 @@ static const struct xport_ops engine_ops = {
 	.qp_event = dp_qp_event,
 	.schedule = dp_schedule,
 	.log = dp_log,
+	.srq_event = dp_srq_event,
 };
 
 int engine_init(struct uroce_dev *d)
@@ -174,6 +221,11 @@ int engine_qp_create(struct ctl_qp *qp)
 				  qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1, qp->sq_sig_all, qp);
 	if (!qp->xqp)
 		return errno ? errno : ENOMEM;
+	if (qp->srq && xport_qp_set_srq(qp->xqp, qp->srq->xsrq)) {
+		xport_qp_destroy(qp->xqp);
+		qp->xqp = NULL;
+		return EINVAL;
+	}
 	ev_timer_init(&qp->timer, qp_timer_cb, 0., 0.);
 	qp->timer.data = qp;
 	ev_check_init(&qp->run_check, qp_run_cb);
@@ -193,3 +245,15 @@ void engine_qp_destroy(struct ctl_qp *qp)
 	qp->xqp = NULL;
 }
 
+
+int engine_srq_create(struct ctl_srq *srq)
+{
+	srq->xsrq = xport_srq_create(srq->owner->dev->xdev, srq->max_wr, srq);
+	return srq->xsrq ? 0 : errno ? errno : ENOMEM;
+}
+
+void engine_srq_destroy(struct ctl_srq *srq)
+{
+	xport_srq_destroy(srq->xsrq);
+	srq->xsrq = NULL;
+}

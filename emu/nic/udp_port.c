@@ -9,8 +9,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/udp.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,6 +103,13 @@ void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct 
 	     (unsigned long long)u->tx_errors, (unsigned long long)u->tx_too_big);
 	u->tx_errors_logged = u->tx_errors;
 	u->tx_error_log_at = now;
+}
+
+bool udp_port_rx_pending(const struct udp_port *u)
+{
+	int n = 0;
+
+	return u->fd >= 0 && ioctl(u->fd, SIOCINQ, &n) == 0 && n > 0;
 }
 
 int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockaddr *addr,

@@ -7,6 +7,7 @@
 #ifndef UROCE_EMU_UDP_PORT_H
 #define UROCE_EMU_UDP_PORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <ev.h>
@@ -39,6 +40,10 @@ struct udp_port {
  * accepted (udp(7), RFC 6936).  Returns 0 or the errno of setsockopt.
  */
 int udp_port_sockopts(int fd, int family);
+
+/* udp_port_rx_pending - whether a received datagram waits in U's socket
+ * (SIOCINQ, udp(7)). */
+bool udp_port_rx_pending(const struct udp_port *u);
 
 /*
  * udp_port_open - bind a non-blocking UDP socket to ADDR (struct sockaddr_in or

@@ -108,3 +108,31 @@ int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *ou
 	}
 	return 0;
 }
+
+int wqe_read_srq(const struct ctl_srq *srq, uint32_t n, struct xport_recv_wqe *out)
+{
+	_Alignas(8) unsigned char slot[SLOT_MAX];
+	const struct uroce_recv_wqe *w = (const void *)slot;
+	const struct uroce_sge *sge = (const void *)(slot + sizeof(*w));
+	uint32_t stride, i;
+	uint64_t size;
+
+	uroce_srq_ring_layout(srq->max_wr, srq->max_sge, &stride, &size);
+	if (stride > SLOT_MAX)
+		return EINVAL;
+	memcpy(slot, (const char *)srq->ring + UROCE_SRQ_RING_HDR_SIZE +
+			     (uint64_t)(n & (srq->max_wr - 1)) * stride,
+	       stride);
+	if (w->wqe_index >= srq->max_wr || w->num_sge > srq->max_sge || w->num_sge > XPORT_MAX_SGE ||
+	    sizeof(*w) + w->num_sge * sizeof(*sge) > stride)
+		return EINVAL;
+	out->wr_id = 0;
+	out->wr_index = w->wqe_index;
+	out->num_sge = w->num_sge;
+	for (i = 0; i < w->num_sge; i++) {
+		out->sg_list[i].addr = sge[i].addr;
+		out->sg_list[i].length = sge[i].length;
+		out->sg_list[i].lkey = sge[i].lkey;
+	}
+	return 0;
+}

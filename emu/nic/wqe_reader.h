@@ -14,6 +14,7 @@
 
 struct ctl_client;
 struct ctl_qp;
+struct ctl_srq;
 
 /*
  * wqe_read_send - copy SQ WQE number N of QP (owned by client C) and convert
@@ -31,5 +32,10 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 /* wqe_read_recv - same for RQ WQE number N: wqe_index, num_sge <=
  * max_recv_sge. Returns 0, EINVAL or ENODEV. */
 int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *out);
+
+/* wqe_read_srq - same for WQE number N of SRQ's ring (abi_ring.h "SRQ
+ * ring"): wqe_index (the tag) < max_wr, num_sge <= max_sge; wr_index of
+ * OUT is the tag. Returns 0 or EINVAL. */
+int wqe_read_srq(const struct ctl_srq *srq, uint32_t n, struct xport_recv_wqe *out);
 
 #endif

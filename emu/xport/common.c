@@ -216,6 +216,7 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 	if (qp->dev->ops.qp_event && event >= 0)
 		qp->dev->ops.qp_event(qp->dev->ctx, qp, event);
 	xport_flush(qp);
+	xport_srq_last_wqe(qp);
 	xport_timer_update(qp);
 }
 

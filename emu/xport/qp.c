@@ -67,6 +67,7 @@ struct xport_qp *xport_qp_lookup(struct xport_dev *dev, uint32_t qpn)
 /* Back to the RESET state: nothing outstanding, all sequence state zero. */
 static void qp_reset(struct xport_qp *qp)
 {
+	xport_srq_give_back(qp);
 	qp->sq.head = qp->sq.req = qp->sq.comp = 0;
 	qp->rq.head = qp->rq.tail = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
@@ -141,6 +142,9 @@ void xport_qp_destroy(struct xport_qp *qp)
 	if (qp->timer_armed)
 		qp->dev->ops.timer_arm(qp->dev->ctx, qp, 0);
 	xport_resp_clear(qp);
+	xport_srq_give_back(qp);
+	if (qp->srq)
+		qp->srq->qps--;
 	for (pp = hash_slot(qp->dev, qp->qpn); *pp; pp = &(*pp)->hash_next) {
 		if (*pp == qp) {
 			*pp = qp->hash_next;
@@ -203,8 +207,10 @@ static void qp_enter(struct xport_qp *qp, enum ibv_qp_state next)
 		break;
 	case IBV_QPS_ERR:
 		qp->state = IBV_QPS_ERR;
-		if (old != IBV_QPS_ERR)
+		if (old != IBV_QPS_ERR) {
 			xport_flush(qp);
+			xport_srq_last_wqe(qp);
+		}
 		xport_timer_update(qp);
 		break;
 	case IBV_QPS_RTS:
@@ -385,7 +391,7 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe)
 {
 	if (!qp || !wqe || wqe->num_sge > XPORT_MAX_SGE ||
-	    qp->state == IBV_QPS_RESET)
+	    qp->state == IBV_QPS_RESET || qp->srq)
 		return EINVAL;
 	if (qp->rq.head - qp->rq.tail >= qp->rq.depth)
 		return ENOMEM;

@@ -178,9 +178,7 @@ static enum resp_state check_resource(struct resp_pkt *p)
 	if (!(p->flags & ROCE_OPF_RWQE) || qp->resp.have_rwqe)
 		return RESPST_CHECK_LENGTH;
 	/* SEND FIRST/ONLY, or the LAST/ONLY of WRITE with immediate. */
-	if (qp->rq.tail != qp->rq.head) {
-		qp->resp.rwqe = qp->rq.ring[qp->rq.tail % qp->rq.depth].wr;
-		qp->rq.tail++;
+	if (xport_rq_take(qp, &qp->resp.rwqe)) {
 		qp->resp.have_rwqe = true;
 		qp->resp.recv_len = 0;
 		return RESPST_CHECK_LENGTH;
@@ -552,17 +550,14 @@ static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
 {
 	uint8_t ipbuf[XPORT_PKT_MAX + 64];
 	uint8_t grh[XPORT_UD_GRH_BYTES];
-	struct xport_recv_wqe *r;
+	struct xport_recv_wqe rw, *r = &rw;
 	size_t n = 0;
 	struct xport_cqe c;
 
-	if (pkt->h.deth.qkey != qp->attr.qkey ||
-	    qp->rq.tail == qp->rq.head) {
+	if (pkt->h.deth.qkey != qp->attr.qkey || !xport_rq_take(qp, r)) {
 		qp->stats.dropped++;
 		return;
 	}
-	r = &qp->rq.ring[qp->rq.tail % qp->rq.depth].wr;
-	qp->rq.tail++;
 	memset(&c, 0, sizeof(c));
 	c.wr_id = r->wr_id;
 	c.wr_index = r->wr_index;

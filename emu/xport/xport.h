@@ -50,6 +50,7 @@ extern "C" {
 
 struct xport_dev;
 struct xport_qp;
+struct xport_srq;
 
 /*
  * One send work request as the engine keeps it (copied at post time).
@@ -178,6 +179,9 @@ enum xport_mem_status {
  *   event loop, never from inside a callback. This is what keeps one long
  *   message (a 1 GiB READ response) from stalling other QPs and the
  *   daemon's control socket. May be NULL: xport_run then works until done.
+ * srq_event: an affiliated asynchronous event of a shared receive queue:
+ *   IBV_EVENT_SRQ_LIMIT_REACHED when an armed SRQ's WQE count dropped
+ *   below its limit (ibv_modify_srq(3)); may be NULL.
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -197,6 +201,8 @@ struct xport_ops {
 			 enum ibv_event_type event);
 	void (*schedule)(void *ctx, struct xport_qp *qp);
 	void (*log)(void *ctx, struct xport_qp *qp, int level, const char *msg);
+	void (*srq_event)(void *ctx, struct xport_srq *srq,
+			  enum ibv_event_type event);
 };
 
 /* Levels of ops->log. */
@@ -363,6 +369,40 @@ void xport_timer_expired(struct xport_qp *qp);
  * left. Every entry point above calls it once at its end; the daemon calls
  * it for a scheduled QP. */
 void xport_run(struct xport_qp *qp);
+
+/*
+ * Shared receive queues (IBTA 10.2.9, 11.2.3; ibv_create_srq(3)). An SRQ
+ * holds receive WQEs for any number of RC, UC and UD QPs of its device:
+ * the first message that needs a receive WQE on any of them takes the
+ * oldest one (IBTA 10.2.9.1), and the completion goes to that QP's receive
+ * CQ with that QP's number. An empty SRQ answers as an empty RQ would
+ * (RC: RNR NAK; UC/UD: the message is dropped). A QP in ERR flushes only
+ * the WQE it was filling, never the SRQ's (IBTA 10.3.1), and raises
+ * IBV_EVENT_QP_LAST_WQE_REACHED (IBTA 11.6.3.2, o11-5.2.2).
+ *
+ * xport_srq_create: DEPTH 1..65536 WQEs; USER as for QPs. NULL with errno
+ * EINVAL or ENOMEM. xport_srq_destroy: no QP may use it any more; its WQEs
+ * are dropped without completions.
+ */
+struct xport_srq *xport_srq_create(struct xport_dev *dev, uint32_t depth,
+				   void *user);
+void xport_srq_destroy(struct xport_srq *srq);
+void *xport_srq_user(const struct xport_srq *srq);
+/* Post one receive WQE (copied). 0; ENOMEM if DEPTH are posted and
+ * untaken; EINVAL for num_sge > XPORT_MAX_SGE. */
+int xport_srq_post(struct xport_srq *srq, const struct xport_recv_wqe *wqe);
+/* WQEs posted and not yet taken by a QP. */
+uint32_t xport_srq_count(const struct xport_srq *srq);
+/* Arm the limit (ibv_modify_srq(3) IBV_SRQ_LIMIT): once the count drops
+ * below LIMIT, ops->srq_event gets IBV_EVENT_SRQ_LIMIT_REACHED once and
+ * the limit goes back to 0 (disarmed). LIMIT 0 disarms. 0; EINVAL if
+ * LIMIT > depth. xport_srq_limit: the armed limit, 0 when disarmed. */
+int xport_srq_arm(struct xport_srq *srq, uint32_t limit);
+uint32_t xport_srq_limit(const struct xport_srq *srq);
+/* Let QP (in RESET, never posted to) take its receive WQEs from SRQ;
+ * its own receive queue is unused from then on (xport_post_recv:
+ * EINVAL). 0 or EINVAL. */
+int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq);
 
 /* Device-wide packet counters: packets the device dropped before a QP saw
  * them (parse errors incl. ICRC, unknown QPN), and packets for an RC/UC QP

@@ -166,8 +166,20 @@ enum {
 	XPORT_WORK_RESP = 1 << 1,	/* READ responses or queued requests */
 };
 
+/* Shared receive queue (srq.c): [tail, head) posted and untaken. */
+struct xport_srq {
+	struct xport_dev *dev;
+	void *user;
+	struct xport_recv_wqe *ring;
+	uint32_t depth;
+	uint32_t head, tail;
+	uint32_t limit;			/* armed limit, 0 = disarmed */
+	uint32_t qps;			/* QPs attached */
+};
+
 struct xport_qp {
 	struct xport_dev *dev;
+	struct xport_srq *srq;		/* receive WQEs come from here, or NULL */
 	struct xport_qp *hash_next;
 	void *user;
 	enum ibv_qp_type type;
@@ -295,6 +307,17 @@ enum xport_mem_status xport_scatter(struct xport_qp *qp,
 				    uint32_t len);
 /* Total bytes of an SGE list. */
 uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge);
+
+/* Receive WQEs (srq.c): take the next one for a message arriving on QP,
+ * from its SRQ if it has one, else from its RQ (false: none posted); an
+ * armed SRQ whose count drops below its limit raises the limit event. */
+bool xport_rq_take(struct xport_qp *qp, struct xport_recv_wqe *out);
+/* A QP being destroyed or reset gives back the SRQ WQE it was
+ * filling: it goes to the front again, as it was never completed. */
+void xport_srq_give_back(struct xport_qp *qp);
+/* QP on an SRQ entered ERR: raise IBV_EVENT_QP_LAST_WQE_REACHED (its WQE
+ * in progress, if any, was flushed just before). */
+void xport_srq_last_wqe(struct xport_qp *qp);
 
 /* Timers (timer.c): re-evaluate the QP's earliest deadline and
  * (re)arm or cancel ops->timer_arm. */

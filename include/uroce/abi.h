@@ -32,7 +32,7 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
 
-#define UROCE_ABI_VERSION 2
+#define UROCE_ABI_VERSION 3
 #define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
 
 /* Largest datagram either side ever sends; receivers use a buffer of this size
@@ -65,6 +65,10 @@ enum uroce_op {
 	UROCE_OP_DESTROY_QP = 12,
 	UROCE_OP_CREATE_AH = 13,
 	UROCE_OP_DESTROY_AH = 14,
+	UROCE_OP_CREATE_SRQ = 15,  /* fds: [SRQ ring memfd] */
+	UROCE_OP_MODIFY_SRQ = 16,
+	UROCE_OP_QUERY_SRQ = 17,
+	UROCE_OP_DESTROY_SRQ = 18,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -420,7 +424,10 @@ struct uroce_destroy_cq_resp {
  *   qp_type      IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD; others → EOPNOTSUPP
  *   sq_sig_all   0 or 1 (EINVAL otherwise)
  *   pd_handle, send_cq_handle, recv_cq_handle  this client's objects (EINVAL)
- *   srq_handle   must be 0: SRQ is not supported (EOPNOTSUPP)
+ *   srq_handle   0, or an SRQ of this client on the same device (EINVAL
+ *                otherwise): the QP takes its receive WQEs from it and has no
+ *                RQ (the provider sends max_recv_wr = max_recv_sge = 0 then,
+ *                EINVAL otherwise; the ring holds no RQ).
  *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 0..max_qp_wr,
  *                max_send_sge/max_recv_sge
  *                <= max_sge, max_inline_data <= the HELLO max_inline_data (EINVAL)
@@ -528,6 +535,69 @@ struct uroce_create_ah_req {
 	struct ibv_ah_attr attr;
 };
 
+/* ------------------------------------------------------------------- SRQ */
+
+/*
+ * CREATE_SRQ (ibv_create_srq(3), basic SRQs only; the ring: abi_ring.h
+ * "SRQ ring").
+ *   user_handle  the struct ibv_srq * value (element of SRQ async events)
+ *   pd_handle    PD of this client
+ *   max_wr       WQEs, a power of two 1..dev.max_srq_wr (the provider rounds
+ *                the application's value up), else EINVAL
+ *   max_sge      SGEs per WQE, 1..dev.max_srq_sge, else EINVAL
+ *   fds          [0] the ring memfd, uroce_srq_ring_layout() bytes, sealed
+ *                F_SEAL_SHRINK (EBADF otherwise, EINVAL if too small)
+ * Reply: handle, srqn (unique per device, shown in logs). ENOMEM when
+ * max_srq or the uid's SRQ quota is reached. The SRQ starts disarmed.
+ */
+struct uroce_create_srq_req {
+	struct uroce_hdr hdr;
+	uint64_t user_handle;
+	uint32_t pd_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t reserved;
+};
+struct uroce_create_srq_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t srqn;
+};
+
+/*
+ * MODIFY_SRQ (ibv_modify_srq(3)): attr_mask IBV_SRQ_LIMIT arms the limit
+ * (srq_limit 1..max_wr; 0 disarms): once the SRQ holds fewer than srq_limit
+ * WQEs, IBV_EVENT_SRQ_LIMIT_REACHED (element: user_handle) goes to the
+ * async_fd once and the limit returns to 0. IBV_SRQ_MAX_WR (resizing) is
+ * EINVAL as on mlx5, which cannot resize an SRQ; srq_limit > max_wr and
+ * unknown mask bits are EINVAL too. Reply: uroce_hdr only.
+ */
+struct uroce_modify_srq_req {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+	uint32_t max_wr;
+	uint32_t srq_limit;
+};
+
+/* QUERY_SRQ: handle (uroce_handle_req). Reply: max_wr and max_sge as
+ * created, srq_limit the armed limit (0 when disarmed or after the event). */
+struct uroce_query_srq_resp {
+	struct uroce_hdr hdr;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+	uint32_t reserved;
+};
+
+/* DESTROY_SRQ: handle (uroce_handle_req). EBUSY while a QP uses the SRQ.
+ * Reply: async events the daemon delivered for the SRQ (as DESTROY_QP). */
+struct uroce_destroy_srq_resp {
+	struct uroce_hdr hdr;
+	uint32_t async_events_reported;
+	uint32_t reserved;
+};
+
 /* ----------------------------------------------------------------- ADMIN */
 
 /* ADMIN_STATUS: uroce_hdr only. Reply: uroce_hdr + fds [memfd] holding the
@@ -564,7 +634,11 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_DEREG_MR:
 	case UROCE_OP_DESTROY_CQ:
 	case UROCE_OP_DESTROY_QP:
-	case UROCE_OP_DESTROY_AH: return sizeof(struct uroce_handle_req);
+	case UROCE_OP_DESTROY_AH:
+	case UROCE_OP_QUERY_SRQ:
+	case UROCE_OP_DESTROY_SRQ: return sizeof(struct uroce_handle_req);
+	case UROCE_OP_CREATE_SRQ: return sizeof(struct uroce_create_srq_req);
+	case UROCE_OP_MODIFY_SRQ: return sizeof(struct uroce_modify_srq_req);
 	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_req);
 	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_req);
 	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_req);
@@ -598,6 +672,9 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_resp);
 	case UROCE_OP_QUERY_QP: return sizeof(struct uroce_query_qp_resp);
 	case UROCE_OP_DESTROY_QP: return sizeof(struct uroce_destroy_qp_resp);
+	case UROCE_OP_CREATE_SRQ: return sizeof(struct uroce_create_srq_resp);
+	case UROCE_OP_QUERY_SRQ: return sizeof(struct uroce_query_srq_resp);
+	case UROCE_OP_DESTROY_SRQ: return sizeof(struct uroce_destroy_srq_resp);
 	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
 	default: return sizeof(struct uroce_hdr);
 	}
@@ -614,6 +691,7 @@ _Static_assert(sizeof(struct uroce_qp_ring_hdr) == UROCE_QP_RING_HDR_SIZE, "QP r
 _Static_assert(sizeof(struct uroce_send_wqe) == 64, "send WQE header is 64 bytes");
 _Static_assert(sizeof(struct uroce_recv_wqe) == 16, "recv WQE header is 16 bytes");
 _Static_assert(sizeof(struct uroce_sge) == 16, "SGE is 16 bytes");
+_Static_assert(sizeof(struct uroce_srq_ring_hdr) == UROCE_SRQ_RING_HDR_SIZE, "SRQ ring header");
 _Static_assert(sizeof(struct uroce_clock_page) <= UROCE_CLOCK_PAGE_SIZE, "clock page fits");
 _Static_assert(sizeof(struct ib_uverbs_async_event_desc) == 16, "async event record");
 _Static_assert(sizeof(struct ib_uverbs_comp_event_desc) == 8, "completion event record");

@@ -197,4 +197,44 @@ static inline void uroce_qp_ring_layout(const struct ibv_qp_cap *cap, struct uro
 	l->size = (l->rq_offset + (uint64_t)cap->max_recv_wr * l->rq_stride + 4095) & ~(uint64_t)4095;
 }
 
+/* ------------------------------------------------------------- SRQ ring */
+
+/*
+ * An SRQ's memfd (created by the provider, passed at CREATE_SRQ):
+ *   offset 0                        struct uroce_srq_ring_hdr (64 bytes)
+ *   offset UROCE_SRQ_RING_HDR_SIZE  max_wr slots of uroce_rq_stride(max_sge)
+ *   size rounded up to 4096 (uroce_srq_ring_layout()).
+ * WQE number n (free-running pi) lives in slot n & (max_wr-1), a struct
+ * uroce_recv_wqe + SGE list like an RQ WQE, except that wqe_index is the
+ * WQE's tag: the index 0..max_wr-1 of the provider's wr_id entry, which
+ * the daemon returns as the CQE's wqe_counter. Tags, not ring slots, bound
+ * what is outstanding: WQEs on an SRQ complete in the order QPs take them
+ * (mlx5 keeps a free list of WQE indices for the same reason), so the
+ * provider takes a free tag per posted WQE (ENOMEM when none is free) and
+ * frees it when the application polls its CQE.
+ * Posting: the WQE into slot pi & (max_wr-1), release-store pi + 1, then
+ * eventfd_write(doorbell, 1). The daemon copies every WQE up to pi at the
+ * doorbell and release-stores ci (WQEs copied); since each WQE in the
+ * ring holds a distinct tag, a free tag means a free slot.
+ * What the daemon checks: wqe_index < max_wr, num_sge <= max_sge; a WQE
+ * failing them puts the SRQ in error: IBV_EVENT_SRQ_ERR, no further WQE
+ * of it is read.
+ */
+#define UROCE_SRQ_RING_HDR_SIZE 64
+struct uroce_srq_ring_hdr {
+	uint32_t pi;             /* provider writes: WQEs posted (free-running) */
+	uint32_t reserved0[7];
+	uint32_t ci;             /* daemon writes: WQEs copied */
+	uint32_t reserved1[7];
+};
+
+/* Slot bytes and memfd size of an SRQ ring for max_wr WQEs (a power of
+ * two) of max_sge SGEs. */
+static inline void uroce_srq_ring_layout(uint32_t max_wr, uint32_t max_sge, uint32_t *stride,
+					 uint64_t *size)
+{
+	*stride = uroce_rq_stride(max_sge);
+	*size = (UROCE_SRQ_RING_HDR_SIZE + (uint64_t)max_wr * *stride + 4095) & ~(uint64_t)4095;
+}
+
 #endif /* UROCE_ABI_RING_H */

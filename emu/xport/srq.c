@@ -1,0 +1,130 @@
+/*
+ * srq.c: shared receive queues (IBTA 10.2.9, 11.2.3): the SRQ object and
+ * its entry points, and below the responder the one place a message takes
+ * its receive WQE (the QP's RQ or its SRQ), with the SRQ limit event.
+ * Nothing here calls back into req.c, resp.c or comp.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/xport/xport_int.h"
+
+struct xport_srq *xport_srq_create(struct xport_dev *dev, uint32_t depth,
+				   void *user)
+{
+	struct xport_srq *srq;
+
+	if (!dev || !depth || depth > 65536) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	srq->ring = calloc(depth, sizeof(*srq->ring));
+	if (!srq->ring) {
+		free(srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	srq->dev = dev;
+	srq->user = user;
+	srq->depth = depth;
+	return srq;
+}
+
+void xport_srq_destroy(struct xport_srq *srq)
+{
+	if (!srq)
+		return;
+	free(srq->ring);
+	free(srq);
+}
+
+void *xport_srq_user(const struct xport_srq *srq)
+{
+	return srq->user;
+}
+
+int xport_srq_post(struct xport_srq *srq, const struct xport_recv_wqe *wqe)
+{
+	if (!srq || !wqe || wqe->num_sge > XPORT_MAX_SGE)
+		return EINVAL;
+	if (srq->head - srq->tail >= srq->depth)
+		return ENOMEM;
+	srq->ring[srq->head++ % srq->depth] = *wqe;
+	return 0;
+}
+
+uint32_t xport_srq_count(const struct xport_srq *srq)
+{
+	return srq->head - srq->tail;
+}
+
+int xport_srq_arm(struct xport_srq *srq, uint32_t limit)
+{
+	if (!srq || limit > srq->depth)
+		return EINVAL;
+	srq->limit = limit;
+	return 0;
+}
+
+uint32_t xport_srq_limit(const struct xport_srq *srq)
+{
+	return srq->limit;
+}
+
+int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq)
+{
+	if (!qp || !srq || qp->srq || qp->dev != srq->dev ||
+	    qp->state != IBV_QPS_RESET || qp->rq.head)
+		return EINVAL;
+	qp->srq = srq;
+	srq->qps++;
+	return 0;
+}
+
+bool xport_rq_take(struct xport_qp *qp, struct xport_recv_wqe *out)
+{
+	struct xport_srq *srq = qp->srq;
+
+	if (!srq) {
+		if (qp->rq.tail == qp->rq.head)
+			return false;
+		*out = qp->rq.ring[qp->rq.tail++ % qp->rq.depth].wr;
+		return true;
+	}
+	if (srq->tail == srq->head)
+		return false;
+	*out = srq->ring[srq->tail++ % srq->depth];
+	/* IBTA 11.6.3.3 / ibv_modify_srq(3): one event, then disarmed */
+	if (srq->limit && srq->head - srq->tail < srq->limit) {
+		srq->limit = 0;
+		if (srq->dev->ops.srq_event)
+			srq->dev->ops.srq_event(srq->dev->ctx, srq,
+						IBV_EVENT_SRQ_LIMIT_REACHED);
+	}
+	return true;
+}
+
+void xport_srq_give_back(struct xport_qp *qp)
+{
+	struct xport_srq *srq = qp->srq;
+
+	if (!srq || !qp->resp.have_rwqe)
+		return;
+	qp->resp.have_rwqe = false;
+	if (srq->head - srq->tail >= srq->depth)
+		return;
+	srq->ring[--srq->tail % srq->depth] = qp->resp.rwqe;
+}
+
+void xport_srq_last_wqe(struct xport_qp *qp)
+{
+	if (qp->srq && qp->dev->ops.qp_event)
+		qp->dev->ops.qp_event(qp->dev->ctx, qp,
+				      IBV_EVENT_QP_LAST_WQE_REACHED);
+}

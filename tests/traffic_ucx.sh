@@ -1,0 +1,48 @@
+#!/bin/sh
+# traffic_ucx: Debian's UCX 1.13 (unmodified ucx_info, ucx_perftest) on
+# uroce0 through `uroce run`. ucx_info -d lists rc_verbs and ud_verbs on
+# uroce0:1; ucx_perftest tag_lat, tag_bw and ucp_put_bw, server and client
+# as two processes with UCX_NET_DEVICES=uroce0:1 and UCX_TLS=rc_verbs,ud_verbs
+# (UCX's default picks shared memory between processes of one host; RC needs
+# UD as its wire-up transport): both sides exit 0, both log (UCX_LOG_LEVEL=info)
+# that the endpoint runs on rc_verbs/uroce0:1, and the client's Final row
+# has exactly the iterations asked for (1000; 100 for tag_bw with 1 MiB
+# messages, which go by rendezvous: an RDMA READ). rc_verbs receives through an
+# SRQ. No speed is asserted. Source: docs/clients.md §4.
+. "$top_srcdir/tests/lib.sh"
+up --dev uroce0
+
+timeout 60 "$UROCE" run -- ucx_info -d >"$T/info.log" 2>&1
+expect_eq "ucx_info -d exit status" 0 "$?"
+for tl in rc_verbs ud_verbs; do
+	_n=$(grep -A1 "Transport: $tl\$" "$T/info.log" | grep -c 'Device: uroce0:1$')
+	expect_eq "ucx_info -d: $tl on uroce0:1" 1 "$_n"
+done
+
+export UCX_NET_DEVICES=uroce0:1 UCX_TLS=rc_verbs,ud_verbs UCX_LOG_LEVEL=info
+
+# perf TEST LANE ITERS [ARGS]: ucx_perftest -t TEST -n ITERS ARGS; LANE tag or rma.
+perf() {
+	_p=$(free_tcp_port)
+	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -n $3 ${4:-}"
+	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
+	_rc=$?
+	for _side in srv cli; do
+		echo "---- ucx_perftest -t $1 $_side"
+		cat "$T/$_side.log"
+	done
+	[ $_rc -eq 0 ] || fail "ucx_perftest -t $1: both sides exit 0"
+	for _side in srv cli; do
+		expect_eq "$1 $_side: ERROR lines" "" "$(grep 'UCX  ERROR' "$T/$_side.log")"
+		expect_eq "$1 $_side: endpoint on rc_verbs/uroce0:1" 1 \
+			"$(grep -c "ep_cfg\[0\]: $2(rc_verbs/uroce0:1)\$" "$T/$_side.log")"
+	done
+	expect_eq "$1: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
+	echo "ok: ucx_perftest -t $1: $(grep '^Final:' "$T/cli.log")"
+}
+
+perf tag_lat tag 1000
+perf tag_bw tag 1000
+perf ucp_put_bw rma 1000
+# 1 MiB: the rendezvous protocol (RDMA READ of the sender's buffer)
+perf tag_bw tag 100 "-s 1048576"
