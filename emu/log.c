@@ -27,9 +27,12 @@ int ulog_open(const char *path)
 		return 0;
 	{
 		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+		struct stat st;
 
-		/* an existing log may have been created with another mode */
-		if (fd < 0 || fchmod(fd, 0600) < 0 || !(fp = fdopen(fd, "a"))) {
+		/* An existing log may have been created with another mode; a
+		 * device or FIFO given as the log (/dev/null) keeps its own. */
+		if (fd < 0 || fstat(fd, &st) < 0 ||
+		    (S_ISREG(st.st_mode) && fchmod(fd, 0600) < 0) || !(fp = fdopen(fd, "a"))) {
 			if (fd >= 0)
 				close(fd);
 			return -1;

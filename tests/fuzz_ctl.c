@@ -51,6 +51,7 @@
 static struct uroce_dev dev;
 static struct ev_loop *loop;
 static char sock_path[108];
+static char work_dir[64];
 static unsigned char mr_buf[65536] __attribute__((aligned(4096)));
 static bool verbose; /* FUZZ_CTL_VERBOSE set: print each reply's status */
 
@@ -126,6 +127,18 @@ static void pump(void)
 	dev.stopping = false; /* ADMIN_SHUTDOWN: the harness keeps the device */
 }
 
+/* Remove the socket, the log and their directory when the fuzzer exits. */
+static void cleanup(void)
+{
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/ctl", work_dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/log", work_dir);
+	unlink(p);
+	rmdir(work_dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -136,11 +149,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	signal(SIGPIPE, SIG_IGN);
 	verbose = getenv("FUZZ_CTL_VERBOSE") != NULL;
-	ulog_open("/dev/null");
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	loop = ev_default_loop(EVFLAG_AUTO);
 	if (!loop || !mkdtemp(dir))
 		abort();
+	snprintf(work_dir, sizeof(work_dir), "%s", dir);
+	atexit(cleanup);
+	snprintf(sock_path, sizeof(sock_path), "%s/log", dir);
+	if (ulog_open(sock_path) < 0) /* the daemon's log, out of the way */
+		abort();
+	ulog_set_level(ULOG_WARN);
 	rc = dev_init(&dev, loop, "fuzz0", (struct sockaddr *)&a, sizeof(a), 1024, 16, 1000000, 63);
 	if (rc) {
 		fprintf(stderr, "fuzz_ctl: dev_init: %s\n", strerror(rc));
