@@ -22,7 +22,9 @@
  *      close our end; then the original close.
  *  read(fd, ...): fd is a channel we made (ibv_get_cq_event) -> the event
  *      hold of event_hold.c, which delivers only live CQs' events and holds
- *      back events that announce nothing.
+ *      back events that announce nothing; fd is a context's async_fd
+ *      (ibv_get_async_event) -> async_fd.c, which turns the daemon's end of
+ *      file into IBV_EVENT_DEVICE_FATAL.
  *
  * Destroying a CQ takes its unread records out of the channel, as the kernel
  * drops them (uroce_chan_drop_cq_events): otherwise a later
@@ -50,6 +52,7 @@
 #include "comp_channel.h"
 #include "event_hold.h"
 #include "got_hook.h"
+#include "liveness.h"
 
 /* The functions libibverbs' slots held before the hooks. */
 static struct uroce_got_fns orig;
@@ -266,6 +269,10 @@ static bool is_channel(int fd)
 
 static ssize_t hook_read(int fd, void *buf, size_t count)
 {
+	ssize_t n;
+
+	if (uroce_async_fd_read(fd, buf, count, orig.read, &n))
+		return n;
 	if (!is_channel(fd))
 		return orig.read(fd, buf, count);
 	return uroce_event_hold_read(fd, buf, count, orig.read);
@@ -289,6 +296,7 @@ static int hook_close(int fd)
 		}
 	}
 	pthread_mutex_unlock(&tbl_lock);
+	uroce_async_fd_forget(fd);
 	if (peer >= 0)
 		orig.close(peer);
 	return orig.close(fd);
