@@ -9,7 +9,7 @@ provider_liburoce_la_SOURCES = \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/ah.c \
-	provider/events.c provider/liveness.h provider/flush.c provider/async_fd.c
+	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c
 nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.

@@ -5,10 +5,13 @@
 
 # Verbs programs driven by the .sh wrappers (public API only).
 check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events tests/traffic_post \
-	tests/traffic_fairness tests/traffic_badicrc tests/traffic_loss
+	tests/traffic_fairness tests/traffic_badicrc tests/traffic_loss tests/traffic_fatal
 tests_traffic_fairness_SOURCES = tests/traffic_fairness.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_fairness_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_fairness_LDADD = $(IBVERBS_LIBS)
+tests_traffic_fatal_SOURCES = tests/traffic_fatal.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_fatal_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_fatal_LDADD = $(IBVERBS_LIBS)
 tests_traffic_loss_SOURCES = tests/traffic_loss.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_loss_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_loss_LDADD = $(IBVERBS_LIBS)
@@ -36,7 +39,7 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
 	tests/traffic_events.sh tests/traffic_rc_pingpong_ts_events.sh tests/traffic_post.sh tests/traffic_hostile.sh \
 	tests/traffic_fairness.sh tests/traffic_badicrc.sh tests/traffic_loss.sh tests/traffic_ud_robust.sh \
-	tests/traffic_forged_read.sh
+	tests/traffic_forged_read.sh tests/traffic_fatal.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py
 dist_check_DATA += tests/traffic_lib.sh
