@@ -39,7 +39,7 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
 	tests/traffic_events.sh tests/traffic_rc_pingpong_ts_events.sh tests/traffic_post.sh tests/traffic_hostile.sh \
 	tests/traffic_fairness.sh tests/traffic_badicrc.sh tests/traffic_loss.sh tests/traffic_ud_robust.sh \
-	tests/traffic_forged_read.sh tests/traffic_fatal.sh
+	tests/traffic_forged_read.sh tests/traffic_fatal.sh tests/traffic_nodrop.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py
 dist_check_DATA += tests/traffic_lib.sh
