@@ -223,7 +223,7 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->vctx.context.num_comp_vectors = ctx->num_comp_vectors;
 
 	if (uroce_chan_install() == 0) {
-		if (uroce_chan_register_cmd_fd(cmd_fd)) {
+		if (uroce_chan_register_cmd_fd(cmd_fd, ctx->sock)) {
 			ret = errno;
 			goto err;
 		}

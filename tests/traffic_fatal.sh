@@ -5,9 +5,10 @@
 #   busy polling alone returns exactly 100 + 10 IBV_WC_WR_FLUSH_ERR, then
 #   IBV_EVENT_DEVICE_FATAL once, later verbs EIO; `uroce up` then starts a
 #   clean daemon on the same device and the same port;
-# - ibv_rc_pingpong (busy polling, 1,000,000 iterations) on both sides of a
-#   SIGKILLed daemon: both exit 1 within 30 s (a hang is rc 124) with the
-#   provider's line and a flushed completion or failed post;
+# - ibv_rc_pingpong (1,000,000 iterations) on both sides of a SIGKILLed
+#   daemon, busy polling and with -e (blocked in ibv_get_cq_event): both exit
+#   1 within 30 s (a hang is rc 124) with a flushed completion, a failed post
+#   or a failed ibv_get_cq_event (EIO);
 # - stop: SIGSTOP: control verbs fail with ETIMEDOUT after
 #   UROCE_CTL_TIMEOUT_MS=1000, and work again after SIGCONT;
 # - peer: the peer daemon SIGKILLed and restarted (its new QP takes the old
@@ -57,27 +58,42 @@ expect_line "uroce up after SIGKILL removes the leftovers" "$T/up2.out" \
 urun ibv_devinfo -d uroce0 >"$T/devinfo" 2>&1 || { cat "$T/devinfo"; fail "ibv_devinfo on the restarted daemon"; }
 expect_line "restarted device: port active" "$T/devinfo" "\t\t\tstate:\t\t\tPORT_ACTIVE (4)"
 
-# -- ibv_rc_pingpong, busy polling, daemon killed mid-run
-_p=$(free_tcp_port)
-_b="$UROCE run -- ibv_rc_pingpong -d uroce0 -g 0 -n 1000000 -p $_p"
-timeout 30 sh -c "$_b" >"$T/srv.log" 2>&1 &
-_sp=$!
-wait_listen "$_p" 30 || fail "ibv_rc_pingpong server never listened"
-timeout 30 sh -c "$_b 127.0.0.1" >"$T/cli.log" 2>&1 &
-_cp=$!
-sleep 1
-kill -KILL "$(daemon_pid uroce0)"
-wait $_sp
-_s=$?
-wait $_cp
-_c=$?
-cat "$T/srv.log" "$T/cli.log"
-expect_eq "ibv_rc_pingpong server and client exit status (124 = hang)" "1 1" "$_s $_c"
+# -- ibv_rc_pingpong, daemon killed mid-run: busy polling (MODE ""), then
+# blocked in ibv_get_cq_event (MODE -e)
+# pingpong_killed MODE MARKER: both sides exit 1 within 30 s, each printing
+# the provider's line (busy polling) and exactly one MARKER line.
+pingpong_killed() {
+	_p=$(free_tcp_port)
+	_b="$UROCE run -- ibv_rc_pingpong -d uroce0 -g 0 -n 1000000 $1 -p $_p"
+	timeout 30 sh -c "$_b" >"$T/srv.log" 2>&1 &
+	_sp=$!
+	wait_listen "$_p" 30 || fail "ibv_rc_pingpong $1 server never listened"
+	timeout 30 sh -c "$_b 127.0.0.1" >"$T/cli.log" 2>&1 &
+	_cp=$!
+	# both QPs in RTS and receiving: the run is under way
+	_n=300
+	until [ "$(uroce status --dev uroce0 2>/dev/null | grep -c ' state=RTS .* rx_pkts=[1-9]')" = 2 ]; do
+		_n=$((_n - 1))
+		[ $_n -gt 0 ] || fail "ibv_rc_pingpong $1: no traffic within 30 s"
+		sleep 0.1
+	done
+	kill -KILL "$(daemon_pid uroce0)"
+	wait $_sp
+	_s=$?
+	wait $_cp
+	_c=$?
+	cat "$T/srv.log" "$T/cli.log"
+	expect_eq "ibv_rc_pingpong $1: server and client exit status (124 = hang)" "1 1" "$_s $_c"
+	for _side in srv cli; do
+		expect_eq "ibv_rc_pingpong $1 $_side: failure line" 1 "$(grep -c -E "$2" "$T/$_side.log")"
+	done
+}
+pingpong_killed "" '^Failed status Work Request Flushed Error \(5\)|^Couldn.t post send'
 for _side in srv cli; do
 	expect_eq "$_side: provider line" 1 "$(grep -c '^uroce: uroce0: the daemon is gone' "$T/$_side.log")"
-	expect_eq "$_side: flushed completion or refused post" 1 \
-		"$(grep -c -E '^Failed status Work Request Flushed Error \(5\)|^Couldn.t post send' "$T/$_side.log")"
 done
+uroce up --dev uroce0 --mtu 1024 --port "$UROCE_PORT" >/dev/null || fail "uroce up after SIGKILL (2)"
+pingpong_killed -e '^Failed to get cq_event|^Couldn.t post send|^Failed status Work Request Flushed Error \(5\)'
 uroce down --dev uroce0 >/dev/null 2>&1
 
 # -- stop
