@@ -31,6 +31,13 @@
  */
 bool uroce_ctx_gone(struct uroce_context *ctx);
 
+/* Whether ctx's daemon is already known to be gone (one flag load; posts use
+ * it: a WQE posted before that is known is flushed by the next CQ poll). */
+static inline bool uroce_ctx_known_gone(struct uroce_context *ctx)
+{
+	return __atomic_load_n(&ctx->gone, __ATOMIC_ACQUIRE);
+}
+
 /* Marks ctx's daemon gone (once; says so on stderr with why). */
 void uroce_ctx_set_gone(struct uroce_context *ctx, const char *why);
 

@@ -130,7 +130,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	if (uroce_ctx_gone(to_uctx(ibqp->context))) {
+	if (uroce_ctx_known_gone(to_uctx(ibqp->context))) {
 		*bad_wr = wr;
 		return EIO;
 	}
@@ -178,7 +178,7 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	if (uroce_ctx_gone(to_uctx(ibqp->context))) {
+	if (uroce_ctx_known_gone(to_uctx(ibqp->context))) {
 		*bad_wr = wr;
 		return EIO;
 	}
