@@ -273,7 +273,7 @@ static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event 
 {
 	if (event->event_type == IBV_EVENT_DEVICE_FATAL) {
 		to_uctx(ibctx)->dead = true;
-		uroce_ctx_set_gone(to_uctx(ibctx), "IBV_EVENT_DEVICE_FATAL");
+		uroce_ctx_set_gone(to_uctx(ibctx), NULL);
 	}
 	uroce_event_async_read(event);
 }

@@ -20,7 +20,7 @@
 
 void uroce_ctx_set_gone(struct uroce_context *ctx, const char *why)
 {
-	if (__atomic_exchange_n(&ctx->gone, true, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&ctx->gone, true, __ATOMIC_ACQ_REL) || !why)
 		return;
 	fprintf(stderr, UROCE_LOG_PREFIX "%s: the daemon is gone (%s): outstanding work completes with "
 		"IBV_WC_WR_FLUSH_ERR, verbs fail with EIO\n",

@@ -38,7 +38,8 @@ static inline bool uroce_ctx_known_gone(struct uroce_context *ctx)
 	return __atomic_load_n(&ctx->gone, __ATOMIC_ACQUIRE);
 }
 
-/* Marks ctx's daemon gone (once; says so on stderr with why). */
+/* Marks ctx's daemon gone (once; says so on stderr with why, unless why is
+ * NULL: the application was told by IBV_EVENT_DEVICE_FATAL). */
 void uroce_ctx_set_gone(struct uroce_context *ctx, const char *why);
 
 /*
