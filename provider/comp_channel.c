@@ -22,7 +22,10 @@
  *      close our end; then the original close.
  *  read(fd, ...): fd is a channel we made (ibv_get_cq_event) -> the event
  *      hold of event_hold.c, which delivers only live CQs' events and holds
- *      back events that announce nothing.
+ *      back events that announce nothing (a blocking read fails with EIO
+ *      once the daemon is gone: chan_read); fd is a context's async_fd
+ *      (ibv_get_async_event) -> async_fd.c, which turns the daemon's end of
+ *      file into IBV_EVENT_DEVICE_FATAL.
  *
  * Destroying a CQ takes its unread records out of the channel, as the kernel
  * drops them (uroce_chan_drop_cq_events): otherwise a later
@@ -37,7 +40,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +55,7 @@
 #include "comp_channel.h"
 #include "event_hold.h"
 #include "got_hook.h"
+#include "liveness.h"
 
 /* The functions libibverbs' slots held before the hooks. */
 static struct uroce_got_fns orig;
@@ -63,29 +69,35 @@ static char install_why[200];
 struct channel_ent {
 	int app_fd;  /* handed to libibverbs as channel->fd */
 	int peer_fd; /* ours; dup'ed to the daemon per CQ */
+	int live_fd; /* a dup of the context's control socket (-1: none) */
+};
+struct cmd_ent {
+	int cmd_fd;
+	int live_fd; /* the context's control socket: hangs up when the daemon is gone */
 };
 static pthread_mutex_t tbl_lock = PTHREAD_MUTEX_INITIALIZER;
-static int *cmd_fds;
+static struct cmd_ent *cmd_fds;
 static size_t n_cmd_fds, cap_cmd_fds;
 static struct channel_ent *chans;
 static size_t n_chans, cap_chans;
 
-static bool is_cmd_fd_locked(int fd)
+/* The registered cmd_fd fd, or NULL. Caller holds tbl_lock. */
+static struct cmd_ent *find_cmd_locked(int fd)
 {
 	for (size_t i = 0; i < n_cmd_fds; i++)
-		if (cmd_fds[i] == fd)
-			return true;
-	return false;
+		if (cmd_fds[i].cmd_fd == fd)
+			return &cmd_fds[i];
+	return NULL;
 }
 
-int uroce_chan_register_cmd_fd(int cmd_fd)
+int uroce_chan_register_cmd_fd(int cmd_fd, int live_fd)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&tbl_lock);
 	if (n_cmd_fds == cap_cmd_fds) {
 		size_t cap = cap_cmd_fds ? cap_cmd_fds * 2 : 8;
-		int *n = realloc(cmd_fds, cap * sizeof(*n));
+		struct cmd_ent *n = realloc(cmd_fds, cap * sizeof(*n));
 		if (!n) {
 			ret = -1;
 			goto out;
@@ -93,7 +105,7 @@ int uroce_chan_register_cmd_fd(int cmd_fd)
 		cmd_fds = n;
 		cap_cmd_fds = cap;
 	}
-	cmd_fds[n_cmd_fds++] = cmd_fd;
+	cmd_fds[n_cmd_fds++] = (struct cmd_ent){ .cmd_fd = cmd_fd, .live_fd = live_fd };
 out:
 	pthread_mutex_unlock(&tbl_lock);
 	if (ret)
@@ -105,7 +117,7 @@ void uroce_chan_unregister_cmd_fd(int cmd_fd)
 {
 	pthread_mutex_lock(&tbl_lock);
 	for (size_t i = 0; i < n_cmd_fds; i++) {
-		if (cmd_fds[i] == cmd_fd) {
+		if (cmd_fds[i].cmd_fd == cmd_fd) {
 			cmd_fds[i] = cmd_fds[--n_cmd_fds];
 			break;
 		}
@@ -189,8 +201,8 @@ const char *uroce_chan_error(void)
 	return install_result == 0 ? "" : install_why;
 }
 
-/* Emulates the kernel's answer to a write() on one of our cmd_fds. */
-static ssize_t emulate_cmd(const void *buf, size_t count)
+/* Emulates the kernel's answer to a write() on one of our cmd_fds (live_fd: its context's). */
+static ssize_t emulate_cmd(const void *buf, size_t count, int live_fd)
 {
 	struct ib_uverbs_create_comp_channel_resp *resp;
 	struct ib_uverbs_create_comp_channel cmd;
@@ -222,6 +234,7 @@ static ssize_t emulate_cmd(const void *buf, size_t count)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -1;
+	live_fd = live_fd >= 0 ? fcntl(live_fd, F_DUPFD_CLOEXEC, 0) : -1;
 	pthread_mutex_lock(&tbl_lock);
 	if (n_chans == cap_chans) {
 		size_t cap = cap_chans ? cap_chans * 2 : 8;
@@ -230,13 +243,15 @@ static ssize_t emulate_cmd(const void *buf, size_t count)
 			pthread_mutex_unlock(&tbl_lock);
 			orig.close(sv[0]);
 			orig.close(sv[1]);
+			if (live_fd >= 0)
+				orig.close(live_fd);
 			errno = ENOMEM;
 			return -1;
 		}
 		chans = n;
 		cap_chans = cap;
 	}
-	chans[n_chans++] = (struct channel_ent){ .app_fd = sv[0], .peer_fd = sv[1] };
+	chans[n_chans++] = (struct channel_ent){ .app_fd = sv[0], .peer_fd = sv[1], .live_fd = live_fd };
 	pthread_mutex_unlock(&tbl_lock);
 	resp->fd = (uint32_t)sv[0];
 	return (ssize_t)count;
@@ -244,13 +259,18 @@ static ssize_t emulate_cmd(const void *buf, size_t count)
 
 static ssize_t hook_write(int fd, const void *buf, size_t count)
 {
+	struct cmd_ent *e;
 	bool ours;
+	int live = -1;
 
 	pthread_mutex_lock(&tbl_lock);
-	ours = is_cmd_fd_locked(fd);
+	e = find_cmd_locked(fd);
+	ours = e != NULL;
+	if (e)
+		live = e->live_fd;
 	pthread_mutex_unlock(&tbl_lock);
 	if (ours)
-		return emulate_cmd(buf, count);
+		return emulate_cmd(buf, count, live);
 	return orig.write(fd, buf, count);
 }
 
@@ -264,33 +284,69 @@ static bool is_channel(int fd)
 	return ours;
 }
 
+/*
+ * The read under the event hold: a blocking read of a channel first waits
+ * for the channel or for the daemon's end of the control socket to hang up;
+ * the latter (no event) fails with EIO, as uverbs' completion event file
+ * does after disassociation, instead of blocking forever.
+ */
+static ssize_t chan_read(int fd, void *buf, size_t count)
+{
+	struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = -1, .events = POLLRDHUP } };
+	struct channel_ent *e;
+	int fl = fcntl(fd, F_GETFL);
+
+	pthread_mutex_lock(&tbl_lock);
+	e = find_chan_locked(fd);
+	if (e)
+		p[1].fd = e->live_fd;
+	pthread_mutex_unlock(&tbl_lock);
+	if (p[1].fd >= 0 && fl >= 0 && !(fl & O_NONBLOCK)) {
+		while (poll(p, 2, -1) < 0 && errno == EINTR)
+			;
+		if (!(p[0].revents & POLLIN) && (p[1].revents & (POLLHUP | POLLRDHUP | POLLERR))) {
+			errno = EIO;
+			return -1;
+		}
+	}
+	return orig.read(fd, buf, count);
+}
+
 static ssize_t hook_read(int fd, void *buf, size_t count)
 {
+	ssize_t n;
+
+	if (uroce_async_fd_read(fd, buf, count, orig.read, &n))
+		return n;
 	if (!is_channel(fd))
 		return orig.read(fd, buf, count);
-	return uroce_event_hold_read(fd, buf, count, orig.read);
+	return uroce_event_hold_read(fd, buf, count, chan_read);
 }
 
 static int hook_close(int fd)
 {
 	struct channel_ent *e;
-	int peer = -1;
+	int peer = -1, live = -1;
 
 	pthread_mutex_lock(&tbl_lock);
 	e = find_chan_locked(fd);
 	if (e) {
 		peer = e->peer_fd;
+		live = e->live_fd;
 		*e = chans[--n_chans];
 	}
 	for (size_t i = 0; i < n_cmd_fds; i++) {
-		if (cmd_fds[i] == fd) {
+		if (cmd_fds[i].cmd_fd == fd) {
 			cmd_fds[i] = cmd_fds[--n_cmd_fds];
 			break;
 		}
 	}
 	pthread_mutex_unlock(&tbl_lock);
+	uroce_async_fd_forget(fd);
 	if (peer >= 0)
 		orig.close(peer);
+	if (live >= 0)
+		orig.close(live);
 	return orig.close(fd);
 }
 

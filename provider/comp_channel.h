@@ -29,9 +29,11 @@ const char *uroce_chan_error(void);
 /*
  * Marks cmd_fd (the context's /dev/infiniband/uverbs_* descriptor) as ours:
  * command 17 written to it creates a channel, any other command fails with
- * EOPNOTSUPP. Returns 0 or -1 with errno ENOMEM.
+ * EOPNOTSUPP. live_fd: the context's control socket; each channel keeps a
+ * dup of it, and a blocking ibv_get_cq_event fails with EIO once the daemon
+ * hangs it up. Returns 0 or -1 with errno ENOMEM.
  */
-int uroce_chan_register_cmd_fd(int cmd_fd);
+int uroce_chan_register_cmd_fd(int cmd_fd, int live_fd);
 
 /* Forgets cmd_fd (before libibverbs closes it in verbs_uninit_context). */
 void uroce_chan_unregister_cmd_fd(int cmd_fd);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "comp_channel.h"
+#include "liveness.h"
 #include "uroce.h"
 
 /* Reads the first line of dir/name into buf (trailing whitespace removed). */
@@ -222,8 +223,14 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->vctx.context.num_comp_vectors = ctx->num_comp_vectors;
 
 	if (uroce_chan_install() == 0) {
-		if (uroce_chan_register_cmd_fd(cmd_fd)) {
+		if (uroce_chan_register_cmd_fd(cmd_fd, ctx->sock)) {
 			ret = errno;
+			goto err;
+		}
+		/* end of file on async_fd becomes DEVICE_FATAL (async_fd.c) */
+		ret = uroce_async_fd_register(sv[0]);
+		if (ret) {
+			uroce_chan_unregister_cmd_fd(cmd_fd);
 			goto err;
 		}
 	} else {
@@ -256,15 +263,18 @@ static void uroce_free_context(struct ibv_context *ibctx)
 
 /*
  * Called by ibv_get_async_event after it read a record from async_fd. A
- * DEVICE_FATAL (daemon shutting down) makes every later daemon request fail
- * with ENODEV instead of waiting on a dead socket; destroy calls then free
- * the objects locally, as after a kernel device disassociation. Events of a
- * CQ or QP are counted: its destroy waits for that many acks (events.c).
+ * DEVICE_FATAL (the daemon shut down, or died: async_fd.c) makes every later
+ * daemon request fail with EIO instead of waiting on a dead socket, CQ polls
+ * flush outstanding work (flush.c) and destroy calls free the objects
+ * locally, as after a kernel device disassociation. Events of a CQ or QP
+ * are counted: its destroy waits for that many acks (events.c).
  */
 static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 {
-	if (event->event_type == IBV_EVENT_DEVICE_FATAL)
+	if (event->event_type == IBV_EVENT_DEVICE_FATAL) {
 		to_uctx(ibctx)->dead = true;
+		uroce_ctx_set_gone(to_uctx(ibctx), NULL);
+	}
 	uroce_event_async_read(event);
 }
 

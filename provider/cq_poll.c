@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "liveness.h"
 #include "uroce.h"
 
 /* CQE at the consumer index if software owns it, else NULL. */
@@ -42,6 +43,31 @@ static inline struct mlx5_cqe64 *sw_cqe(struct uroce_cq *cq)
 bool uroce_cq_has_cqe(struct uroce_cq *cq)
 {
 	return sw_cqe(cq) != NULL;
+}
+
+/*
+ * The next completion to return: the ring's CQE, else (the daemon gone) a
+ * software flush CQE of an outstanding WQE (flush.c) in cq->soft.
+ */
+static inline struct mlx5_cqe64 *next_cqe(struct uroce_cq *cq)
+{
+	struct mlx5_cqe64 *cqe = sw_cqe(cq);
+
+	if (cqe || !uroce_ctx_gone(to_uctx(cq->vcq.cq.context)))
+		return cqe;
+	if (!uroce_flush_next_cqe(cq, &cq->soft))
+		return NULL;
+	cq->soft_cur = true;
+	return &cq->soft;
+}
+
+/* Consumes the completion next_cqe returned. */
+static inline void consume(struct uroce_cq *cq)
+{
+	if (cq->soft_cur)
+		cq->soft_cur = false;
+	else
+		cq->cons_index++;
 }
 
 static inline void update_ci(struct uroce_cq *cq)
@@ -187,7 +213,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++) {
-		struct mlx5_cqe64 *cqe = sw_cqe(cq);
+		struct mlx5_cqe64 *cqe = next_cqe(cq);
 		struct ibv_wc *w = &wc[n];
 		uint32_t flags_rqpn;
 
@@ -215,7 +241,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 				w->dlid_path_bits = cqe->ml_path & 0x7F;
 			}
 		}
-		cq->cons_index++;
+		consume(cq);
 	}
 	if (n)
 		update_ci(cq);
@@ -229,7 +255,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 /* Makes the CQE at the consumer index current; cur = NULL when there is none. */
 static inline int load_current(struct uroce_cq *cq)
 {
-	struct mlx5_cqe64 *cqe = sw_cqe(cq);
+	struct mlx5_cqe64 *cqe = next_cqe(cq);
 
 	cq->cur = cqe;
 	if (!cqe)
@@ -265,7 +291,7 @@ static int next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct uroce_cq *cq = to_ucq_ex(ibcq);
 
-	cq->cons_index++;
+	consume(cq);
 	return load_current(cq);
 }
 
@@ -275,7 +301,7 @@ static void end_poll_locked(struct ibv_cq_ex *ibcq)
 	struct uroce_cq *cq = to_ucq_ex(ibcq);
 
 	if (cq->cur)
-		cq->cons_index++;
+		consume(cq);
 	cq->cur = NULL;
 	update_ci(cq);
 	pthread_spin_unlock(&cq->lock);
@@ -286,7 +312,7 @@ static void end_poll_unlocked(struct ibv_cq_ex *ibcq)
 	struct uroce_cq *cq = to_ucq_ex(ibcq);
 
 	if (cq->cur)
-		cq->cons_index++;
+		consume(cq);
 	cq->cur = NULL;
 	update_ci(cq);
 }

@@ -4,16 +4,26 @@
  * abi.h "Transport": one SOCK_SEQPACKET datagram per request and per reply,
  * both of fixed size per opcode, descriptors as SCM_RIGHTS on the same
  * datagram, strictly one outstanding request per connection (ctl_lock).
+ *
+ * Every exchange is bounded (docs/provider.md, "When the daemon goes away"):
+ * a daemon that stopped (SIGSTOP, a debugger) leaves the socket open, so
+ * without a bound a verb would hang. After UROCE_CTL_TIMEOUT_MS the call
+ * fails with ETIMEDOUT; the reply the daemon may still send is recognised by
+ * its older seq and discarded by the next call.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "liveness.h"
 #include "uroce.h"
 #include "uroce/fdmsg.h"
 
@@ -39,18 +49,66 @@ int uroce_ctl_connect(const char *path)
 	return fd;
 }
 
-static int send_req(int sock, const void *req, size_t len, const int *fds, int nfds)
+/* The bound of one exchange in ms: UROCE_CTL_TIMEOUT_MS (1..3600000) or the default. */
+static int ctl_timeout_ms(void)
+{
+	const char *s = getenv("UROCE_CTL_TIMEOUT_MS");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return UROCE_CTL_TIMEOUT_DEFAULT_MS;
+	v = strtol(s, &end, 10);
+	return (*end || v < 1 || v > 3600000) ? UROCE_CTL_TIMEOUT_DEFAULT_MS : (int)v;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until sock is ready for events or deadline (ms) passes: 0, or -1 with errno (ETIMEDOUT). */
+static int wait_ready(int sock, short events, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = sock, .events = events };
+	int64_t left;
+	int r;
+
+	for (;;) {
+		left = deadline - now_ms();
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		r = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+static int send_req(int sock, const void *req, size_t len, const int *fds, int nfds,
+		    int64_t deadline)
 {
 	ssize_t n;
 
-	do
-		n = uroce_send_fds(sock, req, len, fds, nfds, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		n = uroce_send_fds(sock, req, len, fds, nfds, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+			break;
+		if (errno == EAGAIN && wait_ready(sock, POLLOUT, deadline))
+			return -1;
+	}
 	return n == (ssize_t)len ? 0 : -1;
 }
 
 /* Receives one reply; returns its size or -1. Descriptors go to rfds (extras closed). */
-static ssize_t recv_resp(int sock, void *buf, size_t len, int *rfds, int max_rfds, int *nrfds)
+static ssize_t recv_resp(int sock, void *buf, size_t len, int *rfds, int max_rfds, int *nrfds,
+			 int64_t deadline)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * UROCE_MSG_MAX_FDS)];
@@ -64,8 +122,10 @@ static ssize_t recv_resp(int sock, void *buf, size_t len, int *rfds, int max_rfd
 	ssize_t n;
 
 	*nrfds = 0;
+	if (wait_ready(sock, POLLIN, deadline))
+		return -1;
 	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
@@ -112,6 +172,38 @@ static void lost(struct uroce_context *ctx, unsigned int opcode, const char *why
 		ctx->hello.dev_name[0] ? ctx->hello.dev_name : "device", op_name(opcode), why);
 }
 
+/*
+ * Receives the reply to request seq, discarding late replies to requests
+ * that timed out (older seq; their descriptors closed). Returns the reply's
+ * size, 0 at end of file, or -1 with errno (ETIMEDOUT at the deadline).
+ */
+static ssize_t recv_reply(struct uroce_context *ctx, uint32_t seq, void *resp, size_t resp_len,
+			  int *rfds, int max_rfds, int *nrfds, int64_t deadline)
+{
+	const struct uroce_hdr *r = resp;
+	ssize_t n;
+
+	for (;;) {
+		n = recv_resp(ctx->sock, resp, resp_len, rfds, max_rfds, nrfds, deadline);
+		if (n < (ssize_t)sizeof(*r) || !ctx->stale_replies || r->magic != UROCE_MSG_MAGIC ||
+		    (int32_t)(r->seq - seq) >= 0)
+			return n;
+		ctx->stale_replies--;
+		for (int i = 0; i < *nrfds; i++)
+			close(rfds[i]);
+		*nrfds = 0;
+	}
+}
+
+/* No reply in time: one line on stderr per call, ETIMEDOUT. */
+static int timed_out(struct uroce_context *ctx, unsigned int opcode)
+{
+	fprintf(stderr, UROCE_LOG_PREFIX "%s: no reply from the daemon to %s within %d ms "
+		"(is uroced stopped?): ETIMEDOUT\n", ctx->hello.dev_name, op_name(opcode),
+		ctl_timeout_ms());
+	return ETIMEDOUT;
+}
+
 int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		   void *req, size_t req_len, const int *fds, int nfds,
 		   void *resp, size_t resp_len, int *rfds, int *nrfds)
@@ -125,7 +217,7 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		nrfds = &dummy_n;
 	*nrfds = 0;
 	if (ctx->dead)
-		return ENODEV;
+		return EIO;
 	if (getpid() != ctx->pid) {
 		/* A fork child shares the parent's connection: its requests would
 		 * take the parent's replies. Checked before locking: ctl_lock may
@@ -149,14 +241,25 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		ret = EIO;
 		goto out;
 	}
-	if (send_req(ctx->sock, req, req_len, fds, nfds)) {
+	int64_t deadline = now_ms() + ctl_timeout_ms();
+
+	if (send_req(ctx->sock, req, req_len, fds, nfds, deadline)) {
+		if (errno == ETIMEDOUT) {
+			ret = timed_out(ctx, opcode);
+			goto out;
+		}
 		lost(ctx, opcode, strerror(errno));
 		ret = EIO;
 		goto out;
 	}
-	ssize_t n = recv_resp(ctx->sock, resp, resp_len, rfds, max_rfds, nrfds);
-	if (n < 0 || n == 0) {
+	ssize_t n = recv_reply(ctx, h->seq, resp, resp_len, rfds, max_rfds, nrfds, deadline);
+	if (n < 0 && errno == ETIMEDOUT) {
+		ctx->stale_replies++;
+		ret = timed_out(ctx, opcode);
+	} else if (n < 0 || n == 0) {
 		lost(ctx, opcode, n == 0 ? "connection closed" : strerror(errno));
+		if (n == 0)
+			uroce_ctx_set_gone(ctx, "its end of the control socket closed");
 		ret = EIO;
 	} else if ((size_t)n != resp_len || r->magic != UROCE_MSG_MAGIC ||
 		   r->opcode != opcode || r->seq != h->seq || r->length != (uint32_t)n) {

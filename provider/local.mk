@@ -9,11 +9,13 @@ provider_liburoce_la_SOURCES = \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/cq.c provider/cq_poll.c provider/qp.c provider/post.c provider/srq.c provider/ah.c \
-	provider/events.c
+	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c
 nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.
-provider_liburoce_la_CFLAGS = $(AM_CFLAGS) -fcf-protection -fvisibility=hidden
+# Without SANITIZE_CFLAGS: an ASan library cannot be loaded by the
+# unsanitized programs (ibv_rc_pingpong, perftest, python3) that use it.
+provider_liburoce_la_CFLAGS = $(UROCE_WARN_CFLAGS) -fcf-protection -fvisibility=hidden
 # -shrext (libtool's link option for the shared-library suffix) gives the
 # file name libibverbs dlopen()s: liburoce-rdmav$(UROCE_PABI).so.
 provider_liburoce_la_LDFLAGS = -module -avoid-version -shared -no-undefined \

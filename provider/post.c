@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 
+#include "liveness.h"
 #include "uroce.h"
 
 /* Message size limit of RoCE (IBTA: 2^31 bytes). */
@@ -123,7 +124,9 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
  * EINVAL (QP in RESET/INIT/RTR, too many SGEs, inline data over
  * max_inline_data, an opcode the QP type cannot carry, UD without an AH,
  * message over 2^31 bytes, an atomic with IBV_SEND_INLINE or more than one
- * SGE), EOPNOTSUPP (ATOMIC_WRITE, FLUSH, memory windows, invalidate, TSO), ENOMEM (send queue full). WRs before *bad_wr are posted.
+ * SGE), EOPNOTSUPP (ATOMIC_WRITE, FLUSH, memory windows, invalidate, TSO),
+ * ENOMEM (send queue full), EIO (the daemon is gone, as mlx5 posts fail in
+ * internal-error state). WRs before *bad_wr are posted.
  */
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
@@ -136,6 +139,10 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 	    ibqp->state == IBV_QPS_RTR) {
 		*bad_wr = wr;
 		return EINVAL;
+	}
+	if (uroce_ctx_known_gone(to_uctx(ibqp->context))) {
+		*bad_wr = wr;
+		return EIO;
 	}
 	pthread_spin_lock(&qp->sq_lock);
 	for (; wr; wr = wr->next) {
@@ -169,7 +176,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
  * ibv_post_recv. Returns 0, or with *bad_wr at the first WR not posted:
  * EINVAL (QP in RESET, too many SGEs), ENOMEM (receive queue full, or a
  * QP created with max_recv_wr 0 or on an SRQ: it has no RQ, and mlx5's
- * overflow check answers ENOMEM for those).
+ * overflow check answers ENOMEM for those), EIO (the daemon is gone).
  */
 int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
@@ -181,6 +188,10 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 	if (ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
+	}
+	if (uroce_ctx_known_gone(to_uctx(ibqp->context))) {
+		*bad_wr = wr;
+		return EIO;
 	}
 	pthread_spin_lock(&qp->rq_lock);
 	for (; wr; wr = wr->next) {

@@ -46,7 +46,7 @@ int uroce_query_device_ex(struct ibv_context *context,
 }
 
 /*
- * ibv_query_port. Errors: EINVAL for port_num != 1; EIO/ENODEV when the
+ * ibv_query_port. Errors: EINVAL for port_num != 1; EIO when the
  * daemon is gone. gid_tbl_len is the number of GID files in sysfs, which is
  * what ibv_query_gid can read (docs/provider-abi.md §2).
  */

@@ -47,8 +47,12 @@ struct uroce_device {
  *   clock      the daemon's read-only clock page (struct uroce_clock_page)
  *   doorbell   the daemon's eventfd: written after a CQ arm word (or new WQEs)
  *   gid_tbl_len   number of ports/1/gids/N files in sysfs (what libibverbs can query)
- *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: ENODEV)
+ *   dead       set by the async_event op on IBV_EVENT_DEVICE_FATAL (requests: EIO)
  *   lost       the control connection broke (requests: EIO)
+ *   gone       the daemon is gone: CQ polls flush outstanding WQEs, posts
+ *              fail with EIO (liveness.h); gone_checked_ms: CLOCK_MONOTONIC_COARSE
+ *              ms of the last check of the control socket
+ *   stale_replies  replies still owed for requests that timed out (ctl.c)
  *   pid        the process that opened the context: the connection is not
  *              usable from a fork child (its requests: EIO, ctl.c)
  *   kept       destroyed CQs/QPs that late async events may still name (events.c)
@@ -65,6 +69,9 @@ struct uroce_context {
 	int num_comp_vectors;
 	bool dead;
 	bool lost;
+	bool gone;
+	uint64_t gone_checked_ms;
+	uint32_t stale_replies;
 	pid_t pid;
 	pthread_mutex_t kept_lock;
 	struct uroce_kept *kept;
@@ -122,6 +129,10 @@ struct uroce_cq {
 	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
 	struct mlx5_cqe64 *cur;
 	struct uroce_qp *cur_qp;
+	/* the software flush CQE being returned (flush.c), instead of a ring slot */
+	struct mlx5_cqe64 soft;
+	bool soft_cur;
+	uint32_t flush_qpn; /* QP the last flush CQE came from */
 };
 
 /*
@@ -206,21 +217,26 @@ static inline struct uroce_ah *to_uah(struct ibv_ah *ah)
  *   resp/resp_len  reply buffer of exactly uroce_resp_size(opcode) bytes
  *   rfds/nrfds     in: room for received descriptors; out: how many arrived
  *                  (may be NULL when none are expected: extras are closed)
- * Returns 0, the daemon's positive errno, or EIO when the daemon is gone or
- * sent a malformed reply (message on stderr), ENODEV after DEVICE_FATAL.
+ * Returns 0, the daemon's positive errno, EIO when the daemon is gone (also
+ * after DEVICE_FATAL) or sent a malformed reply (message on stderr), or
+ * ETIMEDOUT when no reply came within UROCE_CTL_TIMEOUT_MS (a stopped
+ * daemon; the late reply is discarded by the next call).
  */
 int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		   void *req, size_t req_len, const int *fds, int nfds,
 		   void *resp, size_t resp_len, int *rfds, int *nrfds);
 
+/* Default bound of one control request (ms); UROCE_CTL_TIMEOUT_MS overrides it. */
+#define UROCE_CTL_TIMEOUT_DEFAULT_MS 10000
+
 /*
  * Whether a destroy may complete locally after uroce_ctl_call returned err:
- * the daemon is gone (EIO) or the device is dead (ENODEV), and the object
- * went with it.
+ * the daemon is gone or the device is dead (EIO), and the object went with
+ * it (rdma-core treats EIO from a destroy command the same way).
  */
 static inline bool uroce_daemon_gone(int err)
 {
-	return err == EIO || err == ENODEV;
+	return err == EIO;
 }
 
 /*

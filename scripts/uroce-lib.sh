@@ -59,6 +59,10 @@ dev_pid() {
 	'' | *[!0-9]*) return 0 ;;
 	esac
 	_dp_comm=$(cat "/proc/$_dp_pid/comm" 2>/dev/null) || return 0
+	# A killed daemon nobody reaped yet (a zombie) is gone too.
+	case $(sed -n 's/^[0-9]* (.*) \(.\) .*/\1/p' "/proc/$_dp_pid/stat" 2>/dev/null) in
+	Z | X | '') return 0 ;;
+	esac
 	case $_dp_comm in
 	*uroced*) echo "$_dp_pid" ;;
 	esac

@@ -101,5 +101,11 @@ rss1=$(rss)
 expect_eq "clients the daemon saw during the cycles" 1000 $(($(opened) - n0))
 uroce status --dev uroce0 >"$T/status" 2>&1
 expect_line "objects after 1000 cycles" "$T/status" "totals clients=0 pd=0 mr=0 cq=0 qp=0 ah=0"
-[ $((rss1 - rss0)) -le 512 ] || fail "daemon VmRSS growth over 1000 cycles" "<= 512 kB" "$((rss1 - rss0)) kB ($rss0 -> $rss1)"
-echo "ok: daemon VmRSS $rss0 kB -> $rss1 kB over 1000 cycles"
+if [ -n "${UROCE_ASAN:-}" ]; then
+	# make check-asan: ASan's quarantine keeps freed memory; LeakSanitizer
+	# checks the daemon at its exit instead
+	echo "VmRSS bound not applied: the daemon is built with ASan ($rss0 kB -> $rss1 kB)"
+else
+	[ $((rss1 - rss0)) -le 512 ] || fail "daemon VmRSS growth over 1000 cycles" "<= 512 kB" "$((rss1 - rss0)) kB ($rss0 -> $rss1)"
+	echo "ok: daemon VmRSS $rss0 kB -> $rss1 kB over 1000 cycles"
+fi

@@ -964,7 +964,8 @@ static void run_env_cmd(const char *var)
 
 /*
  * `uroce down` (the daemon's clean shutdown): IBV_EVENT_DEVICE_FATAL arrives
- * through ibv_get_async_event; later requests fail with ENODEV.
+ * through ibv_get_async_event, the next read fails with EIO (as uverbs'
+ * event file after disassociation); later requests fail with EIO.
  */
 START_TEST(test_daemon_shutdown)
 {
@@ -979,11 +980,17 @@ START_TEST(test_daemon_shutdown)
 	ck_assert_int_eq(ibv_get_async_event(h.ctx, &ev), 0);
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_DEVICE_FATAL);
 	ibv_ack_async_event(&ev);
-	after_daemon(&h, ENODEV);
+	errno = 0;
+	ck_assert_int_eq(ibv_get_async_event(h.ctx, &ev), -1);
+	ck_assert_int_eq(errno, EIO);
+	after_daemon(&h, EIO);
 }
 END_TEST
 
-/* The daemon killed (SIGKILL): requests fail with EIO, nothing hangs or crashes. */
+/*
+ * The daemon killed (SIGKILL): the end of file on async_fd becomes one
+ * IBV_EVENT_DEVICE_FATAL, then EIO; requests fail with EIO, nothing hangs.
+ */
 START_TEST(test_daemon_killed)
 {
 	struct ibv_async_event ev;
@@ -991,8 +998,12 @@ START_TEST(test_daemon_killed)
 
 	hold(&h);
 	run_env_cmd("UROCE_TEST_KILL");
-	/* async_fd's peer died with the daemon: end of file, not an event */
+	ck_assert_int_eq(ibv_get_async_event(h.ctx, &ev), 0);
+	ck_assert_int_eq(ev.event_type, IBV_EVENT_DEVICE_FATAL);
+	ibv_ack_async_event(&ev);
+	errno = 0;
 	ck_assert_int_eq(ibv_get_async_event(h.ctx, &ev), -1);
+	ck_assert_int_eq(errno, EIO);
 	after_daemon(&h, EIO);
 }
 END_TEST

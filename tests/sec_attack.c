@@ -212,6 +212,7 @@ static int do_flood(const char *sock, int n_conn, int n_pd)
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
+	free(ss); /* the connections stay open until exit */
 	return 0;
 }
 

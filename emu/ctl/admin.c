@@ -35,12 +35,15 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
 		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
 		(unsigned long long)d->udp.tx_too_big);
+	fprintf(fp, "udp_buffers rcvbuf=%d sndbuf=%d\n", d->udp.rcvbuf, d->udp.sndbuf);
 	if (d->xdev) {
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 
 		/* bad: malformed or bad ICRC, dropped before any QP saw it */
-		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu\n", (unsigned long long)xs->rx_bad,
-			(unsigned long long)xs->rx_no_qp, (unsigned long long)xs->rx_bad_src);
+		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu rcvbuf_full=%llu\n",
+			(unsigned long long)xs->rx_bad, (unsigned long long)xs->rx_no_qp,
+			(unsigned long long)xs->rx_bad_src,
+			(unsigned long long)udp_port_rx_drops(&d->udp));
 	}
 	quota_status(d, fp);
 	if (d->capture)

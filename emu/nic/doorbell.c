@@ -30,14 +30,19 @@ static void bad_wqe(struct ctl_qp *qp, uint32_t n, bool is_recv, int why)
 	xport_post_refused(qp->xqp, is_recv, n);
 }
 
-static void qp_doorbell(struct ctl_qp *qp)
+/*
+ * Posts the QP's new WQEs: every receive WQE, at most DOORBELL_SEND_BATCH
+ * send WQEs. Returns whether send WQEs are left for the next turn.
+ */
+static bool qp_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	uint32_t pi, n, budget;
+	bool more;
 	int rc;
 
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
-	for (budget = qp->cap.max_send_wr; qp->sq_next != pi && budget; budget--) {
+	for (budget = DOORBELL_SEND_BATCH; qp->sq_next != pi && budget; budget--) {
 		struct xport_send_wqe w;
 
 		n = qp->sq_next++;
@@ -50,8 +55,9 @@ static void qp_doorbell(struct ctl_qp *qp)
 			break;
 		}
 	}
+	more = qp->sq_next != pi;
 	if (!qp->cap.max_recv_wr || qp->srq)
-		return;
+		return more;
 	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
 	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
 		struct xport_recv_wqe w;
@@ -66,6 +72,7 @@ static void qp_doorbell(struct ctl_qp *qp)
 			break;
 		}
 	}
+	return more;
 }
 
 /* New WQEs of an SRQ into the engine. A WQE the daemon cannot take puts
@@ -97,8 +104,9 @@ static void srq_doorbell(struct ctl_srq *srq)
 	__atomic_store_n(&h->ci, srq->next, __ATOMIC_RELEASE);
 }
 
-void doorbell_post_wqes(struct ctl_client *c)
+bool doorbell_post_wqes(struct ctl_client *c)
 {
+	bool more = false;
 	uint32_t h;
 
 	/* SRQs first: a QP's receive may be waiting for them */
@@ -111,9 +119,10 @@ void doorbell_post_wqes(struct ctl_client *c)
 	for (h = 1; h <= c->qps.cap; h++) {
 		struct ctl_qp *qp = objtab_get(&c->qps, h);
 
-		if (qp && qp->ring && qp->xqp)
-			qp_doorbell(qp);
+		if (qp && qp->ring && qp->xqp && qp_doorbell(qp))
+			more = true;
 	}
+	return more;
 }
 
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -125,8 +134,11 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	/* Drain the counter first: a ring after this read re-arms the watcher. */
 	if (read(c->db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		return;
-	/* new WQEs first: their completions may be what an arm waits for */
-	doorbell_post_wqes(c);
+	/* new WQEs first: their completions may be what an arm waits for; send
+	 * WQEs left over ring the doorbell again, so the next loop turn (after
+	 * the UDP socket's) takes them */
+	if (doorbell_post_wqes(c))
+		eventfd_write(c->db_fd, 1);
 	for (h = 1; h <= c->cqs.cap; h++) {
 		struct ctl_cq *cq = objtab_get(&c->cqs, h);
 

@@ -11,25 +11,56 @@
 #include <netinet/in.h>
 #include <linux/sockios.h>
 #include <netinet/udp.h>
+#include <linux/sock_diag.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * One datagram into buf (recvmsg, non-blocking); takes the socket's drop
+ * count from the SO_RXQ_OVFL control message (socket(7): datagrams the
+ * kernel dropped since the socket was created, before this one) into
+ * u->rx_ovfl. Returns recvmsg's result.
+ */
+static ssize_t udp_port_recv_one(struct udp_port *u, uint8_t *buf, size_t len,
+				 struct sockaddr_storage *from)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+	} c;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_name = from, .msg_namelen = sizeof(*from), .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
+	ssize_t n = recvmsg(u->fd, &m, MSG_DONTWAIT);
+	struct cmsghdr *cm;
+
+	if (n < 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
+			uint32_t v;
+
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			u->rx_ovfl = v;
+		}
+	}
+	return n;
+}
+
 static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct udp_port *u = w->data;
 	uint8_t buf[65536];
 	struct sockaddr_storage from;
-	socklen_t flen;
 	ssize_t n;
 	int i;
 
 	/* Bounded batch so one busy socket cannot starve the control socket. */
-	for (i = 0; i < 64; i++) {
-		flen = sizeof(from);
-		n = recvfrom(u->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+	for (i = 0; i < UDP_PORT_RX_BATCH; i++) {
+		n = udp_port_recv_one(u, buf, sizeof(buf), &from);
 		if (n < 0)
 			return;
 		u->rx_packets++;
@@ -112,6 +143,46 @@ bool udp_port_rx_pending(const struct udp_port *u)
 	return u->fd >= 0 && ioctl(u->fd, SIOCINQ, &n) == 0 && n > 0;
 }
 
+uint64_t udp_port_rx_drops(const struct udp_port *u)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (u->fd >= 0 && getsockopt(u->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(uint32_t) && mem[SK_MEMINFO_DROPS] > u->rx_ovfl)
+		return mem[SK_MEMINFO_DROPS];
+	return u->rx_ovfl;
+}
+
+/* Sets one buffer (SO_RCVBUF or SO_SNDBUF) to want bytes; returns what getsockopt reports. */
+static int size_one(int fd, int opt, int force_opt, int want)
+{
+	int got = 0;
+	socklen_t gl = sizeof(got);
+
+	/* FORCE needs CAP_NET_ADMIN; otherwise net.core.rmem_max/wmem_max cap it */
+	if (setsockopt(fd, SOL_SOCKET, force_opt, &want, sizeof(want)) < 0)
+		setsockopt(fd, SOL_SOCKET, opt, &want, sizeof(want));
+	getsockopt(fd, SOL_SOCKET, opt, &got, &gl);
+	return got;
+}
+
+void udp_port_size_buffers(struct udp_port *u, int fd)
+{
+	int one = 1;
+
+	u->rcvbuf = size_one(fd, SO_RCVBUF, SO_RCVBUFFORCE, UDP_PORT_BUF_BYTES);
+	u->sndbuf = size_one(fd, SO_SNDBUF, SO_SNDBUFFORCE, UDP_PORT_BUF_BYTES);
+	if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) < 0)
+		ulog(ULOG_WARN, "SO_RXQ_OVFL: %s: receive-buffer drops are not counted", strerror(errno));
+	/* the kernel reports twice what was asked (bookkeeping overhead, socket(7)) */
+	ulog(u->rcvbuf < 2 * UDP_PORT_BUF_BYTES ? ULOG_WARN : ULOG_INFO,
+	     "UDP socket buffers: receive %d bytes, send %d bytes (asked for %d each%s)", u->rcvbuf,
+	     u->sndbuf, UDP_PORT_BUF_BYTES,
+	     u->rcvbuf < 2 * UDP_PORT_BUF_BYTES ?
+		     "; capped by net.core.rmem_max/wmem_max without CAP_NET_ADMIN" : "");
+}
+
 int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockaddr *addr,
 		  socklen_t len)
 {
@@ -125,24 +196,14 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 		close(fd);
 		return e;
 	}
-	{
-		/* A QP may have 128 packets of up to 4 KiB in flight and every
-		 * QP of the device shares this socket: make room for bursts so
-		 * they are not dropped (and retransmitted after a timeout).
-		 * FORCE needs CAP_NET_ADMIN; otherwise net.core.rmem_max caps it. */
-		int sz = UDP_PORT_BUF_BYTES;
-
-		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
-			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
-			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	}
+	udp_port_size_buffers(u, fd);
 	if (bind(fd, addr, len) < 0) {
 		e = errno;
 		close(fd);
 		return e;
 	}
 	u->fd = fd;
+	u->rx_ovfl = 0;
 	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = u->tx_dropped = 0;
 	u->tx_errors = u->tx_too_big = u->tx_errors_logged = 0;
 	u->tx_error_log_at = 0;

@@ -15,6 +15,11 @@
 /* Socket buffer size asked for (bytes, each direction). */
 #define UDP_PORT_BUF_BYTES (16 * 1024 * 1024)
 
+/* Datagrams read per readiness callback: more than one loop turn of every
+ * sending QP (XPORT_REQ_BUDGET, 128) puts on the wire, so traffic of the
+ * device to itself (loopback) cannot outpace reception. */
+#define UDP_PORT_RX_BATCH 512
+
 struct udp_port {
 	int fd;
 	ev_io io;
@@ -24,6 +29,8 @@ struct udp_port {
 	uint64_t tx_errors;             /* refused by the kernel (sendto failed) */
 	uint64_t tx_too_big;            /* of which EMSGSIZE: larger than the path MTU */
 	uint64_t tx_errors_logged;      /* tx_errors at the last log line */
+	uint64_t rx_ovfl;               /* dropped by the kernel: receive buffer full (SO_RXQ_OVFL) */
+	int rcvbuf, sndbuf;             /* socket buffer sizes as getsockopt reports them (bytes) */
 	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
@@ -44,6 +51,23 @@ int udp_port_sockopts(int fd, int family);
 /* udp_port_rx_pending - whether a received datagram waits in U's socket
  * (SIOCINQ, udp(7)). */
 bool udp_port_rx_pending(const struct udp_port *u);
+
+/*
+ * udp_port_size_buffers - asks for UDP_PORT_BUF_BYTES of receive and send
+ * buffer on FD (SO_RCVBUFFORCE/SO_SNDBUFFORCE when the process has
+ * CAP_NET_ADMIN, else SO_RCVBUF/SO_SNDBUF, which net.core.rmem_max and
+ * wmem_max cap; socket(7)), stores what getsockopt reports in u->rcvbuf and
+ * u->sndbuf (logged; shown by `uroce status`) and turns on SO_RXQ_OVFL so
+ * that receive-buffer drops are counted in u->rx_ovfl.
+ */
+void udp_port_size_buffers(struct udp_port *u, int fd);
+
+/*
+ * udp_port_rx_drops - datagrams the kernel dropped on the device socket
+ * because its receive buffer was full: SO_MEMINFO's SK_MEMINFO_DROPS now
+ * (socket(7)), or the last SO_RXQ_OVFL count seen if that is larger.
+ */
+uint64_t udp_port_rx_drops(const struct udp_port *u);
 
 /*
  * udp_port_open - bind a non-blocking UDP socket to ADDR (struct sockaddr_in or
