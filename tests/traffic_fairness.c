@@ -76,7 +76,7 @@ static void side_open(struct tv_side *s, size_t len, bool sparse)
 }
 
 /* Tears down what side_open made (LeakSanitizer checks this program under make check-asan). */
-static void side_close(struct side *s, size_t len, bool sparse)
+static void side_close(struct tv_side *s, size_t len, bool sparse)
 {
 	if (ibv_destroy_qp(s->qp) || ibv_dereg_mr(s->mr) || ibv_destroy_cq(s->cq) ||
 	    ibv_dealloc_pd(s->pd) || ibv_close_device(s->ctx))
