@@ -59,6 +59,9 @@ dev_pid() {
 	'' | *[!0-9]*) return 0 ;;
 	esac
 	_dp_comm=$(cat "/proc/$_dp_pid/comm" 2>/dev/null) || return 0
+	# a killed daemon not yet reaped (zombie, state Z) is not running
+	_dp_state=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$_dp_pid/stat" 2>/dev/null)
+	[ "$_dp_state" != Z ] || return 0
 	case $_dp_comm in
 	*uroced*) echo "$_dp_pid" ;;
 	esac
