@@ -3,7 +3,8 @@
 #  1. `make install DESTDIR=STAGE sysconfdir=/etc` installs exactly the
 #     expected files (provider in libibverbs' provider directory layout,
 #     uroce.driver, the profile.d snippet, unit, tmpfiles rule, man pages,
-#     completion); `uroce --version` and `uroced --version` say the version.
+#     completion); `uroce --version` and `uroced --version` say the version;
+#     the installed bash completion completes subcommands and arguments.
 #  2. `man -l` renders both pages without a warning; uroce(1) has a
 #     section for every installed subcommand.
 #  3. As an unprivileged user (nobody when run as root), in a user+mount
@@ -164,6 +165,11 @@ for c in "$STAGE$PREFIX"/libexec/uroce/uroce-*; do
 	grep -qE "^ {7}$c( |\$)" "$T/uroce1.txt" || fail "uroce(1) has no entry for the subcommand '$c'"
 done
 echo "ok: uroce(1) has an entry for every installed subcommand"
+comp=$STAGE$PREFIX/share/bash-completion/completions/uroce
+expect_eq "bash completion of 'uroce d'" "down doctor" \
+	"$(bash -c ". '$comp'; COMP_WORDS=(uroce d); COMP_CWORD=1; _uroce; echo \"\${COMPREPLY[*]}\"")"
+expect_eq "bash completion of 'uroce link set uroce0 '" "up down" \
+	"$(bash -c ". '$comp'; COMP_WORDS=(uroce link set uroce0 ''); COMP_CWORD=4; _uroce; echo \"\${COMPREPLY[*]}\"")"
 
 # 3. the login-shell path, in a user+mount namespace as an unprivileged user
 if [ ! -d "$PREFIX" ]; then
