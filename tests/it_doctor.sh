@@ -11,6 +11,9 @@
 #  - no device: `uroce run` says how to start one
 #  - another user's run directory: `uroce run` refuses, naming the owner and
 #    what to do
+#  - kernel RDMA devices (faked in a namespace: mlx5_0, and one named uroce0):
+#    `uroce run` names them and warns about the name; inside, the host's entry
+#    and uroce's own device are at /sys/class/infiniband
 #  - `uroce --version` = configure's PACKAGE_VERSION
 . "$top_srcdir/tests/lib.sh"
 
@@ -44,6 +47,20 @@ expect_line "doctor: kernel" "$T/doc" "  release                $(uname -r) ($(u
 for s in uroce libibverbs "run directory" kernel namespaces environment "problems: none found"; do
 	expect_line "doctor: section '$s'" "$T/doc" "$s"
 done
+
+# Kernel RDMA devices, one named like the uroce device: a namespace whose
+# /sys/class/infiniband holds mlx5_0 and uroce0 entries (links, as the kernel's).
+bwrap --dev-bind / / --tmpfs /sys/class --dir /sys/class/infiniband \
+	--symlink /sys/devices/virtual/net/lo /sys/class/infiniband/mlx5_0 \
+	--symlink /sys/devices/virtual/net/lo /sys/class/infiniband/uroce0 \
+	-- "$UROCE" run -- sh -c 'ls /sys/class/infiniband | tr "\n" " "; cat /sys/class/infiniband/uroce0/node_type' \
+	>"$T/kdev.out" 2>"$T/kdev.err"
+expect_eq "uroce run with kernel RDMA devices: exit" 0 $?
+expect_line "uroce run: kernel RDMA devices" "$T/kdev.err" \
+	"uroce run: note: this host has kernel RDMA devices ( mlx5_0 uroce0 ): inside 'uroce run' programs see only the uroce devices; run programs for the kernel devices outside it"
+expect_line "uroce run: a kernel device with the same name" "$T/kdev.err" \
+	"uroce run: warning: a kernel RDMA device is also named uroce0: outside 'uroce run' that name is the kernel's; give the uroce device another name (uroce up --dev NAME)"
+expect_eq "inside: the host's mlx5_0 and uroce's own uroce0 at /sys/class/infiniband" "mlx5_0 uroce0 1: CA" "$(cat "$T/kdev.out")"
 
 dpid=$(cat "$UROCE_RUN_DIR/uroce0.pid")
 kill -KILL "$dpid"
