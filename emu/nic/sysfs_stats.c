@@ -85,6 +85,13 @@ static int put_file(int dirfd, const char *name, const char *text)
 	return rc;
 }
 
+/* Keep the first error of a series of writes in *RC. */
+static void first_err(int *rc, int err)
+{
+	if (err && !*rc)
+		*rc = err;
+}
+
 static int put_u64(int dirfd, const char *name, uint64_t v, uint64_t old, int force)
 {
 	char text[32];
@@ -116,40 +123,45 @@ static int write_all(struct uroce_dev *d, int force)
 	if (force || s->last_state != (int)d->port_state) {
 		int up = d->port_state == IBV_PORT_ACTIVE;
 
-		rc |= put_file(s->port_fd, "state", up ? "4: ACTIVE\n" : "1: DOWN\n");
-		rc |= put_file(s->port_fd, "phys_state", up ? "5: LinkUp\n" : "3: Disabled\n");
+		first_err(&rc, put_file(s->port_fd, "state", up ? "4: ACTIVE\n" : "1: DOWN\n"));
+		first_err(&rc, put_file(s->port_fd, "phys_state", up ? "5: LinkUp\n" : "3: Disabled\n"));
 		s->last_state = (int)d->port_state;
 	}
 	for (i = 0; force && i < sizeof(zero_counters) / sizeof(zero_counters[0]); i++)
-		rc |= put_file(s->cnt_fd, zero_counters[i], "0\n");
-	rc |= put_u64(s->cnt_fd, "port_xmit_data", n.xmit_data, o->xmit_data, force);
-	rc |= put_u64(s->cnt_fd, "port_rcv_data", n.rcv_data, o->rcv_data, force);
-	rc |= put_u64(s->cnt_fd, "port_xmit_packets", n.xmit_packets, o->xmit_packets, force);
-	rc |= put_u64(s->cnt_fd, "port_rcv_packets", n.rcv_packets, o->rcv_packets, force);
+		first_err(&rc, put_file(s->cnt_fd, zero_counters[i], "0\n"));
+	first_err(&rc, put_u64(s->cnt_fd, "port_xmit_data", n.xmit_data, o->xmit_data, force));
+	first_err(&rc, put_u64(s->cnt_fd, "port_rcv_data", n.rcv_data, o->rcv_data, force));
+	first_err(&rc, put_u64(s->cnt_fd, "port_xmit_packets", n.xmit_packets, o->xmit_packets, force));
+	first_err(&rc, put_u64(s->cnt_fd, "port_rcv_packets", n.rcv_packets, o->rcv_packets, force));
 	/* every packet is unicast: no multicast groups */
-	rc |= put_u64(s->cnt_fd, "unicast_xmit_packets", n.xmit_packets, o->xmit_packets, force);
-	rc |= put_u64(s->cnt_fd, "unicast_rcv_packets", n.rcv_packets, o->rcv_packets, force);
-	rc |= put_u64(s->cnt_fd, "port_rcv_errors", n.rcv_errors, o->rcv_errors, force);
-	rc |= put_u64(s->cnt_fd, "port_xmit_discards", n.xmit_discards, o->xmit_discards, force);
-	rc |= put_u64(s->cnt_fd, "link_downed", n.link_downed, o->link_downed, force);
-	rc |= put_u64(s->hw_fd, "duplicate_request", n.duplicate_request, o->duplicate_request, force);
-	rc |= put_u64(s->hw_fd, "packet_seq_err", n.packet_seq_err, o->packet_seq_err, force);
-	rc |= put_u64(s->hw_fd, "local_ack_timeout_err", n.local_ack_timeout_err,
-		      o->local_ack_timeout_err, force);
-	rc |= put_u64(s->hw_fd, "rnr_nak_retry_err", n.rnr_nak_retry_err, o->rnr_nak_retry_err, force);
+	first_err(&rc, put_u64(s->cnt_fd, "unicast_xmit_packets", n.xmit_packets, o->xmit_packets, force));
+	first_err(&rc, put_u64(s->cnt_fd, "unicast_rcv_packets", n.rcv_packets, o->rcv_packets, force));
+	first_err(&rc, put_u64(s->cnt_fd, "port_rcv_errors", n.rcv_errors, o->rcv_errors, force));
+	first_err(&rc, put_u64(s->cnt_fd, "port_xmit_discards", n.xmit_discards, o->xmit_discards, force));
+	first_err(&rc, put_u64(s->cnt_fd, "link_downed", n.link_downed, o->link_downed, force));
+	first_err(&rc, put_u64(s->hw_fd, "duplicate_request", n.duplicate_request, o->duplicate_request, force));
+	first_err(&rc, put_u64(s->hw_fd, "packet_seq_err", n.packet_seq_err, o->packet_seq_err, force));
+	first_err(&rc, put_u64(s->hw_fd, "local_ack_timeout_err", n.local_ack_timeout_err,
+		      o->local_ack_timeout_err, force));
+	first_err(&rc, put_u64(s->hw_fd, "rnr_nak_retry_err", n.rnr_nak_retry_err, o->rnr_nak_retry_err, force));
 	if (force)
-		rc |= put_u64(s->hw_fd, "lifespan", (uint64_t)(SYSFS_STATS_PERIOD * 1000), 0, 1);
-	s->last = n;
+		first_err(&rc, put_u64(s->hw_fd, "lifespan", (uint64_t)(SYSFS_STATS_PERIOD * 1000), 0, 1));
+	if (rc)
+		s->last_state = -1; /* retry the state files with the next write */
+	else
+		s->last = n; /* a failed counter is rewritten next time */
 	return rc;
 }
 
 void sysfs_stats_update(struct uroce_dev *d)
 {
+	int rc;
+
 	if (!d->sysfs)
 		return;
-	if (write_all(d, 0) && !d->sysfs->err_logged) {
-		ulog(ULOG_WARN, "cannot update the counter files of %s (not writable by the daemon's user?)",
-		     d->name);
+	rc = write_all(d, 0);
+	if (rc && !d->sysfs->err_logged) {
+		ulog(ULOG_WARN, "cannot update the counter files of %s: %s", d->name, strerror(rc));
 		d->sysfs->err_logged = 1;
 	}
 }
@@ -178,7 +190,7 @@ int sysfs_stats_open(struct uroce_dev *d, const char *dir)
 		sysfs_stats_close(d);
 		return rc;
 	}
-	rc = write_all(d, 1) ? EACCES : 0;
+	rc = write_all(d, 1);
 	if (rc) {
 		sysfs_stats_close(d);
 		return rc;
