@@ -8,7 +8,8 @@
 #  - the daemon killed (SIGKILL): doctor says DOWN, lists the problem with
 #    the commands to run, exit 1; `uroce run` warns with the same advice and
 #    still runs the program (exit status = the program's)
-#  - no device: `uroce run` says how to start one
+#  - no device: `uroce run` says how to start one; a port set DOWN: it says
+#    how to bring it up; a healthy device: it says nothing
 #  - another user's run directory: `uroce run` refuses, naming the owner and
 #    what to do
 #  - kernel RDMA devices (faked in a namespace: mlx5_0, and one named uroce0):
@@ -47,6 +48,18 @@ expect_line "doctor: kernel" "$T/doc" "  release                $(uname -r) ($(u
 for s in uroce libibverbs "run directory" kernel namespaces environment "problems: none found"; do
 	expect_line "doctor: section '$s'" "$T/doc" "$s"
 done
+
+uroce link set uroce0 down >/dev/null || fail "link set down"
+urun true 2>"$T/run.err"
+expect_line "uroce run: port DOWN" "$T/run.err" \
+	"uroce run: warning: the port of uroce0 is DOWN (programs see PORT_DOWN and cannot send): 'uroce link set uroce0 up'"
+uroce link set uroce0 up >/dev/null || fail "link set up"
+urun true 2>"$T/run.err"
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	expect_eq "uroce run: nothing to say about a healthy device" "" "$(cat "$T/run.err")"
+else
+	echo "note: this host has kernel RDMA devices: uroce run's note about them is expected here"
+fi
 
 # Kernel RDMA devices, one named like the uroce device: a namespace whose
 # /sys/class/infiniband holds mlx5_0 and uroce0 entries (links, as the kernel's).
