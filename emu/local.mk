@@ -25,12 +25,13 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/port.c emu/nic/port.h \
 	emu/nic/capture.c emu/nic/capture.h \
 	emu/nic/fault.c emu/nic/fault.h \
-	emu/nic/doorbell.c emu/nic/doorbell.h
+	emu/nic/doorbell.c emu/nic/doorbell.h \
+	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h
 
-bin_PROGRAMS += emu/uroced
+sbin_PROGRAMS = emu/uroced
 emu_uroced_SOURCES = emu/main.c
 emu_uroced_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_uroced_LDADD = emu/liburoced.la $(LIBEV_LIBS)

@@ -7,6 +7,7 @@
 #include "emu/ctl/admin.h"
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
+#include "emu/nic/sysfs_stats.h"
 #include "emu/log.h"
 
 #include <arpa/inet.h>
@@ -26,7 +27,7 @@
 #include <unistd.h>
 
 struct options {
-	const char *dev, *addr, *sock, *pcap, *log, *pidfile, *user;
+	const char *dev, *addr, *sock, *pcap, *log, *pidfile, *user, *sysfs;
 	uint32_t quota[QUOTA_NKINDS];   /* 0 = default */
 	unsigned long port, mtu, gid_tbl_len, clock_bits;
 	unsigned long long clock_khz, seed;
@@ -40,7 +41,7 @@ static void usage(FILE *fp)
 		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT --seed N] [--log FILE]\n"
-		"              [--pidfile FILE] [--daemonize] [--user NAME]\n"
+		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
 		"              capture stop | shutdown\n");
@@ -90,6 +91,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "log", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "daemonize", no_argument, NULL, 'D' },
+		{ "sysfs", required_argument, NULL, 'S' },
 		{ "user", required_argument, NULL, 'U' },
 		{ "max-clients-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CLIENTS },
 		{ "max-pd-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_PD },
@@ -121,6 +123,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'L': o->log = optarg; break;
 		case 'P': o->pidfile = optarg; break;
 		case 'D': o->daemonize = 1; break;
+		case 'S': o->sysfs = optarg; break;
 		case 'U': o->user = optarg; break;
 		case OPT_QUOTA + QUOTA_CLIENTS: case OPT_QUOTA + QUOTA_PD: case OPT_QUOTA + QUOTA_CQ:
 		case OPT_QUOTA + QUOTA_QP: case OPT_QUOTA + QUOTA_MR: case OPT_QUOTA + QUOTA_AH:
@@ -394,6 +397,9 @@ int main(int argc, char **argv)
 	if (rc)
 		return fail_start(pipefd[1], "control socket %s: %s", o.sock,
 				  rc == EADDRINUSE ? EADDRINUSE : rc);
+	/* counters in the device tree: opened while we may still be root */
+	if (o.sysfs && (rc = sysfs_stats_open(&dev, o.sysfs)))
+		return fail_start(pipefd[1], "counter files in %s: %s", o.sysfs, rc);
 	if (o.pidfile && (rc = write_pidfile(o.pidfile)))
 		return fail_start(pipefd[1], "pidfile %s: %s", o.pidfile, rc);
 
@@ -416,6 +422,7 @@ int main(int argc, char **argv)
 	ev_run(loop, 0);
 
 	ctl_server_stop(&dev, 1);
+	sysfs_stats_close(&dev);
 	if (dev.capture)
 		admin_capture_close(&dev);
 	dev_fini(&dev);

@@ -1,7 +1,10 @@
 # provider/: liburoce-rdmav<PABI>.so, the libibverbs plugin (docs/provider.md).
 # configure picks the rdma-core layout family (provider/abi/releases.tsv): its
 # PABI number names the file libibverbs loads, its table checks our declarations.
-pkglib_LTLIBRARIES += provider/liburoce.la
+# It is installed into libibverbs' provider directory (configure
+# --with-ibverbs-providerdir, docs/install.md) without its libtool archive:
+# libibverbs dlopen()s the .so, nothing links to it.
+ibverbsprovider_LTLIBRARIES = provider/liburoce.la
 provider_liburoce_la_SOURCES = \
 	provider/abi_version.c provider/abi_version.h \
 	provider/comp_channel.c provider/comp_channel.h \
@@ -39,3 +42,11 @@ CLEANFILES += provider/verbs_provider_layout.h
 EXTRA_DIST += $(UROCE_LAYOUT_TSVS) provider/abi/releases.tsv \
 	scripts/gen-layout-asserts scripts/rdma-core-family
 $(provider_liburoce_la_OBJECTS): provider/verbs_provider_layout.h
+
+install-data-hook: uroce-provider-drop-la
+uroce-provider-drop-la:
+	rm -f '$(DESTDIR)$(ibverbsproviderdir)/liburoce.la'
+uninstall-hook: uroce-provider-uninstall
+uroce-provider-uninstall:
+	rm -f '$(DESTDIR)$(ibverbsproviderdir)/liburoce-rdmav$(UROCE_PABI).so'
+.PHONY: uroce-provider-drop-la uroce-provider-uninstall

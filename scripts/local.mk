@@ -3,7 +3,7 @@
 bin_SCRIPTS = uroce
 CLEANFILES += uroce
 EXTRA_DIST += scripts/uroce.in
+# (UROCE_SUBST: system/local.mk)
 uroce: $(top_srcdir)/scripts/uroce.in Makefile
-	$(AM_V_GEN)sed -e 's|@pkglibexecdir[@]|$(pkglibexecdir)|g' -e 's|@bindir[@]|$(bindir)|g' \
-	    -e 's|@pkglibdir[@]|$(pkglibdir)|g' -e 's|@abs_top_srcdir[@]|$(abs_top_srcdir)|g' $(top_srcdir)/scripts/uroce.in > $@.tmp && \
+	$(AM_V_GEN)$(UROCE_SUBST) $(top_srcdir)/scripts/uroce.in > $@.tmp && \
 	    chmod +x $@.tmp && mv $@.tmp $@

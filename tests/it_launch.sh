@@ -52,7 +52,7 @@ mkdir -p "$UROCE_RUN_DIR" && chmod 777 "$UROCE_RUN_DIR"
 urun true 2>"$T/err"
 expect_eq "uroce run with a world-writable run directory: exit" 1 $?
 expect_eq "uroce run with a world-writable run directory: message" \
-	"uroce run: run directory $UROCE_RUN_DIR is writable by other users; refusing to trust its sysfs tree" "$(cat "$T/err")"
+	"uroce run: run directory $UROCE_RUN_DIR is writable by other users; refusing to trust its sysfs tree (chmod go-w it, or use a directory of yours)" "$(cat "$T/err")"
 uroce env >/dev/null 2>"$T/err"
 expect_eq "uroce env with a world-writable run directory: exit" 1 $?
 expect_eq "uroce env with a world-writable run directory: message" \

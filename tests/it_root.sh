@@ -48,7 +48,7 @@ chown nobody "$UROCE_RUN_DIR"
 urun true 2>"$T/err"
 expect_eq "uroce run with another user's run directory: exit" 1 $?
 expect_eq "uroce run with another user's run directory: message" \
-	"uroce run: run directory $UROCE_RUN_DIR belongs to uid $(id -u nobody), not to you or root; refusing to trust its sysfs tree" "$(cat "$T/err")"
+	"uroce run: run directory $UROCE_RUN_DIR belongs to uid $(id -u nobody) (nobody), not to you or root; refusing to trust its sysfs tree (unset UROCE_RUN_DIR or point it at a directory of yours, then 'uroce up')" "$(cat "$T/err")"
 uroce env >/dev/null 2>"$T/err"
 expect_eq "uroce env with another user's run directory: exit" 1 $?
 expect_eq "uroce env with another user's run directory: message" \

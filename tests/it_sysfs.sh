@@ -37,6 +37,40 @@ pid=$(cat "$UROCE_RUN_DIR/uroce0.pid")
 case $(cat "/proc/$pid/comm" 2>/dev/null) in *uroced*) echo "ok: uroce0.pid names live uroced $pid" ;;
 *) fail "uroce0.pid" "a live uroced" "pid '$pid'" ;; esac
 
+# Every file a kernel RDMA device has for what tools read, and nothing else.
+P=$D/ports/1
+expect_eq "files of the device directory" "$(tr -s ' \n' '  ' <<EOT
+board_id device/device device/vendor fw_ver hca_type hw_rev node_desc node_guid node_type
+ports/1/cap_mask ports/1/counters/VL15_dropped ports/1/counters/excessive_buffer_overrun_errors
+ports/1/counters/link_downed ports/1/counters/link_error_recovery
+ports/1/counters/local_link_integrity_errors ports/1/counters/multicast_rcv_packets
+ports/1/counters/multicast_xmit_packets ports/1/counters/port_rcv_constraint_errors
+ports/1/counters/port_rcv_data ports/1/counters/port_rcv_errors ports/1/counters/port_rcv_packets
+ports/1/counters/port_rcv_remote_physical_errors ports/1/counters/port_rcv_switch_relay_errors
+ports/1/counters/port_xmit_constraint_errors ports/1/counters/port_xmit_data
+ports/1/counters/port_xmit_discards ports/1/counters/port_xmit_packets ports/1/counters/port_xmit_wait
+ports/1/counters/symbol_error ports/1/counters/unicast_rcv_packets ports/1/counters/unicast_xmit_packets
+ports/1/gid_attrs/ndevs/0 ports/1/hw_counters/duplicate_request ports/1/hw_counters/lifespan
+ports/1/hw_counters/local_ack_timeout_err ports/1/hw_counters/packet_seq_err
+ports/1/hw_counters/rnr_nak_retry_err ports/1/lid ports/1/lid_mask_count ports/1/link_layer
+ports/1/phys_state ports/1/pkeys/0 ports/1/rate ports/1/sm_lid ports/1/sm_sl ports/1/state
+sys_image_guid uroce_socket
+EOT
+)" "$(cd "$D" && find . -type f ! -path './ports/1/gids/*' ! -path './ports/1/gid_attrs/types/*' |
+	sed 's|^\./||' | LC_ALL=C sort | tr '\n' ' ')"
+expect_eq "device/vendor, device/device" "0x02c0de 0x0001" "$(cat "$D/device/vendor") $(cat "$D/device/device")"
+expect_eq "hw_rev node_desc" "1 uroce" "$(cat "$D/hw_rev") $(cat "$D/node_desc")"
+expect_eq "port 1 state phys_state" "4: ACTIVE|5: LinkUp" "$(cat "$P/state")|$(cat "$P/phys_state")"
+expect_eq "port 1 rate" "100 Gb/sec (4X EDR)" "$(cat "$P/rate")"
+expect_eq "port 1 lid sm_lid sm_sl lid_mask_count cap_mask link_layer" "0x0 0x0 0 0 0x00000000 Ethernet" \
+	"$(cat "$P/lid") $(cat "$P/sm_lid") $(cat "$P/sm_sl") $(cat "$P/lid_mask_count") $(cat "$P/cap_mask") $(cat "$P/link_layer")"
+# the same identity as ibv_query_device / ibv_query_port report
+urun ibv_devinfo -v -d uroce0 >"$T/devinfo" 2>&1 || { cat "$T/devinfo"; fail "ibv_devinfo -v"; }
+expect_eq "ibv_devinfo fw_ver = sysfs fw_ver" "$(cat "$D/fw_ver")" "$(sed -n 's/^[[:space:]]*fw_ver:[[:space:]]*//p' "$T/devinfo")"
+expect_eq "ibv_devinfo vendor_id = device/vendor (numerically)" "$(($(cat "$D/device/vendor")))" "$(($(sed -n 's/^[[:space:]]*vendor_id:[[:space:]]*//p' "$T/devinfo")))"
+expect_eq "ibv_devinfo vendor_part_id = device/device" "$(($(cat "$D/device/device")))" "$(sed -n 's/^[[:space:]]*vendor_part_id:[[:space:]]*//p' "$T/devinfo")"
+expect_eq "ibv_devinfo hw_ver = hw_rev" "0x$(cat "$D/hw_rev")" "$(sed -n 's/^[[:space:]]*hw_ver:[[:space:]]*//p' "$T/devinfo")"
+
 # uroce env
 expect_eq "uroce env" "export SYSFS_PATH='$UROCE_RUN_DIR/sysfs'; export RDMAV_DRIVERS='$top_builddir/provider/.libs/liburoce'" \
 	"$(uroce env 2>/dev/null)"

@@ -8,6 +8,7 @@
 #include "emu/ctl/admin.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
+#include "emu/nic/sysfs_stats.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "emu/ctl/qp_state.h"
@@ -23,6 +24,7 @@
 
 int admin_write_status(struct uroce_dev *d, FILE *fp)
 {
+	struct dev_port_counters pc;
 	struct ctl_client *c;
 
 	fprintf(fp, "device %s addr %s port %u mtu %u state %s\n", d->name, d->addr_str, d->port,
@@ -45,6 +47,18 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			(unsigned long long)xs->rx_bad_src,
 			(unsigned long long)udp_port_rx_drops(&d->udp));
 	}
+	dev_port_counters(d, &pc);
+	/* the port's counters as the device tree has them (docs/install.md) */
+	fprintf(fp, "counters port_xmit_data=%llu port_rcv_data=%llu port_xmit_packets=%llu "
+		    "port_rcv_packets=%llu port_rcv_errors=%llu port_xmit_discards=%llu link_downed=%llu\n",
+		(unsigned long long)pc.xmit_data, (unsigned long long)pc.rcv_data,
+		(unsigned long long)pc.xmit_packets, (unsigned long long)pc.rcv_packets,
+		(unsigned long long)pc.rcv_errors, (unsigned long long)pc.xmit_discards,
+		(unsigned long long)pc.link_downed);
+	fprintf(fp, "hw_counters duplicate_request=%llu packet_seq_err=%llu local_ack_timeout_err=%llu "
+		    "rnr_nak_retry_err=%llu\n",
+		(unsigned long long)pc.duplicate_request, (unsigned long long)pc.packet_seq_err,
+		(unsigned long long)pc.local_ack_timeout_err, (unsigned long long)pc.rnr_nak_retry_err);
 	quota_status(d, fp);
 	if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
@@ -105,6 +119,7 @@ int op_admin_status(struct ctl_client *c, struct ctl_call *call)
 		close(fd);
 		return ENOMEM;
 	}
+	sysfs_stats_update(c->dev); /* so the files agree with this report */
 	rc = admin_write_status(c->dev, fp);
 	resp->text_bytes = (uint64_t)ftell(fp);
 	if (fclose(fp) != 0 && !rc)

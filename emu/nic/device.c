@@ -5,6 +5,7 @@
 #include "emu/nic/device.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/engine_glue.h"
+#include "emu/nic/sysfs_stats.h"
 #include "emu/log.h"
 #include "uroce/abi.h"
 
@@ -199,6 +200,9 @@ void dev_set_link(struct uroce_dev *d, bool up)
 	if (d->port_state == s)
 		return;
 	d->port_state = s;
+	if (!up)
+		d->link_downed++;
+	sysfs_stats_update(d);
 	ulog(ULOG_INFO, "%s port 1 %s", d->name, up ? "PORT_ACTIVE" : "PORT_DOWN");
 	for (c = d->clients; c; c = c->next)
 		if (c->hello)

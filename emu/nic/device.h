@@ -48,6 +48,14 @@ struct dev_counts {
 	uint32_t pd, mr, cq, qp, ah, srq;
 };
 
+/* Transport counters of the QPs already destroyed (live QPs are summed when
+ * read, sysfs_stats.c). */
+struct dev_qp_totals {
+	uint64_t dup_requests, seq_naks_rx, timeouts, rnr_naks_rx;
+};
+
+struct sysfs_stats;
+
 struct uroce_dev {
 	char name[64];
 	struct sockaddr_storage addr;   /* address:port the UDP socket is bound to */
@@ -83,6 +91,9 @@ struct uroce_dev {
 	struct id_alloc srqns;
 
 	struct dev_counts counts;
+	struct dev_qp_totals retired;   /* of destroyed QPs */
+	uint64_t link_downed;           /* PORT_ACTIVE -> PORT_DOWN transitions */
+	struct sysfs_stats *sysfs;      /* --sysfs counter files (sysfs_stats.c), or NULL */
 	struct quota quota;             /* per-uid limits (emu/ctl/quota.h) */
 	struct ctl_client *clients;         /* doubly linked list of connections */
 	uint32_t n_clients;             /* verbs clients (after HELLO) */

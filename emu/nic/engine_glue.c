@@ -236,11 +236,20 @@ int engine_qp_create(struct ctl_qp *qp)
 
 void engine_qp_destroy(struct ctl_qp *qp)
 {
+	const struct xport_qp_stats *st;
+	struct dev_qp_totals *t;
+
 	if (!qp->xqp)
 		return;
 	ev_timer_stop(qp->owner->dev->loop, &qp->timer);
 	ev_check_stop(qp->owner->dev->loop, &qp->run_check);
 	ev_idle_stop(qp->owner->dev->loop, &qp->run_idle);
+	st = xport_qp_stats(qp->xqp);
+	t = &qp->owner->dev->retired;
+	t->dup_requests += st->dup_requests;
+	t->seq_naks_rx += st->seq_naks_rx;
+	t->timeouts += st->timeouts;
+	t->rnr_naks_rx += st->rnr_naks_rx;
 	xport_qp_destroy(qp->xqp);
 	qp->xqp = NULL;
 }
