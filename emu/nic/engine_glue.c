@@ -10,6 +10,7 @@
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"
+#include "emu/nic/nic_time.h"
 #include "emu/nic/port.h"
 #include "emu/xport/xport.h"
 
@@ -19,10 +20,7 @@
 
 static uint64_t dp_now_ns(void *ctx)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return nic_now_ns(ctx);
 }
 
 static enum xport_mem_status dp_mem(void *ctx, struct xport_qp *xqp, uint32_t pd, bool is_rkey,
@@ -52,24 +50,21 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 			     qp->owner->id, qp->qpn, strerror(rc));
 }
 
-static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+static void qp_timer_cb(struct nic_timer *t)
 {
-	struct ctl_qp *qp = w->data;
+	struct ctl_qp *qp = t->data;
 
 	xport_timer_expired(qp->xqp);
 }
 
 static void dp_timer_arm(void *ctx, struct xport_qp *xqp, uint64_t when_ns)
 {
-	struct uroce_dev *d = ctx;
 	struct ctl_qp *qp = xport_qp_user(xqp);
-	uint64_t now = dp_now_ns(ctx);
 
-	ev_timer_stop(d->loop, &qp->timer);
-	if (!when_ns)
-		return;
-	ev_timer_set(&qp->timer, when_ns > now ? (double)(when_ns - now) / 1e9 : 0., 0.);
-	ev_timer_start(d->loop, &qp->timer);
+	if (when_ns)
+		nic_timer_start(&qp->timer, when_ns);
+	else
+		nic_timer_stop(&qp->timer);
 }
 
 static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type event)
@@ -174,8 +169,7 @@ int engine_qp_create(struct ctl_qp *qp)
 				  qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1, qp->sq_sig_all, qp);
 	if (!qp->xqp)
 		return errno ? errno : ENOMEM;
-	ev_timer_init(&qp->timer, qp_timer_cb, 0., 0.);
-	qp->timer.data = qp;
+	nic_timer_init(&qp->timer, d, qp_timer_cb, qp);
 	ev_check_init(&qp->run_check, qp_run_cb);
 	qp->run_check.data = qp;
 	ev_idle_init(&qp->run_idle, qp_idle_cb);
@@ -186,7 +180,7 @@ void engine_qp_destroy(struct ctl_qp *qp)
 {
 	if (!qp->xqp)
 		return;
-	ev_timer_stop(qp->owner->dev->loop, &qp->timer);
+	nic_timer_stop(&qp->timer);
 	ev_check_stop(qp->owner->dev->loop, &qp->run_check);
 	ev_idle_stop(qp->owner->dev->loop, &qp->run_idle);
 	xport_qp_destroy(qp->xqp);

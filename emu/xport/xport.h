@@ -354,10 +354,11 @@ void xport_timer_expired(struct xport_qp *qp);
 void xport_run(struct xport_qp *qp);
 
 /* Device-wide packet counters: packets the device dropped before a QP saw
- * them (parse errors incl. ICRC, unknown QPN), and packets for an RC/UC QP
+ * them (parse errors incl. ICRC, unknown QPN), of the parse errors those
+ * whose ICRC does not match (rx_bad_icrc), and packets for an RC/UC QP
  * from an address other than its remote one (also in the QP's dropped). */
 struct xport_dev_stats {
-	uint64_t rx_bad, rx_no_qp, rx_bad_src;
+	uint64_t rx_bad, rx_no_qp, rx_bad_src, rx_bad_icrc;
 };
 const struct xport_dev_stats *xport_dev_stats(const struct xport_dev *dev);
 
