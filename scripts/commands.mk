@@ -2,7 +2,8 @@
 # the source tree's scripts/; the two C helpers (tools/) are built into tools/
 # of the build tree.  docs/discovery.md.
 UROCE_SH_COMMANDS = scripts/uroce-up scripts/uroce-down scripts/uroce-env \
-	scripts/uroce-run scripts/uroce-status scripts/uroce-link scripts/uroce-capture
+	scripts/uroce-run scripts/uroce-status scripts/uroce-link scripts/uroce-capture \
+	scripts/uroce-fault
 pkglibexec_SCRIPTS += $(UROCE_SH_COMMANDS)
 urocelibdir = $(pkglibexecdir)
 dist_urocelib_DATA = scripts/uroce-lib.sh

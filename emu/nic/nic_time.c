@@ -3,6 +3,9 @@
  */
 #include "config.h"
 #include "emu/nic/nic_time.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/objects.h"
+#include "emu/ctl/objtab.h"
 #include "emu/log.h"
 #include "emu/nic/device.h"
 #include "emu/nic/hca_clock.h"
@@ -33,27 +36,69 @@ static void kick_arm(struct uroce_dev *d)
 	}
 }
 
-/* The grace period ended: if nothing happened during it and no packet to
- * ourselves is missing, jump to the earliest deadline and fire every timer
- * due then, in arming order. */
+/* What the send queues of the device say about who acts next. */
+enum sq_state {
+	SQ_DRAINED,     /* all completed: the application acts next */
+	SQ_OUTSTANDING, /* the device owes completions: a timer may be next */
+	SQ_POSTED,      /* WQEs posted, their doorbell not yet served */
+};
+
+static enum sq_state send_queues(struct uroce_dev *d)
+{
+	enum sq_state st = SQ_DRAINED;
+	struct ctl_client *c;
+	uint32_t h;
+
+	for (c = d->clients; c; c = c->next)
+		for (h = 1; h <= c->qps.cap; h++) {
+			const struct ctl_qp *qp = objtab_get(&c->qps, h);
+			struct uroce_qp_ring_hdr *r = qp ? qp->ring : NULL;
+
+			if (!r)
+				continue;
+			if (__atomic_load_n(&r->sq_pi, __ATOMIC_ACQUIRE) != qp->sq_next)
+				return SQ_POSTED;
+			if (qp->sq_next != __atomic_load_n(&r->sq_ci, __ATOMIC_ACQUIRE))
+				st = SQ_OUTSTANDING;
+		}
+	return st;
+}
+
+/* The grace period ended: if nothing happened during it, no packet to
+ * ourselves is missing and the applications are not expected to act, jump
+ * to the earliest deadline and fire every timer due then, in arming order. */
 static void kick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct uroce_dev *d = w->data;
 	struct nic_vtime *vt = &d->vt;
+	enum sq_state sq = send_queues(d);
 	uint64_t when;
 
-	if (vt->activity != vt->seen_activity || vt->self_inflight > 0) {
-		if (vt->activity == vt->seen_activity && ++vt->quiet_graces >= NIC_VTIME_LOST_GRACES) {
-			ulog(ULOG_WARN, "deterministic mode: %lld packets to ourselves never arrived "
-					"(kernel drop?): going on without them",
-			     (long long)vt->self_inflight);
-			vt->self_inflight = 0;
-		}
+	if (vt->activity != vt->seen_activity) {
 		vt->seen_activity = vt->activity;
+		vt->quiet_graces = vt->idle_graces = 0;
 		kick_arm(d);
 		return;
 	}
-	vt->quiet_graces = 0;
+	if (sq == SQ_POSTED) {
+		kick_arm(d);
+		return;
+	}
+	if (vt->self_inflight > 0) {
+		if (++vt->quiet_graces < NIC_VTIME_LOST_GRACES) {
+			kick_arm(d);
+			return;
+		}
+		ulog(ULOG_WARN, "deterministic mode: %lld packets to ourselves never arrived "
+				"(kernel drop?): going on without them",
+		     (long long)vt->self_inflight);
+		vt->self_inflight = 0;
+	}
+	if (sq == SQ_DRAINED && ++vt->idle_graces < NIC_VTIME_IDLE_GRACES) {
+		kick_arm(d);
+		return;
+	}
+	vt->quiet_graces = vt->idle_graces = 0;
 	if (!vt->timers)
 		return;
 	when = vt->timers->when;

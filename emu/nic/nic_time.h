@@ -39,6 +39,11 @@ struct nic_timer {
 /* Real quiet time before virtual time jumps to the next timer (ms): what
  * a client has to react to a completion before the device moves on. */
 #define NIC_VTIME_GRACE_MS 5.0
+/* Grace periods to wait when every send queue is drained, i.e. the
+ * application, not a timer, is expected to act next (1 s): a timer left
+ * over from a finished exchange (a held duplicate) fires only if the
+ * application stays silent that long. */
+#define NIC_VTIME_IDLE_GRACES 200
 /* Grace periods with packets to itself still missing before the device
  * assumes the kernel dropped them (logged). */
 #define NIC_VTIME_LOST_GRACES 40
@@ -51,7 +56,7 @@ struct nic_vtime {
 	struct nic_timer *timers;  /* armed, sorted by (when, seq) */
 	uint64_t activity, seen_activity;
 	int64_t self_inflight;     /* sent to our own address, not yet received */
-	unsigned int quiet_graces;
+	unsigned int quiet_graces, idle_graces;
 	ev_timer kick;             /* real: the grace period */
 };
 
