@@ -205,10 +205,17 @@ static void add(char *buf, size_t len, size_t *o, const char *fmt, ...)
 
 static void add_pct(char *buf, size_t len, size_t *o, uint32_t ppm)
 {
-	if (ppm % 10000 == 0)
+	char frac[8];
+	int n;
+
+	if (ppm % 10000 == 0) {
 		add(buf, len, o, "%u%%", ppm / 10000);
-	else
-		add(buf, len, o, "%u.%04u%%", ppm / 10000, ppm % 10000);
+		return;
+	}
+	n = snprintf(frac, sizeof(frac), "%04u", ppm % 10000);
+	while (n > 1 && frac[n - 1] == '0')
+		frac[--n] = 0;
+	add(buf, len, o, "%u.%s%%", ppm / 10000, frac);
 }
 
 static void add_dur(char *buf, size_t len, size_t *o, uint64_t ns)
