@@ -277,16 +277,25 @@ static int run_unreliable(const char *da, const char *db, uint32_t count, bool u
 	}
 	for (uint32_t k = 0; k < RQ; k++)
 		post_recv(&b, k, b.buf + (size_t)k * (4096 + GRH), 4096 + GRH);
-	quiet = tv_now_ms() + 2000;
-	while (tv_now_ms() < quiet) {
-		/* a window of RQ / 2 at a time: receives stay posted for late ones */
-		while (sent < count && sent - sdone < RQ / 2) {
-			uint32_t i = sent++;
-			unsigned char *p = a.buf + (size_t)(i % RQ) * 4096;
+	last = 0;
+	quiet = tv_now_ms();
+	for (;;) {
+		uint64_t now = tv_now_ms();
 
-			fill(p, i, small_size(i, max));
-			post(&a, i, IBV_WR_SEND, p, small_size(i, max), 0, 0, ah, b.qp->qp_num);
+		/* a batch of RQ / 2 once the last one is settled (20 ms without a
+		 * receive), so that every datagram finds a receive posted */
+		if (sent < count && sdone == sent && now >= quiet + 20) {
+			for (uint32_t k = 0; k < RQ / 2 && sent < count; k++) {
+				uint32_t i = sent++;
+				unsigned char *p = a.buf + (size_t)(i % RQ) * 4096;
+
+				fill(p, i, small_size(i, max));
+				post(&a, i, IBV_WR_SEND, p, small_size(i, max), 0, 0, ah, b.qp->qp_num);
+			}
+			quiet = now;
 		}
+		if (sent == count && sdone == count && now >= quiet + 500)
+			break;
 		if ((n = ibv_poll_cq(a.cq, 16, wc)) < 0)
 			die("ibv_poll_cq(A)", (unsigned long long)n, 0);
 		for (int j = 0; j < n; j++)
@@ -312,8 +321,8 @@ static int run_unreliable(const char *da, const char *db, uint32_t count, bool u
 			got++;
 			post_recv(&b, wc[j].wr_id, b.buf + (size_t)wc[j].wr_id * (4096 + GRH), 4096 + GRH);
 		}
-		if (n > 0 || sent < count)
-			quiet = tv_now_ms() + 2000;
+		if (n > 0)
+			quiet = tv_now_ms();
 	}
 	if (sdone != count)
 		die("send completions", sdone, count);

@@ -7,8 +7,8 @@
 # - UC and UD: messages are lost, none arrives damaged;
 # - the injectors' counters show every kind of fault happened, and every
 #   corrupted copy was dropped by the receiver's ICRC check (bad_icrc equals
-#   the corrupted copies sent: a corruption-only run, where each corrupted
-#   packet is one copy).
+#   the corrupted copies sent in a corruption-only UD run, and equals the
+#   datagrams lost there).
 . "$top_srcdir/tests/lib.sh"
 RC_COUNT=${UROCE_FAULT_RC_COUNT:-1200}
 SPEC='loss=10% dup=5% reorder=10%:2ms corrupt=1%'
@@ -36,7 +36,7 @@ for d in uroce0 uroce1; do
 done
 
 for mode in uc ud; do
-	timeout 120 "$UROCE" run -- "$top_builddir/tests/traffic_faults" $mode 4000 >"$T/$mode" 2>&1
+	timeout 120 "$UROCE" run -- "$top_builddir/tests/traffic_faults" $mode 2000 >"$T/$mode" 2>&1
 	rc=$?
 	cat "$T/$mode"
 	expect_eq "$mode exit status" 0 "$rc"
@@ -47,7 +47,7 @@ uroce fault set uroce0 tx corrupt=5% >/dev/null || fail "uroce fault set uroce0 
 uroce fault clear uroce1 >/dev/null || fail "uroce fault clear uroce1"
 c0=$(counter corrupted uroce0 tx)
 b0=$(uroce status --dev uroce1 | sed -n 's/^rx_drops .* bad_icrc=\([0-9]*\).*/\1/p')
-timeout 120 "$UROCE" run -- "$top_builddir/tests/traffic_faults" ud 2000 >"$T/ud2" 2>&1 ||
+timeout 120 "$UROCE" run -- "$top_builddir/tests/traffic_faults" ud 1000 >"$T/ud2" 2>&1 ||
 	fail "ud with corruption only: $(cat "$T/ud2")"
 cat "$T/ud2"
 c1=$(counter corrupted uroce0 tx)
@@ -56,4 +56,6 @@ bad=$(uroce status --dev uroce1 | sed -n 's/^rx_drops bad=\([0-9]*\).*/\1/p')
 [ $((c1 - c0)) -gt 0 ] || fail "corrupted packets sent" "> 0" "$((c1 - c0))"
 expect_eq "corrupted by uroce0 = ICRC errors at uroce1" "$((c1 - c0))" "$((b1 - b0))"
 expect_eq "every bad packet at uroce1 was an ICRC error" "$b1" "$bad"
+# and each of them is exactly one datagram that never arrived
+expect_eq "datagrams lost = packets corrupted" "$((c1 - c0))" "$(sed -n 's/.* lost \([0-9]*\):.*/\1/p' "$T/ud2")"
 echo "ok: $((c1 - c0)) corrupted, $((b1 - b0)) caught by the ICRC check"
