@@ -8,25 +8,32 @@
  * One process, one context on uroce0, two RC QPs A and B connected to each
  * other (PSNs 0, path MTU 1024), one extended CQ with completion
  * timestamps. Closed loop: iteration i sends message i (1..4000 bytes, so
- * 1..4 packets, content from i) A -> B and waits for both completions, then
- * B -> A and waits for both; receives are reposted before the next send.
+ * 1..4 packets, content from i; a SEND, or on odd i an RDMA WRITE with
+ * immediate, whose RETH carries the rkey) A -> B and waits for both
+ * completions, then B -> A and waits for both; receives are reposted
+ * before the next send. The buffers sit at a fixed virtual address, since
+ * the RETH carries it.
  * Checked: every completion IBV_WC_SUCCESS, the right QP, byte_len and
  * bytes. Prints one line per iteration with the four completions' raw HCA
  * timestamps (the CQEs' own values), which the script hashes.
  */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "traffic_verbs.h"
 
 #define DEV "uroce0"
 #define BUF 4096
 #define DEADLINE_MS 60000
+#define FIXED_ADDR 0x100000000000ull
 
 static void die(const char *what, unsigned long long a, unsigned long long b)
 {
@@ -63,13 +70,19 @@ static void post_recv(struct ep *e)
 		die("ibv_post_recv", errno, 0);
 }
 
-static void post_send(struct ep *e, uint32_t i)
+/* Message I from E to PEER: a SEND, or on odd I an RDMA WRITE with
+ * immediate into PEER's receive buffer (its rkey travels in the RETH). */
+static void post_send(struct ep *e, struct ep *peer, uint32_t i)
 {
 	struct ibv_sge sge = { (uintptr_t)e->send, msg_size(i), mr->lkey };
 	struct ibv_send_wr wr = {
-		.wr_id = 2, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = i % 2 ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED, .imm_data = htobe32(i),
 	}, *bad;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)peer->recv;
+	wr.wr.rdma.rkey = mr->rkey;
 
 	for (uint32_t k = 0; k < msg_size(i); k++)
 		e->send[k] = pat(i, k);
@@ -89,12 +102,15 @@ static void wait_pair(struct ep *from, struct ep *to, uint32_t i, uint64_t ts[2]
 
 		if (rc)
 			die("completion (iteration)", i, rc);
-		qp = ibv_wc_read_opcode(cq) == IBV_WC_RECV ? to->qp : from->qp;
+		bool recv = ibv_wc_read_opcode(cq) == IBV_WC_RECV ||
+			    ibv_wc_read_opcode(cq) == IBV_WC_RECV_RDMA_WITH_IMM;
+
+		qp = recv ? to->qp : from->qp;
 		if (cq->status != IBV_WC_SUCCESS)
 			die("completion status", cq->status, IBV_WC_SUCCESS);
 		if (ibv_wc_read_qp_num(cq) != qp->qp_num)
 			die("completion qp_num", ibv_wc_read_qp_num(cq), qp->qp_num);
-		if (ibv_wc_read_opcode(cq) == IBV_WC_RECV) {
+		if (recv) {
 			if (ibv_wc_read_byte_len(cq) != msg_size(i))
 				die("byte_len", ibv_wc_read_byte_len(cq), msg_size(i));
 			for (uint32_t k = 0; k < msg_size(i); k++)
@@ -132,11 +148,15 @@ int main(int argc, char **argv)
 	if (ibv_query_gid(ctx, 1, 0, &gid))
 		die("ibv_query_gid", errno, 0);
 	pd = ibv_alloc_pd(ctx);
-	mem = calloc(4, BUF);
+	/* at a fixed address: the RETH carries it, and ASLR would move it */
+	mem = mmap((void *)FIXED_ADDR, 4 * BUF, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (mem != (void *)FIXED_ADDR)
+		die("mmap at a fixed address", (uintptr_t)mem, FIXED_ADDR);
 	cq = ibv_create_cq_ex(ctx, &ca);
-	if (!pd || !mem || !cq)
+	if (!pd || !cq)
 		die("pd/mem/cq", errno, 0);
-	mr = ibv_reg_mr(pd, mem, 4 * BUF, IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(pd, mem, 4 * BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		die("ibv_reg_mr", errno, 0);
 	qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cq);
@@ -153,10 +173,10 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < iters; i++) {
 		uint64_t ts[4];
 
-		post_send(&a, i);
+		post_send(&a, &b, i);
 		wait_pair(&a, &b, i, ts);
 		post_recv(&b);
-		post_send(&b, i);
+		post_send(&b, &a, i);
 		wait_pair(&b, &a, i, ts + 2);
 		post_recv(&a);
 		printf("%u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, ts[0], ts[1], ts[2], ts[3]);
@@ -167,6 +187,6 @@ int main(int argc, char **argv)
 	ibv_dereg_mr(mr);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	free(mem);
+	munmap(mem, 4 * BUF);
 	return 0;
 }

@@ -4,7 +4,8 @@
 # (held up to 2 ms) and 1% corruption, path MTU 1024 (tests/traffic_faults.c):
 # - RC: 64 KiB SEND, RDMA WRITE and RDMA READ messages arrive byte-exact, in
 #   order, exactly once; the goodput is printed;
-# - UC and UD: messages are lost, none arrives damaged;
+# - UC and UD: messages are lost, none arrives damaged; UD, which has no
+#   PSN, receives the duplicates;
 # - the injectors' counters show every kind of fault happened, and every
 #   corrupted copy was dropped by the receiver's ICRC check (bad_icrc equals
 #   the corrupted copies sent in a corruption-only UD run, and equals the
@@ -41,6 +42,11 @@ for mode in uc ud; do
 	cat "$T/$mode"
 	expect_eq "$mode exit status" 0 "$rc"
 done
+# UD cannot tell a duplicate: the injector's copies show up at the receiver
+udd=$(sed -n 's/^ud: .* (\([0-9]*\) distinct, \([0-9]*\) duplicates.*/\2/p' "$T/ud")
+[ -n "$udd" ] && [ "$udd" -gt 0 ] || fail "UD duplicates delivered under dup=5%" "> 0" "$udd"
+udl=$(sed -n 's/^ud: .* lost \([0-9]*\):.*/\1/p' "$T/ud")
+[ -n "$udl" ] && [ "$udl" -gt 0 ] || fail "UD datagrams lost under loss=10%" "> 0" "$udl"
 
 # Corruption alone: every corrupted packet uroce0 sends is one bad ICRC at uroce1.
 uroce fault set uroce0 tx corrupt=5% >/dev/null || fail "uroce fault set uroce0 tx corrupt=5%"
