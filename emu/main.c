@@ -78,6 +78,29 @@ static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
 	[QUOTA_QP] = DEV_MAX_QP, [QUOTA_MR] = DEV_MAX_MR, [QUOTA_AH] = DEV_MAX_AH,
 };
 
+/* --loss P ('l'), --fault SPEC ('f'), --fault-rx SPEC ('F'); -1 on error (printed). */
+static int parse_fault_opt(int c, const char *arg, struct options *o)
+{
+	char spec[64], err[512];
+	struct fault_cfg one;
+
+	if (c != 'l') {
+		if (fault_spec_parse(arg, &o->fault[c == 'f' ? FAULT_TX : FAULT_RX], err, sizeof(err))) {
+			fprintf(stderr, "uroced: --%s: %s\n", c == 'f' ? "fault" : "fault-rx", err);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(spec, sizeof(spec), "loss=%.40s", arg);
+	if (fault_spec_parse(spec, &one, err, sizeof(err))) {
+		fprintf(stderr, "uroced: bad --loss '%s': expected a percentage 0..100\n", arg);
+		return -1;
+	}
+	o->loss = one.loss;
+	o->loss_set = 1;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -166,28 +189,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			o->seed = v;
 			break;
-		case 'l': {
-			char spec[64], err[512];
-			struct fault_cfg one;
-
-			snprintf(spec, sizeof(spec), "loss=%.40s", optarg);
-			if (fault_spec_parse(spec, &one, err, sizeof(err))) {
-				fprintf(stderr, "uroced: bad --loss '%s': expected a percentage 0..100\n", optarg);
+		case 'l': case 'f': case 'F':
+			if (parse_fault_opt(c, optarg, o))
 				return -1;
-			}
-			o->loss = one.loss;
-			o->loss_set = 1;
 			break;
-		}
-		case 'f': case 'F': {
-			char err[512];
-
-			if (fault_spec_parse(optarg, &o->fault[c == 'f' ? FAULT_TX : FAULT_RX], err, sizeof(err))) {
-				fprintf(stderr, "uroced: --%s: %s\n", c == 'f' ? "fault" : "fault-rx", err);
-				return -1;
-			}
-			break;
-		}
 		case 'T': o->deterministic = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
