@@ -82,6 +82,7 @@ int hca_clock_init(struct hca_clock *c, uint64_t freq_khz, uint32_t bits)
 	c->page = p;
 	c->freq_khz = freq_khz;
 	c->bits = bits;
+	c->is_virtual = false;
 	rebase(c, now_ns(CLOCK_MONOTONIC_RAW), now_ns(CLOCK_REALTIME), 0);
 	return 0;
 fail:
