@@ -27,6 +27,7 @@
 #include "netstack/icrc.h"
 #include "netstack/packet.h"
 #include "uroce/roce.h"
+#include "soft_check.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -62,17 +63,6 @@ struct side {
 	int chan;            /* our end of the CQ's completion channel */
 };
 
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);  \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
 
 static void die(const char *what, int rc)
 {

@@ -42,8 +42,8 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
 	-std=gnu11 -D_GNU_SOURCE -I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir)
 FUZZ_PARSE_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/fuzz_parse.c)
 FUZZ_SECONDS = 600
-EXTRA_DIST += tests/fuzz_parse.c tests/fuzz_parse.sh tests/fuzz-corpus
-CLEANFILES += tests/fuzz_parse tests/fuzz-crash-*
+EXTRA_DIST += tests/fuzz_parse.c tests/fuzz_parse.sh tests/fuzz_run.sh tests/fuzz-corpus
+CLEANFILES += tests/fuzz_parse tests/fuzz_parse-crash-*
 if HAVE_FUZZER
 check_SCRIPTS += tests/fuzz_parse
 TESTS += tests/fuzz_parse.sh

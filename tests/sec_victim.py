@@ -14,9 +14,9 @@ from pyverbs.device import Context
 from pyverbs.pd import PD
 from pyverbs.cq import CQ
 from pyverbs.mr import MR
-from pyverbs.qp import QPCap, QPInitAttr, QPAttr, QP
-from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.qp import QPCap, QPInitAttr, QP
 import pyverbs.enums as e
+from pyverbs_rc import rc_connect
 
 ACC = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
 A_PSN, B_PSN = 0x200, 0x100
@@ -34,20 +34,7 @@ def mkqp():
 
 
 def connect(qp, dqpn, rq_psn, sq_psn):
-    a = QPAttr()
-    a.qp_state, a.pkey_index, a.port_num, a.qp_access_flags = e.IBV_QPS_INIT, 0, 1, ACC
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT | e.IBV_QP_ACCESS_FLAGS)
-    a = QPAttr()
-    a.qp_state, a.path_mtu, a.dest_qp_num, a.rq_psn = e.IBV_QPS_RTR, e.IBV_MTU_1024, dqpn, rq_psn
-    a.max_dest_rd_atomic, a.min_rnr_timer = 4, 1
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=0), is_global=1, port_num=1)
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU | e.IBV_QP_DEST_QPN |
-              e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-    a = QPAttr()
-    a.qp_state, a.timeout, a.retry_cnt, a.rnr_retry = e.IBV_QPS_RTS, 8, 3, 7
-    a.sq_psn, a.max_rd_atomic = sq_psn, 4
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-              e.IBV_QP_SQ_PSN | e.IBV_QP_MAX_QP_RD_ATOMIC)
+    rc_connect(qp, gid, dqpn, rq_psn, sq_psn, ACC)
 
 
 qa, qb = mkqp(), mkqp()

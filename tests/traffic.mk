@@ -12,7 +12,7 @@ tests_traffic_fairness_LDADD = $(IBVERBS_LIBS)
 tests_traffic_loss_SOURCES = tests/traffic_loss.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_loss_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_loss_LDADD = $(IBVERBS_LIBS)
-tests_traffic_badicrc_SOURCES = tests/traffic_badicrc.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_badicrc_SOURCES = tests/traffic_badicrc.c tests/traffic_verbs.c tests/traffic_verbs.h tests/soft_check.h
 tests_traffic_badicrc_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_badicrc_LDADD = netstack/libnetstack.la $(IBVERBS_LIBS)
 tests_traffic_post_SOURCES = tests/traffic_post.c tests/traffic_verbs.c tests/traffic_verbs.h
@@ -38,7 +38,7 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_fairness.sh tests/traffic_badicrc.sh tests/traffic_loss.sh tests/traffic_ud_robust.sh \
 	tests/traffic_forged_read.sh
 TESTS += $(TRAFFIC_TESTS)
-EXTRA_DIST += $(TRAFFIC_TESTS) tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py
+EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py
 dist_check_DATA += tests/traffic_lib.sh
 
 # The benchmark beside raw UDP (docs/performance.md; not a test).

@@ -32,6 +32,7 @@
 #include "netstack/packet.h"
 #include "traffic_verbs.h"
 #include "uroce/roce.h"
+#include "soft_check.h"
 
 #define DEV "uroce0"
 #define MR_LEN 8192
@@ -40,17 +41,6 @@
 #define SEND_LEN 32
 #define QUIET_MS 500	/* how long a dropped packet gets to show up anyway */
 
-static int failures;
-
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);  \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-			failures++;                                            \
-		}                                                              \
-	} while (0)
 
 static void die(const char *what, int err)
 {

@@ -34,15 +34,6 @@
 #define DEV "uroce0"
 #define DEADLINE_MS 600000
 
-struct side {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	unsigned char *buf;
-	union ibv_gid gid;
-};
 
 static void die(const char *what, long long v)
 {
@@ -50,7 +41,7 @@ static void die(const char *what, long long v)
 	exit(1);
 }
 
-static void side_open(struct side *s, size_t len, bool sparse)
+static void side_open(struct tv_side *s, size_t len, bool sparse)
 {
 	struct ibv_qp_init_attr qa = {
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
@@ -88,7 +79,7 @@ int main(int argc, char **argv)
 {
 	bool victim = argc > 2 && !strcmp(argv[1], "--victim");
 	size_t mib = argc > 1 ? strtoul(argv[victim ? 2 : 1], NULL, 0) : 256, len = mib << 20;
-	struct side a, b;
+	struct tv_side a, b;
 	struct ibv_sge sge;
 	struct ibv_send_wr wr, *bad;
 	struct ibv_wc wc;

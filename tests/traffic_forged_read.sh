@@ -2,8 +2,10 @@
 # traffic_forged_read: one forged 32-byte RDMA READ request for 1 GiB (a
 # valid rkey of a 1 GiB MR over a MAP_NORESERVE mapping; tests/
 # traffic_fairness.c --victim), sent three more times as duplicates, by a
-# process over plain UDP (tests/traffic_forged_read.py); then a legitimate
-# 256 MiB RDMA READ (tests/traffic_fairness.c). During each, and once
+# process over plain UDP (tests/traffic_forged_read.py): the duplicates
+# restart the one response in progress (the victim QP's status shows
+# dup_requests=3 read_restarts=3); then a legitimate 1 GiB RDMA READ
+# (tests/traffic_fairness.c). During each, and once
 # without either, another client runs ibv_rc_pingpong -n 200 -s 64 (two
 # processes) while `uroce status` is asked in a loop. Printed per phase:
 # ping-pong usec/iter, status answers, median and max answer time, and how
@@ -77,10 +79,16 @@ set -- $(sed -n 's/^victim qpn \([0-9]*\) va \([0-9]*\) rkey \([0-9]*\) psn \([0
 	fail "forged READ request sent" 0 $?
 measure "forged 1 GiB READ + 3 duplicates"
 check "forged 1 GiB READ + 3 duplicates"
+# The duplicates restarted the one response in progress (IBTA 9.7.5.1.3.2)
+# instead of each queuing another 1 GiB behind it.
+"$UROCE" status --dev uroce0 >"$T/status" 2>&1 || fail "uroce status" 0 "$(cat "$T/status")"
+vq=$(grep "^  qp qpn=$(printf 0x%x "$1") " "$T/status")
+expect_eq "victim QP duplicate requests" "dup_requests=3 read_restarts=3" \
+	"$(echo "$vq" | grep -o 'dup_requests=[0-9]* read_restarts=[0-9]*')"
 exec 3>&-
 wait $vpid || fail "victim exit status" 0 "$(cat "$T/victim")"
 
-"$UROCE" run -- "$top_builddir/tests/traffic_fairness" 256 >"$T/out" 2>&1 &
+"$UROCE" run -- "$top_builddir/tests/traffic_fairness" 1024 >"$T/out" 2>&1 &
 rpid=$!
 i=0
 while ! grep -q '^reading' "$T/out"; do
@@ -89,8 +97,8 @@ while ! grep -q '^reading' "$T/out"; do
 	[ $i -lt 6000 ] || fail "READ posted within 60 s" "reading" "$(cat "$T/out")"
 	sleep 0.01
 done
-measure "legitimate 256 MiB READ"
-check "legitimate 256 MiB READ"
+measure "legitimate 1 GiB READ"
+check "legitimate 1 GiB READ"
 wait $rpid
 rc=$?
 cat "$T/out"

@@ -15,10 +15,10 @@ from pyverbs.device import Context
 from pyverbs.pd import PD
 from pyverbs.cq import CQ
 from pyverbs.mr import MR
-from pyverbs.qp import QPCap, QPInitAttr, QPAttr, QP
-from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.qp import QPCap, QPInitAttr, QP
 from pyverbs.wr import SGE, RecvWR, SendWR
 import pyverbs.enums as e
+from pyverbs_rc import rc_connect
 from scapy.all import IP, UDP, Raw
 from scapy.contrib.roce import BTH
 
@@ -50,20 +50,7 @@ def mkqp(cqe=64):
 
 
 def connect(qp, dqpn, rq_psn, sq_psn, rnr_retry=7):
-    a = QPAttr()
-    a.qp_state, a.pkey_index, a.port_num, a.qp_access_flags = e.IBV_QPS_INIT, 0, 1, ACC
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT | e.IBV_QP_ACCESS_FLAGS)
-    a = QPAttr()
-    a.qp_state, a.path_mtu, a.dest_qp_num, a.rq_psn = e.IBV_QPS_RTR, e.IBV_MTU_1024, dqpn, rq_psn
-    a.max_dest_rd_atomic, a.min_rnr_timer = 4, 1
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=0), is_global=1, port_num=1)
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU | e.IBV_QP_DEST_QPN |
-              e.IBV_QP_RQ_PSN | e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-    a = QPAttr()
-    a.qp_state, a.timeout, a.retry_cnt, a.rnr_retry = e.IBV_QPS_RTS, 8, 3, rnr_retry
-    a.sq_psn, a.max_rd_atomic = sq_psn, 4
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
-              e.IBV_QP_SQ_PSN | e.IBV_QP_MAX_QP_RD_ATOMIC)
+    rc_connect(qp, gid, dqpn, rq_psn, sq_psn, ACC, rnr_retry)
 
 
 def pair(rnr_retry=7, cqe_b=64):

@@ -56,17 +56,8 @@ static void msg_fill(unsigned char *p, uint32_t i, uint32_t n)
 		p[k] = (unsigned char)(i * 131 + k * 7 + (k >> 8) + (i >> 8));
 }
 
-struct side {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	unsigned char *buf;
-	union ibv_gid gid;
-};
 
-static void side_open(struct side *s, size_t slots)
+static void side_open(struct tv_side *s, size_t slots)
 {
 	struct ibv_qp_init_attr qa = {
 		.cap = { .max_send_wr = WINDOW, .max_recv_wr = RQ_DEPTH, .max_send_sge = 1, .max_recv_sge = 1 },
@@ -92,7 +83,7 @@ static void side_open(struct side *s, size_t slots)
 		die("ibv_create_qp", errno, 0);
 }
 
-static void post_recv(struct side *b, uint32_t k)
+static void post_recv(struct tv_side *b, uint32_t k)
 {
 	struct ibv_sge sge = { (uintptr_t)b->buf + (size_t)(k % RQ_DEPTH) * SLOT, SLOT, b->mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1 }, *bad;
@@ -102,7 +93,7 @@ static void post_recv(struct side *b, uint32_t k)
 		die("ibv_post_recv", errno, 0);
 }
 
-static void post_send(struct side *a, uint32_t i)
+static void post_send(struct tv_side *a, uint32_t i)
 {
 	unsigned char *p = a->buf + (size_t)(i % WINDOW) * SLOT;
 	struct ibv_sge sge = { (uintptr_t)p, msg_size(i), a->mr->lkey };
@@ -123,7 +114,7 @@ int main(int argc, char **argv)
 	unsigned long long bytes = 0;
 	unsigned char *want = malloc(SLOT);
 	uint64_t deadline = tv_now_ms() + DEADLINE_MS;
-	struct side a, b;
+	struct tv_side a, b;
 	struct ibv_wc wc[16];
 	int n;
 

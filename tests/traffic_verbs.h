@@ -14,6 +14,17 @@
 /* Q_Key of every UD QP in these tests (the value pyverbs and ud_pingpong use). */
 #define TV_QKEY 0x11111111u
 
+/* One end of a test connection: its objects and its registered buffer. */
+struct tv_side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	unsigned char *buf;
+	union ibv_gid gid;
+};
+
 /* ibv_open_device of the device named NAME; NULL (message on stderr) if absent. */
 struct ibv_context *tv_open(const char *name);
 

@@ -832,6 +832,53 @@ START_TEST(test_read_paced)
 }
 END_TEST
 
+/* Three duplicates of a 256-packet READ request arrive while its
+ * responses are being sent: each restarts the one job from the start
+ * (read_restarts) instead of queuing another full replay, so B sends the
+ * range once plus what it had sent before each restart, not four times. */
+START_TEST(test_read_duplicates_coalesce)
+{
+	struct th_world *w = th_world_new(256);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
+	uint32_t len = 65536;
+	uint8_t *am, *bm;
+	unsigned long resp;
+
+	th_connect(w, a, b, IBV_MTU_256, PSN_A, PSN_B, TIMEOUT, 7, 7, 1);
+	am = th_reg_mr(w, 0, 0x101, 1, A_ADDR, len, IBV_ACCESS_LOCAL_WRITE, 0);
+	bm = th_reg_mr(w, 1, 0x201, 1, B_ADDR, len, ALL_B, 0);
+	for (uint32_t i = 0; i < len; i++)
+		bm[i] = (uint8_t)(i * 13 + 1);
+	ck_assert_int_eq(th_post_send(a, 1, IBV_WR_RDMA_READ, A_ADDR, len, 0x101,
+				      B_ADDR, 0x201, 0, 0), 0);
+	ck_assert_uint_eq(w->qlen, 1);
+	th_wire_repeat(w, 0, 3);
+	ck_assert_uint_eq(th_run(w, 1), 1);	/* the request: one turn */
+	for (int i = 0; i < 3; i++) {
+		/* a duplicate arrives before B's next turn (as from the
+		 * socket between two loop turns); its delivery runs one */
+		ck_assert_uint_eq(w->nsched, 1);
+		w->nsched = 0;
+		ck_assert_uint_eq(th_run(w, 1), 1);
+	}
+	th_run(w, 100000);
+	resp = count_from(w, 1, 0x0D) + count_from(w, 1, 0x0E) +
+	       count_from(w, 1, 0x0F);
+	ck_assert_uint_eq(xport_qp_stats(b)->dup_requests, 3);
+	ck_assert_uint_eq(xport_qp_stats(b)->read_restarts, 3);
+	/* Each turn sends XPORT_RUN_BUDGET responses; each duplicate
+	 * restarts at packet 0 what had been sent (one turn's worth). */
+	ck_assert_uint_eq(resp, 256 + 3 * XPORT_RUN_BUDGET);
+	ck_assert_uint_eq(count_from(w, 1, 0x0D), 4);
+	ck_assert_uint_eq(w->node[0].cqes.n, 1);
+	ck_assert_int_eq(w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(w->node[0].cqes.v[0].byte_len, len);
+	ck_assert_int_eq(memcmp(am, bm, len), 0);
+	th_world_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_errors");
@@ -855,6 +902,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_sqd_drained_event);
 	tcase_add_test(tc, test_refused_wqe_order);
 	tcase_add_test(tc, test_read_paced);
+	tcase_add_test(tc, test_read_duplicates_coalesce);
 	tcase_add_test(tc, test_self_loop);
 	tcase_add_test(tc, test_malformed_input);
 	suite_add_tcase(s, tc);

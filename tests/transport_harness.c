@@ -139,6 +139,16 @@ static void enqueue(struct th_world *w, int from, int to, uint16_t sport,
 	}
 }
 
+void th_wire_repeat(struct th_world *w, unsigned i, unsigned copies)
+{
+	assert(i < w->qlen);
+	while (copies--) {
+		struct th_wire_pkt p = w->q[w->qhead + i];
+
+		enqueue(w, p.from, p.to, p.sport, p.data, p.len);
+	}
+}
+
 /* Does a drop rule match the packet just logged (the nth sending of its
  * PSN by node FROM)? */
 static bool drop_by_rule(struct th_world *w, int from)

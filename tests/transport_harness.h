@@ -127,6 +127,10 @@ void th_connect(struct th_world *w, struct xport_qp *a, struct xport_qp *b,
  * armed, or MAX_STEPS deliveries+expiries happened. Returns the steps. */
 unsigned long th_run(struct th_world *w, unsigned long max_steps);
 
+/* Append COPIES copies of the packet at wire position I (0: the next to
+ * be delivered), as a peer resending a request would. */
+void th_wire_repeat(struct th_world *w, unsigned i, unsigned copies);
+
 /* Post helpers: one SGE from node memory (addr, len, lkey). */
 int th_post_send(struct xport_qp *qp, uint64_t wr_id, enum ibv_wr_opcode op,
 		 uint64_t laddr, uint32_t len, uint32_t lkey, uint64_t raddr,

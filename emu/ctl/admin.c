@@ -81,11 +81,12 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 				xport_qp_rq_psn(qp->xqp), x.path_mtu ? 128u << x.path_mtu : 0);
 			st = xport_qp_stats(qp->xqp);
 			fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu "
-				    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu dropped=%llu",
+				    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu read_restarts=%llu dropped=%llu",
 				(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
 				(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
 				(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
-				(unsigned long long)st->dup_requests, (unsigned long long)st->dropped);
+				(unsigned long long)st->dup_requests,
+				(unsigned long long)st->read_restarts, (unsigned long long)st->dropped);
 			fputc('\n', fp);
 		}
 	}

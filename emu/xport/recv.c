@@ -81,8 +81,10 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 			qp->stats.dropped++;
 			return EAGAIN;
 		}
-		if (xport_resp_busy(qp))
-			xport_resp_enqueue(qp, &l3, buf, len);
+		if (xport_resp_busy(qp)) {
+			if (!xport_resp_read_restart(qp, &pkt))
+				xport_resp_enqueue(qp, &l3, buf, len);
+		}
 		else
 			xport_resp_input(qp, &pkt, &l3, buf, len);
 	} else if (pkt.op->flags & ROCE_OPF_RESPONSE) {

@@ -291,6 +291,81 @@ static void read_queue(struct xport_qp *qp, uint32_t psn, uint64_t va,
 	xport_mark(qp, XPORT_WORK_RESP);
 }
 
+/* The saved READ resource a duplicate READ request PKT asks to replay, or
+ * NULL (no resource covers its PSN, or it is not the rest of the same
+ * range under the same R_Key, IBTA 9.7.5.1.3.2: dropped). */
+static const struct xport_rd_res *rd_res_of(const struct xport_qp *qp,
+					    const struct roce_pkt *pkt)
+{
+	for (unsigned i = 0; i < XPORT_RD_RESOURCES; i++) {
+		const struct xport_rd_res *r = &qp->resp.rd[i];
+		uint32_t span = roce_psn_sub(r->last_psn, r->first_psn) + 1;
+		uint64_t skip;
+
+		if (!r->valid ||
+		    !roce_psn_in_range(pkt->h.psn, r->first_psn, span))
+			continue;
+		skip = (uint64_t)roce_psn_sub(pkt->h.psn, r->first_psn) *
+		       qp->mtu;
+		if (pkt->h.reth.rkey != r->rkey ||
+		    pkt->h.reth.va != r->va + skip ||
+		    (uint64_t)pkt->h.reth.dma_len + skip != r->len)
+			return NULL;
+		return r;
+	}
+	return NULL;
+}
+
+/* A duplicate READ for resource R restarts R's responses at PSN (IBTA
+ * 9.7.5.1.3.2: the responder resends from the requested PSN). If R still
+ * has a job waiting or being sent, that job is restarted in place, as rxe
+ * and ConnectX restart the resource; only a finished resource gets a new
+ * job. So duplicates never multiply the work: at most one job per
+ * resource, whatever the number of duplicates. */
+static bool read_restart(struct xport_qp *qp, const struct xport_rd_res *r,
+			 uint32_t psn, uint64_t va, uint32_t len)
+{
+	uint32_t span = roce_psn_sub(r->last_psn, r->first_psn) + 1;
+
+	for (uint32_t k = qp->resp.job_head; k != qp->resp.job_tail; k++) {
+		struct xport_rd_job *j = &qp->resp.job[k % XPORT_RD_JOBS];
+
+		if (j->rkey != r->rkey ||
+		    !roce_psn_in_range(j->psn, r->first_psn, span))
+			continue;
+		j->psn = psn;
+		j->va = va;
+		j->len = len;
+		j->i = 0;
+		j->n = xport_npkts(len, qp->mtu);
+		qp->stats.read_restarts++;
+		xport_mark(qp, XPORT_WORK_RESP);
+		return true;
+	}
+	return false;
+}
+
+static void read_replay(struct xport_qp *qp, const struct xport_rd_res *r,
+			uint32_t psn, uint64_t va, uint32_t len)
+{
+	if (!read_restart(qp, r, psn, va, len))
+		read_queue(qp, psn, va, r->rkey, len);
+}
+
+bool xport_resp_read_restart(struct xport_qp *qp, const struct roce_pkt *pkt)
+{
+	const struct xport_rd_res *r;
+
+	if (qp->type != IBV_QPT_RC || !(pkt->op->flags & ROCE_OPF_READ) ||
+	    roce_psn_cmp(pkt->h.psn, qp->resp.epsn) >= 0 ||
+	    !(r = rd_res_of(qp, pkt)) ||
+	    !read_restart(qp, r, pkt->h.psn, pkt->h.reth.va,
+			  pkt->h.reth.dma_len))
+		return false;
+	qp->stats.dup_requests++;
+	return true;
+}
+
 /* Send packet j->i of READ job J. Returns false if memory failed (NAK
  * Remote Access Error sent). */
 static bool read_send_one(struct xport_qp *qp, struct xport_rd_job *j)
@@ -395,27 +470,13 @@ static enum resp_state duplicate(struct resp_pkt *p)
 
 	qp->stats.dup_requests++;
 	if (p->flags & ROCE_OPF_READ) {
-		for (unsigned i = 0; i < XPORT_RD_RESOURCES; i++) {
-			struct xport_rd_res *r = &qp->resp.rd[i];
-			uint32_t span = roce_psn_sub(r->last_psn, r->first_psn) + 1;
-			uint64_t skip;
+		const struct xport_rd_res *r = rd_res_of(qp, pkt);
 
-			if (!r->valid ||
-			    !roce_psn_in_range(pkt->h.psn, r->first_psn, span))
-				continue;
-			/* The retry must ask for the rest of the same range
-			 * under the same R_Key (IBTA 9.7.5.1.3.2). */
-			skip = (uint64_t)roce_psn_sub(pkt->h.psn, r->first_psn) *
-			       qp->mtu;
-			if (pkt->h.reth.rkey != r->rkey ||
-			    pkt->h.reth.va != r->va + skip ||
-			    (uint64_t)pkt->h.reth.dma_len + skip != r->len)
-				return RESPST_DROP;
-			read_queue(qp, pkt->h.psn, pkt->h.reth.va,
-				   pkt->h.reth.rkey, pkt->h.reth.dma_len);
-			return RESPST_DONE;
-		}
-		return RESPST_DROP;
+		if (!r)
+			return RESPST_DROP;
+		read_replay(qp, r, pkt->h.psn, pkt->h.reth.va,
+			    pkt->h.reth.dma_len);
+		return RESPST_DONE;
 	}
 	/* SEND/WRITE already executed: acknowledge again (C9-105). */
 	if (pkt->h.ackreq || pkt->h.psn == prev)

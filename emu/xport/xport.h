@@ -234,6 +234,7 @@ struct xport_qp_stats {
 	uint64_t rnr_naks_rx, rnr_naks_tx;
 	uint64_t seq_naks_rx, seq_naks_tx;
 	uint64_t dup_requests;		/* duplicate requests seen by the responder */
+	uint64_t read_restarts;		/* duplicate READs that restarted a job in progress */
 	uint64_t dropped;		/* packets dropped (bad state, UC gap, Q_Key ...) */
 	uint64_t acks_tx;
 };

@@ -294,6 +294,11 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
  * (dropped and counted when XPORT_RESP_QUEUE are waiting). */
 void xport_resp_enqueue(struct xport_qp *qp, const struct roce_l3 *l3,
 			const uint8_t *raw, size_t raw_len);
+/* Responder, on arrival while busy: a duplicate RC READ request whose
+ * saved resource still has responses waiting restarts that job at its PSN
+ * now (rather than queuing a second full replay behind it). Returns true
+ * when PKT was taken so; false: queue or process it as usual. */
+bool xport_resp_read_restart(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* Responder: whether requests must wait (READ responses or requests
  * queued). */
 bool xport_resp_busy(const struct xport_qp *qp);

@@ -1,0 +1,22 @@
+#!/bin/sh
+# fuzz_run.sh HARNESS CORPUS MAX_LEN [DEFAULT_SECONDS]: run the libFuzzer
+# harness tests/HARNESS of the build tree for FUZZ_SECONDS seconds (default
+# DEFAULT_SECONDS, 5) with seed FUZZ_SEED (default 1), starting from the
+# committed seed corpus tests/CORPUS of the source tree, inputs of at most
+# MAX_LEN bytes. New corpus entries go to a scratch directory removed
+# afterwards; a failing input is left as tests/HARNESS-crash-* in the build
+# tree. Exit status: the harness's.
+set -e
+harness=$1 corpus=$2 max_len=$3
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+secs=${FUZZ_SECONDS:-${4:-5}}
+seed=${FUZZ_SEED:-1}
+work=$(mktemp -d "${TMPDIR:-/tmp}/uroce-$harness.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+exec_status=0
+"$top_builddir/tests/$harness" -max_total_time="$secs" -seed="$seed" -timeout=10 \
+	-max_len="$max_len" -print_final_stats=1 \
+	-artifact_prefix="$top_builddir/tests/$harness-crash-" \
+	"$work" "$top_srcdir/tests/$corpus" || exec_status=$?
+exit $exec_status
