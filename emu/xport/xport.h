@@ -37,6 +37,7 @@ extern "C" {
 #define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */
 #define XPORT_MAX_UNACKED_PSNS	128	/* requester window: PSNs sent, not yet acked */
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
+#define XPORT_ACKREQ_RESENT	4	/* AckReq on the first packets resent after a loss */
 #define XPORT_RD_RESOURCES	16	/* saved READ requests for duplicate replay */
 #define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
 #define XPORT_RUN_BUDGET	32	/* READ response packets one xport_run sends
