@@ -4,7 +4,9 @@
  * inside `uroce run`; docs/fault-injection.md).
  *
  * Usage: traffic_faults rc|uc|ud COUNT [DEV_A DEV_B]   (default uroce0 uroce1)
- * One process, context A on DEV_A and B on DEV_B, path MTU 1024.
+ * One process, context A on DEV_A and B on DEV_B, path MTU 1024, local ACK
+ * timeout 12 (16.8 ms: a peer daemon descheduled on a loaded machine
+ * must not spend retry_cnt by itself).
  * rc: COUNT messages of 64 KiB from A, in turn SEND, RDMA WRITE and RDMA
  *     READ, WINDOW in flight. Checked: every completion IBV_WC_SUCCESS in
  *     posting order, each exactly once; each SEND arrives at B in order
@@ -174,8 +176,8 @@ static int run_rc(const char *da, const char *db, uint32_t count)
 		sends += i % 3 == 0;
 	side_open(&a, da, IBV_QPT_RC, (size_t)SLOTS * MSG);
 	side_open(&b, db, IBV_QPT_RC, (size_t)(RQ + 2 * SLOTS) * MSG);
-	if (tv_rc_connect(a.qp, b.qp->qp_num, &b.gid, IBV_MTU_1024, 10) ||
-	    tv_rc_connect(b.qp, a.qp->qp_num, &a.gid, IBV_MTU_1024, 10))
+	if (tv_rc_connect(a.qp, b.qp->qp_num, &b.gid, IBV_MTU_1024, 12) ||
+	    tv_rc_connect(b.qp, a.qp->qp_num, &a.gid, IBV_MTU_1024, 12))
 		die("connect", errno, 0);
 	while (rposted < sends && rposted < RQ)
 		post_recv(&b, rposted, B_RECV(&b, rposted), MSG), rposted++;
