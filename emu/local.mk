@@ -24,7 +24,8 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/engine_glue.c emu/nic/engine_glue.h \
 	emu/nic/port.c emu/nic/port.h \
 	emu/nic/capture.c emu/nic/capture.h \
-	emu/nic/fault.c emu/nic/fault.h \
+	emu/nic/fault.c emu/nic/fault.h emu/nic/fault_spec.c emu/nic/fault_spec.h \
+	emu/nic/fault_queue.c emu/nic/fault_queue.h emu/nic/nic_time.c emu/nic/nic_time.h \
 	emu/nic/doorbell.c emu/nic/doorbell.h \
 	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)

@@ -8,6 +8,8 @@
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
 #include "emu/nic/sysfs_stats.h"
+#include "emu/nic/fault_queue.h"
+#include "emu/nic/fault_spec.h"
 #include "emu/log.h"
 
 #include <arpa/inet.h>
@@ -28,10 +30,13 @@
 
 struct options {
 	const char *dev, *addr, *sock, *pcap, *log, *pidfile, *user, *sysfs;
+	struct fault_cfg fault[FAULT_NDIRS];  /* --fault, --fault-rx (--loss into tx) */
+	int deterministic;
 	uint32_t quota[QUOTA_NKINDS];   /* 0 = default */
 	unsigned long port, mtu, gid_tbl_len, clock_bits;
 	unsigned long long clock_khz, seed;
-	double loss;
+	int loss_set;
+	uint32_t loss;                  /* --loss, ppm */
 	int daemonize;
 };
 
@@ -40,11 +45,12 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
-		"              [--pcap FILE] [--loss PERCENT --seed N] [--log FILE]\n"
+		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
+		"              [--seed N] [--deterministic] [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
-		"              capture stop | shutdown\n");
+		"              capture stop | shutdown | fault set tx|rx|both SPEC\n");
 }
 
 /* Parse an unsigned number in [lo, hi]; on error print and return -1. */
@@ -74,6 +80,29 @@ static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
 	[QUOTA_SRQ] = DEV_MAX_SRQ,
 };
 
+/* --loss P ('l'), --fault SPEC ('f'), --fault-rx SPEC ('F'); -1 on error (printed). */
+static int parse_fault_opt(int c, const char *arg, struct options *o)
+{
+	char spec[64], err[512];
+	struct fault_cfg one;
+
+	if (c != 'l') {
+		if (fault_spec_parse(arg, &o->fault[c == 'f' ? FAULT_TX : FAULT_RX], err, sizeof(err))) {
+			fprintf(stderr, "uroced: --%s: %s\n", c == 'f' ? "fault" : "fault-rx", err);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(spec, sizeof(spec), "loss=%.40s", arg);
+	if (fault_spec_parse(spec, &one, err, sizeof(err))) {
+		fprintf(stderr, "uroced: bad --loss '%s': expected a percentage 0..100\n", arg);
+		return -1;
+	}
+	o->loss = one.loss;
+	o->loss_set = 1;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
@@ -88,6 +117,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "pcap", required_argument, NULL, 'c' },
 		{ "loss", required_argument, NULL, 'l' },
 		{ "seed", required_argument, NULL, 'e' },
+		{ "fault", required_argument, NULL, 'f' },
+		{ "fault-rx", required_argument, NULL, 'F' },
+		{ "deterministic", no_argument, NULL, 'T' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "daemonize", no_argument, NULL, 'D' },
@@ -105,7 +137,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long long v;
-	char *end, qopt[32];
+	char qopt[32];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -163,14 +195,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			o->seed = v;
 			break;
-		case 'l':
-			errno = 0;
-			o->loss = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->loss >= 0 && o->loss <= 100)) {
-				fprintf(stderr, "uroced: bad --loss '%s': expected a percentage 0..100\n", optarg);
+		case 'l': case 'f': case 'F':
+			if (parse_fault_opt(c, optarg, o))
 				return -1;
-			}
 			break;
+		case 'T': o->deterministic = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -383,8 +412,19 @@ int main(int argc, char **argv)
 	if (rc)
 		return fail_start(pipefd[1], "device %s: %s", o.dev, rc);
 	memcpy(dev.quota.max, o.quota, sizeof(dev.quota.max));
-	dev.loss_percent = o.loss;
 	dev.seed = o.seed;
+	if (o.loss_set)
+		o.fault[FAULT_TX].loss = o.loss;
+	fault_dev_seed(&dev, o.seed);
+	fault_dev_set(&dev, FAULT_TX, &o.fault[FAULT_TX]);
+	fault_dev_set(&dev, FAULT_RX, &o.fault[FAULT_RX]);
+	if (o.deterministic) {
+		/* virtual time; memory keys from the seed (docs/fault-injection.md) */
+		ev_timer_stop(loop, &dev.clock_timer);
+		nic_vtime_enable(&dev);
+		keytab_seed(&dev.keys, o.seed);
+		ulog(ULOG_INFO, "deterministic mode, seed %llu: virtual HCA clock", o.seed);
+	}
 	if (o.pcap) {
 		char err[256] = "";
 

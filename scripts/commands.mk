@@ -3,7 +3,8 @@
 # of the build tree.  docs/discovery.md.
 UROCE_SH_COMMANDS = scripts/uroce-up scripts/uroce-down scripts/uroce-env \
 	scripts/uroce-run scripts/uroce-status scripts/uroce-link scripts/uroce-capture \
-	scripts/uroce-doctor
+	scripts/uroce-doctor \
+	scripts/uroce-fault
 pkglibexec_SCRIPTS += $(UROCE_SH_COMMANDS)
 urocelibdir = $(pkglibexecdir)
 dist_urocelib_DATA = scripts/uroce-lib.sh

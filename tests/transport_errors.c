@@ -319,11 +319,13 @@ START_TEST(test_lost_ack_duplicate_send)
 	p.w->drop_next = 1;
 	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 2500, 0x101, 0, 0, 0, 0), 0);
 	th_run(p.w, 10000);
-	/* A resent the 3 packets; B saw them as duplicates and ACKed again
-	 * with ePSN-1 = the message's last PSN (C9-105). */
+	/* A resent the 3 packets, each with AckReq (the first packets resent
+	 * after a loss ask for an ACK); B saw them as duplicates and ACKed
+	 * each again with ePSN-1 = the message's last PSN (C9-105): the lost
+	 * ACK and 3 more. */
 	ck_assert_uint_eq(count_from(p.w, 0, 0x00), 2);
 	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 3);
-	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 2);
+	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 4);
 	ack2 = find_from(p.w, 1, 0x11, 1);
 	ck_assert_uint_eq(ack2->psn, PSN_A + 2);
 	ck_assert_uint_eq(ack2->syndrome, 0x1F);

@@ -1,11 +1,13 @@
 /*
  * admin_client.c - `uroced --admin SOCK status | link up|down |
- * capture start FILE | capture stop | shutdown`: one request on the control
+ * capture start FILE | capture stop | shutdown | fault set tx|rx|both SPEC`:
+ * one request on the control
  * socket, the answer printed. Exit status 0 ok, 1 daemon refused (reason on
  * stderr), 2 cannot connect or bad usage (docs/daemon.md).
  */
 #include "config.h"
 #include "emu/ctl/admin.h"
+#include "emu/nic/fault_spec.h"
 #include "uroce/abi.h"
 #include "uroce/fdmsg.h"
 
@@ -22,7 +24,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: uroced --admin SOCK status | link up|down | capture start FILE | "
-			"capture stop | shutdown\n");
+			"capture stop | shutdown | fault set tx|rx|both SPEC\n");
 	return 2;
 }
 
@@ -109,10 +111,25 @@ int admin_client_main(const char *sock, int argc, char **argv)
 		op = UROCE_OP_ADMIN_CAPTURE_STOP;
 	} else if (!strcmp(argv[0], "shutdown") && argc == 1) {
 		op = UROCE_OP_ADMIN_SHUTDOWN;
+	} else if (!strcmp(argv[0], "fault") && argc == 4 && !strcmp(argv[1], "set")) {
+		struct uroce_admin_fault_req *fr = (void *)req;
+		struct fault_cfg cfg;
+		char err[512];
+
+		op = UROCE_OP_ADMIN_FAULT;
+		fr->dir = !strcmp(argv[2], "tx") ? 0 : !strcmp(argv[2], "rx") ? 1 : !strcmp(argv[2], "both") ? 2 : 3;
+		if (fr->dir == 3)
+			return usage();
+		/* checked here for a clear message; the daemon checks again */
+		if (fault_spec_parse(argv[3], &cfg, err, sizeof(err))) {
+			fprintf(stderr, "uroced --admin: %s\n", err);
+			return 1;
+		}
+		snprintf(fr->spec, sizeof(fr->spec), "%s", argv[3]);
 	} else {
 		return usage();
 	}
-	fill_hdr(h, op);
+	fill_hdr(h, op); /* the header only: a fault request's body stays */
 	if (op == UROCE_OP_ADMIN_LINK)
 		((struct uroce_admin_link_req *)req)->up = !strcmp(argv[1], "up");
 	if (op == UROCE_OP_ADMIN_CAPTURE_START) {

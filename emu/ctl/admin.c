@@ -9,6 +9,8 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/nic/sysfs_stats.h"
+#include "emu/nic/fault_queue.h"
+#include "emu/nic/fault_spec.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "emu/ctl/qp_state.h"
@@ -42,11 +44,15 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 
 		/* bad: malformed or bad ICRC, dropped before any QP saw it */
-		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu rcvbuf_full=%llu\n",
+		fprintf(fp, "rx_drops bad=%llu no_qp=%llu bad_src=%llu bad_icrc=%llu rcvbuf_full=%llu\n",
 			(unsigned long long)xs->rx_bad, (unsigned long long)xs->rx_no_qp,
-			(unsigned long long)xs->rx_bad_src,
+			(unsigned long long)xs->rx_bad_src, (unsigned long long)xs->rx_bad_icrc,
 			(unsigned long long)udp_port_rx_drops(&d->udp));
 	}
+	fault_dev_status(d, fp);
+	if (d->vt.on)
+		fprintf(fp, "deterministic seed=%llu virtual_ns=%llu\n", (unsigned long long)d->seed,
+			(unsigned long long)d->vt.now);
 	dev_port_counters(d, &pc);
 	/* the port's counters as the device tree has them (docs/install.md) */
 	fprintf(fp, "counters port_xmit_data=%llu port_rcv_data=%llu port_xmit_packets=%llu "
@@ -203,6 +209,29 @@ int admin_capture_close(struct uroce_dev *d)
 int op_admin_capture_stop(struct ctl_client *c, struct ctl_call *call)
 {
 	return admin_capture_close(c->dev);
+}
+
+int op_admin_fault(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_admin_fault_req *req = call->req;
+	struct fault_cfg cfg;
+	char err[512], shown[FAULT_SPEC_MAX + 64];
+	int rc;
+
+	if (req->dir > 2 || req->reserved || !memchr(req->spec, 0, sizeof(req->spec)))
+		return EINVAL;
+	rc = fault_spec_parse(req->spec, &cfg, err, sizeof(err));
+	if (rc) {
+		ulog(ULOG_WARN, "fault set by pid %d refused: %s", (int)c->pid, err);
+		return rc;
+	}
+	if (req->dir != 1)
+		fault_dev_set(c->dev, FAULT_TX, &cfg);
+	if (req->dir != 0)
+		fault_dev_set(c->dev, FAULT_RX, &cfg);
+	ulog(ULOG_INFO, "fault %s set by pid %d: %s", req->dir == 0 ? "tx" : req->dir == 1 ? "rx" : "tx+rx",
+	     (int)c->pid, fault_spec_format(&cfg, shown, sizeof(shown)));
+	return 0;
 }
 
 int op_admin_shutdown(struct ctl_client *c, struct ctl_call *call)

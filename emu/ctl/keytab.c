@@ -42,6 +42,24 @@ int keytab_init(struct keytab *t, uint32_t size)
 	return 0;
 }
 
+void keytab_seed(struct keytab *t, uint64_t seed)
+{
+	uint64_t x = seed;
+	uint32_t i;
+
+	for (i = 1; i <= t->size; i++) {
+		uint64_t z;
+
+		/* splitmix64 */
+		x += 0x9E3779B97F4A7C15ull;
+		z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+		z ^= z >> 31;
+		t->slot[i].variant = (uint8_t)z;
+		t->slot[i].stride = (uint8_t)(z >> 8) | 1;
+	}
+}
+
 void keytab_fini(struct keytab *t)
 {
 	id_alloc_fini(&t->ids);

@@ -30,6 +30,11 @@ struct keytab {
 	uint32_t size;
 };
 
+/* Deterministic mode: replace every slot's variant and stride with values
+ * derived from SEED (same seed, same keys for the same sequence of
+ * registrations). Call before any key is handed out. */
+void keytab_seed(struct keytab *t, uint64_t seed);
+
 /* Table for SIZE keys (1 .. 2^24-1), variants and strides from getrandom(2).
  * Returns 0, EINVAL, ENOMEM or the errno of getrandom. */
 int keytab_init(struct keytab *t, uint32_t size);

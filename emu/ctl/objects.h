@@ -20,6 +20,7 @@
 #include <ev.h>
 #include <infiniband/verbs.h>
 #include "uroce/abi.h"
+#include "emu/nic/nic_time.h"
 
 struct ctl_client;
 struct xport_qp;
@@ -105,7 +106,7 @@ struct ctl_qp {
 	uint64_t ring_size;
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
 	struct xport_qp *xqp;    /* the transport engine's QP: its state and attributes */
-	ev_timer timer;          /* the engine's retransmit/RNR timer */
+	struct nic_timer timer;  /* the engine's retransmit/RNR timer */
 	uint64_t timer_defer_until; /* ns; != 0: expiry put off until then at most
 				     * while received datagrams wait (engine_glue.c) */
 	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
@@ -156,6 +157,7 @@ int op_admin_link(struct ctl_client *c, struct ctl_call *call);
 int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call);
 int op_admin_capture_stop(struct ctl_client *c, struct ctl_call *call);
 int op_admin_shutdown(struct ctl_client *c, struct ctl_call *call);
+int op_admin_fault(struct ctl_client *c, struct ctl_call *call);
 
 /* Destructors: free the object, release its keys/numbers and its
  * references; the caller has checked it is unused where that matters. */

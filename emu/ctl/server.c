@@ -63,6 +63,7 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_ADMIN_CAPTURE_START] = { op_admin_capture_start, "ADMIN_CAPTURE_START", 1, 1, F_ADMIN },
 	[UROCE_OP_ADMIN_CAPTURE_STOP] = { op_admin_capture_stop, "ADMIN_CAPTURE_STOP", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_SHUTDOWN] = { op_admin_shutdown, "ADMIN_SHUTDOWN", 0, 0, F_ADMIN },
+	[UROCE_OP_ADMIN_FAULT] = { op_admin_fault, "ADMIN_FAULT", 0, 0, F_ADMIN },
 };
 
 /* Send the reply in BUF (LEN bytes) with descriptors FDS. Returns 0 or errno. */

@@ -4,8 +4,11 @@
 #include "config.h"
 #include "emu/nic/capture.h"
 #include "emu/nic/device.h"
+#include "emu/nic/nic_time.h"
 #include "netstack/packet.h"
 #include "netstack/pcap_writer.h"
+
+#include <time.h>
 
 void capture_packet(struct uroce_dev *d, const struct roce_l3 *l3, const void *pkt, size_t len)
 {
@@ -14,6 +17,15 @@ void capture_packet(struct uroce_dev *d, const struct roce_l3 *l3, const void *p
 
 	if (!d->capture)
 		return;
-	if (roce_wrap_ip(frame, sizeof(frame), l3, pkt, len, &n) == 0)
+	if (roce_wrap_ip(frame, sizeof(frame), l3, pkt, len, &n) != 0)
+		return;
+	if (d->vt.on) {
+		/* deterministic mode: virtual time, so that replays compare equal */
+		uint64_t now = nic_now_ns(d);
+		struct timespec ts = { .tv_sec = (time_t)(now / 1000000000u), .tv_nsec = (long)(now % 1000000000u) };
+
+		pcapw_write(d->capture, frame, n, &ts);
+	} else {
 		pcapw_write(d->capture, frame, n, NULL);
+	}
 }

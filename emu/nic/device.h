@@ -16,6 +16,7 @@
 #include <infiniband/verbs.h>
 
 #include "emu/nic/hca_clock.h"
+#include "emu/nic/nic_time.h"
 #include "emu/ctl/id_alloc.h"
 #include "emu/ctl/keytab.h"
 #include "emu/ctl/quota.h"
@@ -23,6 +24,7 @@
 
 struct ctl_client;
 struct ctl_qp;
+struct fault_dev;
 struct pcapw;
 struct xport_dev;
 
@@ -80,9 +82,9 @@ struct uroce_dev {
 					 * (port.c): 0 not tried, -1 unusable */
 	char capture_path[256];
 
-	double loss_percent;            /* --loss (fault.c) */
-	uint64_t seed;                  /* --seed */
-	uint64_t loss_state;            /* fault.c's generator, 0 = unseeded */
+	uint64_t seed;                  /* --seed: fault injector, deterministic mode */
+	struct fault_dev *fault;        /* fault injector (fault_queue.c) */
+	struct nic_vtime vt;            /* deterministic mode (nic_time.c) */
 
 	struct keytab keys;             /* MR lkeys/rkeys */
 	struct id_alloc qpns;

@@ -10,6 +10,7 @@
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"
+#include "emu/nic/nic_time.h"
 #include "emu/nic/port.h"
 #include "emu/xport/xport.h"
 
@@ -20,10 +21,7 @@
 
 static uint64_t dp_now_ns(void *ctx)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return nic_now_ns(ctx);
 }
 
 static enum xport_mem_status dp_mem(void *ctx, struct xport_qp *xqp, uint32_t pd, bool is_rkey,
@@ -58,24 +56,27 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 }
 
 /* Re-check interval while an expiry is put off. */
-#define TIMER_DEFER_S 0.001
+#define TIMER_DEFER_NS 1000000ull
 
 /* A NIC handles the packets it has received before its timers; here they
  * may still wait in the device socket while the daemon was busy (many QPs
  * of one daemon sending to each other), and among them the ACKs this timer
  * waits for. So while a datagram waits, the expiry is put off (re-checked
- * every TIMER_DEFER_S) and the receive watcher runs first; at most three
+ * every TIMER_DEFER_NS) and the receive watcher runs first; at most three
  * more retransmit periods, so a flood keeping the socket busy cannot stop
  * retransmission. Without this, 16 QPs with 64 KiB messages time out
  * spuriously and go-back-N resends add to the backlog until retry_cnt runs
- * out. */
-static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+ * out.
+ * In deterministic mode nothing real may decide, so expiries are never put
+ * off there.
+ */
+static void qp_timer_cb(struct nic_timer *t)
 {
-	struct ctl_qp *qp = w->data;
+	struct ctl_qp *qp = t->data;
 	struct uroce_dev *d = qp->owner->dev;
 	uint64_t now = dp_now_ns(d);
 
-	if (udp_port_rx_pending(&d->udp)) {
+	if (!d->vt.on && udp_port_rx_pending(&d->udp)) {
 		if (!qp->timer_defer_until) {
 			struct xport_qp_attr a;
 
@@ -83,8 +84,7 @@ static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			qp->timer_defer_until = now + (a.timeout ? 3 * (4096ull << a.timeout) : 0);
 		}
 		if (now < qp->timer_defer_until) {
-			ev_timer_set(&qp->timer, TIMER_DEFER_S, 0.);
-			ev_timer_start(loop, &qp->timer);
+			nic_timer_start(&qp->timer, now + TIMER_DEFER_NS);
 			return;
 		}
 	}
@@ -94,16 +94,13 @@ static void qp_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 static void dp_timer_arm(void *ctx, struct xport_qp *xqp, uint64_t when_ns)
 {
-	struct uroce_dev *d = ctx;
 	struct ctl_qp *qp = xport_qp_user(xqp);
-	uint64_t now = dp_now_ns(ctx);
 
-	ev_timer_stop(d->loop, &qp->timer);
 	qp->timer_defer_until = 0;
-	if (!when_ns)
-		return;
-	ev_timer_set(&qp->timer, when_ns > now ? (double)(when_ns - now) / 1e9 : 0., 0.);
-	ev_timer_start(d->loop, &qp->timer);
+	if (when_ns)
+		nic_timer_start(&qp->timer, when_ns);
+	else
+		nic_timer_stop(&qp->timer);
 }
 
 static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type event)
@@ -226,8 +223,7 @@ int engine_qp_create(struct ctl_qp *qp)
 		qp->xqp = NULL;
 		return EINVAL;
 	}
-	ev_timer_init(&qp->timer, qp_timer_cb, 0., 0.);
-	qp->timer.data = qp;
+	nic_timer_init(&qp->timer, d, qp_timer_cb, qp);
 	ev_check_init(&qp->run_check, qp_run_cb);
 	qp->run_check.data = qp;
 	ev_idle_init(&qp->run_idle, qp_idle_cb);
@@ -241,7 +237,7 @@ void engine_qp_destroy(struct ctl_qp *qp)
 
 	if (!qp->xqp)
 		return;
-	ev_timer_stop(qp->owner->dev->loop, &qp->timer);
+	nic_timer_stop(&qp->timer);
 	ev_check_stop(qp->owner->dev->loop, &qp->run_check);
 	ev_idle_stop(qp->owner->dev->loop, &qp->run_idle);
 	st = xport_qp_stats(qp->xqp);

@@ -82,6 +82,7 @@ int hca_clock_init(struct hca_clock *c, uint64_t freq_khz, uint32_t bits)
 	c->page = p;
 	c->freq_khz = freq_khz;
 	c->bits = bits;
+	c->is_virtual = false;
 	rebase(c, now_ns(CLOCK_MONOTONIC_RAW), now_ns(CLOCK_REALTIME), 0);
 	return 0;
 fail:
@@ -103,10 +104,28 @@ void hca_clock_update(struct hca_clock *c)
 	struct uroce_clock_snap s;
 	uint64_t raw, real;
 
+	if (c->is_virtual)
+		return;
 	uroce_clock_snapshot(c->page, &s);
 	raw = now_ns(CLOCK_MONOTONIC_RAW);
 	real = now_ns(CLOCK_REALTIME);
 	rebase(c, raw, real, uroce_clock_cycles_at(&s, raw));
+}
+
+void hca_clock_set_virtual(struct hca_clock *c, uint64_t now_ns)
+{
+	struct uroce_clock_page *p = c->page;
+	uint64_t cycles = (uint64_t)(((unsigned __int128)now_ns * c->freq_khz) / 1000000) & p->mask;
+
+	if (!c->is_virtual) {
+		c->is_virtual = true;
+		__atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		p->mult = 0; /* the counter stands still between updates */
+		p->update_period_ns = 0;
+		__atomic_store_n(&p->seq, p->seq + 1, __ATOMIC_RELEASE);
+	}
+	rebase(c, 0, now_ns, cycles);
 }
 
 void hca_clock_fini(struct hca_clock *c)

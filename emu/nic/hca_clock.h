@@ -8,6 +8,7 @@
 #ifndef UROCE_EMU_HCA_CLOCK_H
 #define UROCE_EMU_HCA_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "uroce/abi.h"
 
@@ -16,6 +17,7 @@ struct hca_clock {
 	struct uroce_clock_page *page;   /* the daemon's writable mapping */
 	uint64_t freq_khz;
 	uint32_t bits;
+	bool is_virtual;                 /* hca_clock_set_virtual was called */
 };
 
 /* Limits of the options (--clock-khz, --clock-bits). */
@@ -34,6 +36,16 @@ int hca_clock_init(struct hca_clock *c, uint64_t freq_khz, uint32_t bits);
 /* Re-base the page at the current time (seqlock write); call every
  * page->update_period_ns. The counter stays continuous. */
 void hca_clock_update(struct hca_clock *c);
+
+/*
+ * hca_clock_set_virtual - deterministic mode: from now on the page shows a
+ * counter that stands still at virtual time NOW_NS (ns since the device's
+ * virtual epoch): mult = 0, base_raw_ns = 0, base_cycles = NOW_NS in cycles,
+ * base_real_ns = NOW_NS (so wall-clock conversions give virtual time too),
+ * update_period_ns = 0. Call it whenever virtual time moves; hca_clock_update
+ * is then a no-op.
+ */
+void hca_clock_set_virtual(struct hca_clock *c, uint64_t now_ns);
 
 /* Current counter value (HCA cycles, masked to bits). */
 uint64_t hca_clock_now(const struct hca_clock *c);

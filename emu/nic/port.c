@@ -6,7 +6,8 @@
 #include "emu/nic/port.h"
 #include "emu/nic/capture.h"
 #include "emu/nic/device.h"
-#include "emu/nic/fault.h"
+#include "emu/nic/fault_queue.h"
+#include "emu/nic/nic_time.h"
 #include "emu/log.h"
 #include "emu/xport/xport.h"
 #include "netstack/icrc.h"
@@ -126,25 +127,53 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 		local_l3(d, &l3, dgid, sport, d->port, true);
 	}
 	l3.tclass = tclass;
-	if (fault_lose_packet(d)) {
-		d->udp.tx_dropped++;
-		return 0;
+	{
+		struct fault_meta m;
+		unsigned int copies;
+		int rc;
+
+		m.fd = fd;
+		m.tclass = tclass;
+		m.tolen = tolen;
+		memcpy(&m.addr, &to, sizeof(to));
+		m.l3 = l3;
+		rc = fault_apply(d, FAULT_TX, &m, pkt, len, &copies);
+		if (!copies)
+			d->udp.tx_dropped++;
+		return rc;
 	}
-	if (udp_port_send(fd, pkt, len, (struct sockaddr *)&to, tolen, tclass) != (ssize_t)len) {
+}
+
+/* Whether GID (16 bytes) is this device's own address. */
+static bool is_self(const struct uroce_dev *d, const uint8_t gid[16])
+{
+	uint8_t me[16];
+
+	local_gid(d, me);
+	return !memcmp(me, gid, 16);
+}
+
+/* The wire: one datagram leaves (after the fault injector). */
+static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *pkt, size_t len)
+{
+	if (udp_port_send(m->fd, pkt, len, (const struct sockaddr *)&m->addr, m->tolen, m->tclass) !=
+	    (ssize_t)len) {
 		int e = errno;
 
-		udp_port_send_failed(&d->udp, e, len, (struct sockaddr *)&to);
+		udp_port_send_failed(&d->udp, e, len, (const struct sockaddr *)&m->addr);
 		return e;
 	}
 	d->udp.tx_packets++;
 	d->udp.tx_bytes += len;
-	capture_packet(d, &l3, pkt, len);
+	nic_vtime_packet(d, true, is_self(d, m->l3.dst));
+	capture_packet(d, &m->l3, pkt, len);
 	return 0;
 }
 
-static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from)
+/* A datagram that passed the receive-side fault injector. */
+static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *buf, size_t len)
 {
-	struct uroce_dev *d = ctx;
+	const struct sockaddr_storage *from = &m->addr;
 	union ibv_gid peer;
 	struct roce_l3 l3;
 	uint16_t sport;
@@ -176,7 +205,7 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 		memcpy(sgid.raw, l3.src, 16);
 		memcpy(dgid.raw, l3.dst, 16);
 		if (xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port) != EACCES)
-			return;
+			return 0;
 		inet_ntop(from->ss_family,
 			  from->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)from)->sin_addr
 						     : (const void *)&((const struct sockaddr_in6 *)from)->sin6_addr,
@@ -185,14 +214,43 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 			     "packet from %s port %u for a connected QP with another remote address: dropped",
 			     ab, sport);
 	}
+	return 0;
+}
+
+static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from)
+{
+	struct uroce_dev *d = ctx;
+	struct fault_meta m;
+	const uint8_t *a = from->ss_family == AF_INET
+				   ? (const uint8_t *)&((const struct sockaddr_in *)from)->sin_addr
+				   : (const uint8_t *)&((const struct sockaddr_in6 *)from)->sin6_addr;
+	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+
+	if (from->ss_family == AF_INET)
+		memcpy(gid + 12, a, 4);
+	else
+		memcpy(gid, a, 16);
+	nic_vtime_packet(d, false, is_self(d, gid));
+	memset(&m, 0, sizeof(m));
+	m.fd = -1;
+	memcpy(&m.addr, from, sizeof(*from));
+	fault_apply(d, FAULT_RX, &m, buf, len, NULL);
 }
 
 int port_init(struct uroce_dev *d)
 {
+	int rc;
+
 	/* 0 = not tried yet, -1 = unusable, else the socket */
 	d->sport_fd = calloc(SPORT_COUNT, sizeof(*d->sport_fd));
 	if (!d->sport_fd)
 		return ENOMEM;
+	rc = fault_dev_init(d, d->seed, wire_send, port_deliver);
+	if (rc) {
+		free(d->sport_fd);
+		d->sport_fd = NULL;
+		return rc;
+	}
 	d->udp.rx = port_rx;
 	d->udp.rx_ctx = d;
 	return 0;
@@ -203,6 +261,8 @@ void port_fini(struct uroce_dev *d)
 	unsigned int i;
 
 	d->udp.rx = NULL;
+	fault_dev_fini(d);
+	nic_vtime_fini(d);
 	if (!d->sport_fd)
 		return;
 	for (i = 0; i < SPORT_COUNT; i++)

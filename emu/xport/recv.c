@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "emu/xport/xport_int.h"
+#include "netstack/icrc.h"
 
 /* Transport prefix each QP type accepts (IBTA Table 38). */
 static uint8_t qp_transport(enum ibv_qp_type type)
@@ -45,6 +46,9 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 	l3.dport = dport;
 	if (roce_parse_udp(buf, len, &l3, &pkt) != ROCE_OK || !pkt.op) {
 		dev->stats.rx_bad++;
+		/* the ICRC decides even when a damaged header failed first */
+		if (roce_icrc_udp_check(buf, len, &l3, NULL, NULL) == ROCE_E_ICRC)
+			dev->stats.rx_bad_icrc++;
 		return EBADMSG;
 	}
 	qp = xport_qp_lookup(dev, pkt.h.dqpn);

@@ -201,9 +201,16 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		h.se = true;
 	if (qp->type == IBV_QPT_RC) {
 		/* AckReq on the END packet, and at least every 64th so
-		 * that long messages are acknowledged while in flight. */
+		 * that long messages are acknowledged while in flight;
+		 * after a loss also on the first packets resent, so that
+		 * the first to arrive shows as progress even when one ACK
+		 * is lost too (else a timeout, and a retry, without progress). */
 		if (last || ++qp->req.noack >= XPORT_ACKREQ_EVERY)
 			h.ackreq = true;
+		if (qp->comp.rewound && qp->req.resent_ackreq) {
+			h.ackreq = true;
+			qp->req.resent_ackreq--;
+		}
 		if (h.ackreq)
 			qp->req.noack = 0;
 	}
@@ -303,6 +310,7 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 
 void xport_req_rewind(struct xport_qp *qp, uint32_t psn)
 {
+	qp->req.resent_ackreq = XPORT_ACKREQ_RESENT;
 	uint32_t i;
 
 	for (i = qp->sq.comp; i != qp->sq.head; i++) {

@@ -37,6 +37,7 @@ extern "C" {
 #define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */
 #define XPORT_MAX_UNACKED_PSNS	128	/* requester window: PSNs sent, not yet acked */
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
+#define XPORT_ACKREQ_RESENT	4	/* AckReq on the first packets resent after a loss */
 #define XPORT_RD_RESOURCES	16	/* saved READ and atomic requests for
 					 * duplicate replay (the replay cache) */
 #define XPORT_RNR_RETRY_INFINITE 7	/* rnr_retry 7 = retry forever (IBTA 9.7.5.2.8) */
@@ -405,10 +406,11 @@ uint32_t xport_srq_limit(const struct xport_srq *srq);
 int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq);
 
 /* Device-wide packet counters: packets the device dropped before a QP saw
- * them (parse errors incl. ICRC, unknown QPN), and packets for an RC/UC QP
+ * them (parse errors incl. ICRC, unknown QPN), of the parse errors those
+ * whose ICRC does not match (rx_bad_icrc), and packets for an RC/UC QP
  * from an address other than its remote one (also in the QP's dropped). */
 struct xport_dev_stats {
-	uint64_t rx_bad, rx_no_qp, rx_bad_src;
+	uint64_t rx_bad, rx_no_qp, rx_bad_src, rx_bad_icrc;
 };
 const struct xport_dev_stats *xport_dev_stats(const struct xport_dev *dev);
 

@@ -71,6 +71,7 @@ struct xport_req {
 				 * PSNs at or after it are forged/stale) */
 	uint32_t offset;	/* bytes of WQE sq.req already sent */
 	uint32_t noack;		/* packets sent since the last AckReq */
+	uint32_t resent_ackreq;	/* AckReqs left for packets resent after a rewind */
 	uint32_t rd_outstanding; /* READ and atomic WQEs sent and not
 				  * completed (at most max_rd_atomic) */
 	uint64_t rnr_deadline;	/* ns; != 0: paused until then (RNR NAK) */

@@ -76,6 +76,7 @@ enum uroce_op {
 	UROCE_OP_ADMIN_CAPTURE_START = 66, /* fds: [writable fd of the pcap file, opened by the admin] */
 	UROCE_OP_ADMIN_CAPTURE_STOP = 67,
 	UROCE_OP_ADMIN_SHUTDOWN = 68,
+	UROCE_OP_ADMIN_FAULT = 69,
 	UROCE_OP_MAX
 };
 
@@ -623,6 +624,19 @@ struct uroce_admin_link_req {
  * ADMIN_SHUTDOWN: the daemon writes IBV_EVENT_DEVICE_FATAL to every client,
  * replies, and exits 0. All three: uroce_hdr only, both directions. */
 
+/* ADMIN_FAULT: set the fault injector of direction dir (0 = tx, 1 = rx,
+ * 2 = both) to spec, a NUL-terminated fault spec (docs/fault-injection.md;
+ * "none" or "" clears). EINVAL for a bad dir, reserved bytes not 0, no NUL
+ * in spec, or a spec that does not parse (the daemon logs why). Counters and
+ * held packets are kept. Reply: uroce_hdr only. */
+#define UROCE_FAULT_SPEC_BYTES 256
+struct uroce_admin_fault_req {
+	struct uroce_hdr hdr;
+	uint32_t dir;
+	uint32_t reserved;
+	char spec[UROCE_FAULT_SPEC_BYTES];
+};
+
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
 {
@@ -650,6 +664,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ADMIN_CAPTURE_STOP:
 	case UROCE_OP_ADMIN_SHUTDOWN: return sizeof(struct uroce_hdr);
 	case UROCE_OP_ADMIN_LINK: return sizeof(struct uroce_admin_link_req);
+	case UROCE_OP_ADMIN_FAULT: return sizeof(struct uroce_admin_fault_req);
 	default: return 0;
 	}
 }

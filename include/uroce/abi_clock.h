@@ -36,6 +36,11 @@
  * wrap period and <= 1 s) so delta stays within half a wrap and NTP steps are
  * followed; re-basing keeps cycles(t) continuous.
  *
+ * Deterministic mode (uroced --deterministic, docs/fault-injection.md): the
+ * same formulas with mult = 0, base_raw_ns = 0 and update_period_ns = 0, so
+ * cycles(t) = base_cycles whatever t; the daemon rewrites base_cycles and
+ * base_real_ns (virtual ns) whenever its virtual clock moves.
+ *
  * Seqlock: seq is odd while the daemon writes. Readers: s1 = seq (acquire);
  * if odd retry; copy the fields; acquire fence; s2 = seq; retry if s1 != s2.
  * uroce_clock_snapshot() does exactly that.
