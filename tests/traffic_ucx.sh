@@ -8,7 +8,11 @@
 # that the endpoint runs on rc_verbs/uroce0:1, and the client's Final row
 # has exactly the iterations asked for (1000; 100 for tag_bw with 1 MiB
 # messages, which go by rendezvous: an RDMA READ). rc_verbs receives through an
-# SRQ. No speed is asserted. Source: docs/clients.md §4.
+# SRQ. UCP atomics ucp_add, ucp_fadd, ucp_cswap (1000 iterations, emulated
+# with active messages: lane amo_am); UCT atomics add_lat, fadd, cswap on
+# rc_verbs, whose capture holds >= 1000 FETCH_ADD / COMPARE_SWAP requests,
+# each with one ATOMIC Acknowledge. No speed is asserted. Source:
+# docs/clients.md §4.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 
@@ -46,3 +50,37 @@ perf tag_bw tag 1000
 perf ucp_put_bw rma 1000
 # 1 MiB: the rendezvous protocol (RDMA READ of the sender's buffer)
 perf tag_bw tag 100 "-s 1048576"
+
+# UCP atomics: ucx_perftest asks for 32- and 64-bit atomics; rc_verbs offers
+# 64-bit device atomics only, so UCP emulates them with active messages over
+# rc_verbs (lane amo_am; docs/clients.md §4).
+perf ucp_add amo_am 1000
+perf ucp_fadd amo_am 1000
+perf ucp_cswap amo_am 1000
+
+# uct_amo TEST OPCODE: UCT-level ucx_perftest TEST (-x rc_verbs -d uroce0:1,
+# 1000 iterations) with the device's capture on: both sides exit 0, the
+# client's Final row has 1000 iterations, and the capture holds at least
+# 1000 OPCODE requests (warm-up adds some), each answered by exactly one
+# ATOMIC Acknowledge, and nothing else.
+uct_amo() {
+	_p=$(free_tcp_port)
+	uroce capture start uroce0 "$T/$1.pcap" >/dev/null || fail "capture start"
+	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -x rc_verbs -d uroce0:1 -n 1000"
+	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
+	_rc=$?
+	uroce capture stop uroce0 >/dev/null || fail "capture stop"
+	cat "$T/cli.log"
+	[ $_rc -eq 0 ] || fail "ucx_perftest -t $1 -x rc_verbs: both sides exit 0"
+	expect_eq "$1: Final iterations" 1000 "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
+	"$UROCE" inspect --summary --port "$UROCE_PORT" "$T/$1.pcap" >"$T/$1.sum"
+	expect_eq "$1: uroce inspect exit status" 0 "$?"
+	cat "$T/$1.sum"
+	_ops=$(sed -n 's/^opcodes: //p' "$T/$1.sum")
+	_n=$(echo "$_ops" | sed -n "s/^.*$2 \\([0-9]*\\).*\$/\\1/p")
+	[ -n "$_n" ] && [ "$_n" -ge 1000 ] || fail "$1: $2 packets" ">= 1000" "$_ops"
+	expect_eq "$1: opcodes in the capture" "RC_ATOMIC_ACKNOWLEDGE $_n, $2 $_n" "$_ops"
+}
+uct_amo add_lat RC_FETCH_ADD
+uct_amo fadd RC_FETCH_ADD
+uct_amo cswap RC_COMPARE_SWAP

@@ -1,0 +1,57 @@
+#!/bin/sh
+# traffic_mpi: Debian's Open MPI 4.1 (unmodified mpicc, mpirun) with
+# `--mca pml ucx --mca osc ucx` on uroce0 through `uroce run`: two ranks on
+# this host run tests/traffic_mpi.c (built here with mpicc): 1000 round
+# trips of 64 KiB messages, every byte checked, then 20 fence epochs of
+# MPI_Put and MPI_Accumulate(MPI_SUM) of 1024 int64 words from both ranks,
+# exact final values. UCX selects uroce by UCX_NET_DEVICES=uroce0:1 and
+# UCX_TLS=^sm (docs/clients.md §5: without excluding shared memory, two
+# ranks of one host never touch the network). Asserted: mpirun exits 0,
+# rank 0 prints "pingpong ok 131072000" and "rma ok 20", no UCX ERROR, both
+# ranks' tag and RMA endpoint configurations are on rc_verbs/uroce0:1, and
+# the device's `uroce status` UDP counters grew by at least the bytes moved.
+. "$top_srcdir/tests/lib.sh"
+
+if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+	echo "SKIP: traffic_mpi: mpicc/mpirun missing (scripts/install-deps installs openmpi-bin libopenmpi-dev)"
+	exit 77
+fi
+mpicc -O2 -o "$T/traffic_mpi" "$top_srcdir/tests/traffic_mpi.c" || fail "mpicc tests/traffic_mpi.c"
+
+up --dev uroce0 --mtu 1024
+
+# udp_counter NAME: NAME=N from the device's `udp` status line.
+udp_counter() {
+	uroce status --dev uroce0 | sed -n "s/^udp .*\\b$1=\\([0-9]*\\).*/\\1/p"
+}
+rx0=$(udp_counter rx_bytes) tx0=$(udp_counter tx_bytes)
+
+SIZE=65536 ITERS=1000 EPOCHS=20
+timeout 240 "$UROCE" run -- mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
+	--mca pml ucx --mca osc ucx \
+	-x UCX_NET_DEVICES=uroce0:1 -x UCX_TLS=^sm -x UCX_LOG_LEVEL=info \
+	"$T/traffic_mpi" $SIZE $ITERS $EPOCHS >"$T/mpi.log" 2>&1
+rc=$?
+cat "$T/mpi.log"
+expect_eq "mpirun exit status" 0 "$rc"
+expect_eq "UCX ERROR lines" "" "$(grep 'UCX  ERROR' "$T/mpi.log")"
+expect_line "ping-pong result" "$T/mpi.log" "pingpong ok $((SIZE * ITERS * 2))"
+expect_line "one-sided result" "$T/mpi.log" "rma ok $EPOCHS"
+# Each rank logs its endpoint configurations: to the peer, tag matching
+# and RMA lanes on rc_verbs/uroce0:1; to itself, UCX's self transport.
+_tag=$(grep -c 'ep_cfg\[[0-9]*\]: tag(rc_verbs/uroce0:1)$' "$T/mpi.log")
+expect_eq "tag endpoint configurations with rc_verbs/uroce0:1 (one per rank)" 2 "$_tag"
+_rma=$(grep -c 'ep_cfg\[[0-9]*\]: rma(rc_verbs/uroce0:1) amo_am(rc_verbs/uroce0:1)$' "$T/mpi.log")
+expect_eq "RMA endpoint configurations on rc_verbs/uroce0:1 (one per rank)" 2 "$_rma"
+_tls=$(sed -n 's/.*ep_cfg\[[0-9]*\]: //p' "$T/mpi.log" | grep -o '[a-z_]*/[a-z0-9:]*' | sort -u | tr '\n' ' ')
+expect_eq "transports of all endpoint lanes" "rc_verbs/uroce0:1 self/memory0 " "$_tls"
+
+rx1=$(udp_counter rx_bytes) tx1=$(udp_counter tx_bytes)
+# Each rank Puts and Accumulates 8 KiB to its peer per epoch (its own
+# Accumulate goes through UCX's self transport).
+moved=$((SIZE * ITERS * 2 + EPOCHS * 2 * 2 * 1024 * 8))
+for d in rx tx; do
+	eval "_g=\$((\$${d}1 - \$${d}0))"
+	[ "$_g" -ge "$moved" ] || fail "uroce0 UDP ${d}_bytes growth" ">= $moved" "$_g"
+	echo "ok: uroce0 UDP ${d}_bytes grew by $_g (>= $moved bytes of MPI data)"
+done
