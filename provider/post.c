@@ -196,7 +196,6 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 	pthread_spin_lock(&qp->rq_lock);
 	for (; wr; wr = wr->next) {
 		struct uroce_recv_wqe *w;
-		struct uroce_sge *sge;
 		uint32_t slot;
 
 		/* overflow first, as mlx5_post_recv checks */
@@ -211,15 +210,7 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 		slot = qp->rq_head & (cnt - 1);
 		w = (struct uroce_recv_wqe *)((char *)qp->ring + qp->layout.rq_offset +
 					      (size_t)slot * qp->layout.rq_stride);
-		memset(w, 0, sizeof(*w));
-		w->wqe_index = (uint16_t)qp->rq_head;
-		w->num_sge = (uint8_t)wr->num_sge;
-		sge = (struct uroce_sge *)(w + 1);
-		for (int i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		uroce_recv_wqe_fill(w, (uint16_t)qp->rq_head, wr);
 		qp->rq_wrid[slot] = wr->wr_id;
 		qp->rq_head++;
 		posted++;

@@ -255,7 +255,6 @@ int uroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ib
 	pthread_spin_lock(&srq->lock);
 	for (; wr; wr = wr->next) {
 		struct uroce_recv_wqe *w;
-		struct uroce_sge *sge;
 		uint32_t tag;
 
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {
@@ -269,15 +268,7 @@ int uroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ib
 		tag = srq->free_tags[--srq->nfree];
 		w = (struct uroce_recv_wqe *)((char *)srq->ring + UROCE_SRQ_RING_HDR_SIZE +
 					      (size_t)(srq->head & (srq->max_wr - 1)) * srq->stride);
-		memset(w, 0, sizeof(*w));
-		w->wqe_index = (uint16_t)tag;
-		w->num_sge = (uint8_t)wr->num_sge;
-		sge = (struct uroce_sge *)(w + 1);
-		for (int i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		uroce_recv_wqe_fill(w, (uint16_t)tag, wr);
 		srq->wrid[tag] = wr->wr_id;
 		srq->head++;
 		posted++;

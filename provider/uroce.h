@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <uroce/abi.h>
@@ -344,6 +345,27 @@ struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int uroce_destroy_ah(struct ibv_ah *ah);
 
 /* Sets errno and returns NULL: the create ops' error convention. */
+/*
+ * uroce_recv_wqe_fill - write receive WR into the ring slot W (a QP's RQ or
+ * an SRQ; layout in uroce/abi_ring.h): header with INDEX (the RQ position,
+ * or the SRQ tag the CQE returns) and the SGE count, then the SGEs. The
+ * caller has checked num_sge against the queue's max_sge.
+ */
+static inline void uroce_recv_wqe_fill(struct uroce_recv_wqe *w, uint16_t index,
+				       const struct ibv_recv_wr *wr)
+{
+	struct uroce_sge *sge = (struct uroce_sge *)(w + 1);
+
+	memset(w, 0, sizeof(*w));
+	w->wqe_index = index;
+	w->num_sge = (uint8_t)wr->num_sge;
+	for (int i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
 static inline void *uroce_fail_null(int err)
 {
 	errno = err;
