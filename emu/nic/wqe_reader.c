@@ -79,13 +79,28 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 	return 0;
 }
 
+/* The engine's view of a checked receive WQE W (RQ or SRQ slot): its SGEs,
+ * INDEX as wr_index (the provider maps it back to the wr_id). */
+static void recv_wqe_out(const struct uroce_recv_wqe *w, uint32_t index,
+			 struct xport_recv_wqe *out)
+{
+	const struct uroce_sge *sge = (const void *)(w + 1);
+
+	out->wr_id = 0;
+	out->wr_index = index;
+	out->num_sge = w->num_sge;
+	for (uint32_t i = 0; i < w->num_sge; i++) {
+		out->sg_list[i].addr = sge[i].addr;
+		out->sg_list[i].length = sge[i].length;
+		out->sg_list[i].lkey = sge[i].lkey;
+	}
+}
+
 int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *out)
 {
 	_Alignas(8) unsigned char slot[SLOT_MAX];
 	const struct uroce_recv_wqe *w = (const void *)slot;
-	const struct uroce_sge *sge = (const void *)(slot + sizeof(*w));
 	struct uroce_qp_ring_layout lay;
-	uint32_t i;
 
 	if (!qp->ring || qp->cap.max_recv_wr == 0)
 		return ENODEV;
@@ -96,16 +111,9 @@ int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *ou
 			     (uint64_t)(n & (qp->cap.max_recv_wr - 1)) * lay.rq_stride,
 	       lay.rq_stride);
 	if (w->wqe_index != (uint16_t)n || w->num_sge > qp->cap.max_recv_sge || w->num_sge > XPORT_MAX_SGE ||
-	    sizeof(*w) + w->num_sge * sizeof(*sge) > lay.rq_stride)
+	    sizeof(*w) + w->num_sge * sizeof(struct uroce_sge) > lay.rq_stride)
 		return EINVAL;
-	out->wr_id = 0;
-	out->wr_index = n;
-	out->num_sge = w->num_sge;
-	for (i = 0; i < w->num_sge; i++) {
-		out->sg_list[i].addr = sge[i].addr;
-		out->sg_list[i].length = sge[i].length;
-		out->sg_list[i].lkey = sge[i].lkey;
-	}
+	recv_wqe_out(w, n, out);
 	return 0;
 }
 
@@ -113,8 +121,7 @@ int wqe_read_srq(const struct ctl_srq *srq, uint32_t n, struct xport_recv_wqe *o
 {
 	_Alignas(8) unsigned char slot[SLOT_MAX];
 	const struct uroce_recv_wqe *w = (const void *)slot;
-	const struct uroce_sge *sge = (const void *)(slot + sizeof(*w));
-	uint32_t stride, i;
+	uint32_t stride;
 	uint64_t size;
 
 	uroce_srq_ring_layout(srq->max_wr, srq->max_sge, &stride, &size);
@@ -124,15 +131,8 @@ int wqe_read_srq(const struct ctl_srq *srq, uint32_t n, struct xport_recv_wqe *o
 			     (uint64_t)(n & (srq->max_wr - 1)) * stride,
 	       stride);
 	if (w->wqe_index >= srq->max_wr || w->num_sge > srq->max_sge || w->num_sge > XPORT_MAX_SGE ||
-	    sizeof(*w) + w->num_sge * sizeof(*sge) > stride)
+	    sizeof(*w) + w->num_sge * sizeof(struct uroce_sge) > stride)
 		return EINVAL;
-	out->wr_id = 0;
-	out->wr_index = w->wqe_index;
-	out->num_sge = w->num_sge;
-	for (i = 0; i < w->num_sge; i++) {
-		out->sg_list[i].addr = sge[i].addr;
-		out->sg_list[i].length = sge[i].length;
-		out->sg_list[i].lkey = sge[i].lkey;
-	}
+	recv_wqe_out(w, w->wqe_index, out);
 	return 0;
 }
