@@ -14,7 +14,7 @@ _uroce_devices()
 _uroce()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local cmds="up down env run status link capture gid inspect doctor help"
+	local cmds="up down env run status link capture fault gid inspect doctor help"
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$cmds --version --help" -- "$cur"))
 		return

@@ -130,6 +130,7 @@ $PREFIX/libexec/uroce/uroce-capture
 $PREFIX/libexec/uroce/uroce-doctor
 $PREFIX/libexec/uroce/uroce-down
 $PREFIX/libexec/uroce/uroce-env
+$PREFIX/libexec/uroce/uroce-fault
 $PREFIX/libexec/uroce/uroce-gid
 $PREFIX/libexec/uroce/uroce-inspect
 $PREFIX/libexec/uroce/uroce-launch
