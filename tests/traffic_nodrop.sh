@@ -26,7 +26,7 @@ run() {
 	expect_eq "ib_send_bw $1: #bytes #iterations" "65536 1000" "$(echo "$_row" | awk '{print $1, $2}')"
 	uroce status --dev uroce0 >"$T/status.$1" 2>&1 || fail "uroce status"
 	grep -E '^(udp|rx_drops)' "$T/status.$1"
-	expect_eq "ib_send_bw $1: drops" "rx_drops bad=0 no_qp=0 bad_src=0 rcvbuf_full=0" \
+	expect_eq "ib_send_bw $1: drops" "rx_drops bad=0 no_qp=0 bad_src=0 bad_icrc=0 rcvbuf_full=0" \
 		"$(grep '^rx_drops ' "$T/status.$1")"
 	_tx=$(sed -n 's/^udp .* tx_packets=\([0-9]*\) .*/\1/p' "$T/status.$1")
 	_rx=$(sed -n 's/^udp rx_packets=\([0-9]*\) .*/\1/p' "$T/status.$1")
