@@ -127,22 +127,23 @@ static void pump(void)
 	dev.stopping = false; /* ADMIN_SHUTDOWN: the harness keeps the device */
 }
 
-/* Remove the socket, the log and their directory when the fuzzer exits. */
+/* When the fuzzer exits: stop the server (it unlinks its socket), close
+ * the log and remove it and their directory. */
 static void cleanup(void)
 {
-	char p[160];
+	char log_path[sizeof(work_dir) + 8];
 
-	snprintf(p, sizeof(p), "%s/ctl", work_dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/log", work_dir);
-	unlink(p);
+	ctl_server_stop(&dev, 0);
+	ulog_close();
+	snprintf(log_path, sizeof(log_path), "%s/log", work_dir);
+	unlink(log_path);
 	rmdir(work_dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	char dir[] = "/tmp/uroce-fuzz-ctl.XXXXXX";
+	char log_path[sizeof(work_dir) + 8];
 	int rc;
 
 	(void)argc;
@@ -151,12 +152,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	verbose = getenv("FUZZ_CTL_VERBOSE") != NULL;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	loop = ev_default_loop(EVFLAG_AUTO);
-	if (!loop || !mkdtemp(dir))
+	snprintf(work_dir, sizeof(work_dir), "/tmp/uroce-fuzz-ctl.XXXXXX");
+	if (!loop || !mkdtemp(work_dir))
 		abort();
-	snprintf(work_dir, sizeof(work_dir), "%s", dir);
-	atexit(cleanup);
-	snprintf(sock_path, sizeof(sock_path), "%s/log", dir);
-	if (ulog_open(sock_path) < 0) /* the daemon's log, out of the way */
+	snprintf(log_path, sizeof(log_path), "%s/log", work_dir);
+	if (ulog_open(log_path) < 0) /* the daemon's log, out of the way */
 		abort();
 	ulog_set_level(ULOG_WARN);
 	rc = dev_init(&dev, loop, "fuzz0", (struct sockaddr *)&a, sizeof(a), 1024, 16, 1000000, 63);
@@ -164,12 +164,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_ctl: dev_init: %s\n", strerror(rc));
 		abort();
 	}
-	snprintf(sock_path, sizeof(sock_path), "%s/ctl", dir);
+	snprintf(sock_path, sizeof(sock_path), "%s/ctl", work_dir);
 	rc = ctl_server_start(&dev, sock_path);
 	if (rc) {
 		fprintf(stderr, "fuzz_ctl: ctl_server_start: %s\n", strerror(rc));
 		abort();
 	}
+	atexit(cleanup);
 	return 0;
 }
 
