@@ -26,7 +26,7 @@ while off < len(data):
     n += 1
 PY
 status=0
-"$top_builddir/tests/inspect_fuzz" -max_total_time="$secs" -seed="$seed" -timeout=10 \
+"$top_builddir/tests/inspect_fuzz" -max_total_time="$secs" -seed="$seed" -timeout="${FUZZ_TIMEOUT:-10}" \
 	-max_len=9000 -print_final_stats=1 \
 	-artifact_prefix="$top_builddir/tests/inspect-fuzz-crash-" \
 	"$work/new" "$work/corpus" || status=$?
