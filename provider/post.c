@@ -44,10 +44,93 @@ static inline uint32_t in_use(uint32_t head, const uint32_t *ci, const uint32_t 
 	return a > b ? a : b;
 }
 
-/* Fills one send WQE in its slot; returns 0 or the errno for *bad_wr. */
-static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *slot)
+static bool is_atomic(int opcode)
 {
-	struct uroce_send_wqe *w = slot;
+	return opcode == IBV_WR_ATOMIC_CMP_AND_SWP || opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+int uroce_send_wqe_check(const struct uroce_qp *qp, int opcode, bool inl, uint64_t num_sge,
+			 uint64_t total)
+{
+	if (num_sge > qp->cap.max_send_sge)
+		return EINVAL;
+	if (total > UROCE_MAX_MSG_BYTES)
+		return EINVAL;
+	if (inl && total > qp->cap.max_inline_data)
+		return EINVAL;
+	/* One 8-byte local buffer; inline is for SEND and WRITE only. */
+	if ((is_atomic(opcode) || opcode == IBV_WR_RDMA_READ) && inl)
+		return EINVAL;
+	if (is_atomic(opcode) && num_sge > 1)
+		return EINVAL;
+	return 0;
+}
+
+struct uroce_send_wqe *uroce_sq_slot_get(struct uroce_qp *qp, uint32_t n)
+{
+	uint32_t cnt = qp->cap.max_send_wr;
+
+	if (in_use(n, &ring_hdr(qp)->sq_ci, &qp->sq_tail) >= cnt)
+		return NULL;
+	return (struct uroce_send_wqe *)((char *)qp->ring + qp->layout.sq_offset +
+					 (size_t)(n & (cnt - 1)) * qp->layout.sq_stride);
+}
+
+void uroce_send_wqe_init(struct uroce_qp *qp, struct uroce_send_wqe *w, int opcode,
+			 unsigned int send_flags, uint32_t n, uint64_t wr_id)
+{
+	uint32_t slot = n & (qp->cap.max_send_wr - 1);
+
+	memset(w, 0, sizeof(*w));
+	w->opcode = (uint8_t)opcode;
+	w->wqe_index = (uint16_t)n;
+	if ((send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		w->flags |= UROCE_WQE_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		w->flags |= UROCE_WQE_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		w->flags |= UROCE_WQE_FENCE;
+	qp->sq_wrid[slot] = wr_id;
+	qp->sq_wqe_head[slot] = n;
+}
+
+void uroce_send_wqe_set_sges(struct uroce_send_wqe *w, const struct ibv_sge *sg, size_t n)
+{
+	struct uroce_sge *sge = (struct uroce_sge *)(w + 1);
+
+	w->flags &= (uint8_t)~UROCE_WQE_INLINE;
+	w->num_sge = (uint8_t)n;
+	w->byte_len = 0;
+	for (size_t i = 0; i < n; i++) {
+		sge[i].addr = sg[i].addr;
+		sge[i].length = sg[i].length;
+		sge[i].lkey = sg[i].lkey;
+		w->byte_len += sg[i].length;
+	}
+}
+
+int uroce_post_send_state(struct ibv_qp *ibqp)
+{
+	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
+	    ibqp->state == IBV_QPS_RTR)
+		return EINVAL;
+	if (uroce_ctx_known_gone(to_uctx(ibqp->context)))
+		return EIO;
+	return 0;
+}
+
+void uroce_sq_ring_doorbell(struct uroce_qp *qp, uint32_t nreq)
+{
+	qp->sq_head += nreq;
+	__atomic_store_n(&ring_hdr(qp)->sq_pi, qp->sq_head, __ATOMIC_RELEASE);
+	eventfd_write(to_uctx(qp->vqp.qp.context)->doorbell, 1);
+}
+
+/* Fills one send WQE in its slot; returns 0 or the errno for *bad_wr. */
+static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
+		      struct uroce_send_wqe *w, uint32_t n)
+{
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
 	uint64_t total = 0;
 	int ret;
 
@@ -58,23 +141,13 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 		return EINVAL;
 	for (int i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
-	if (total > UROCE_MAX_MSG_BYTES)
-		return EINVAL;
-	if ((wr->send_flags & IBV_SEND_INLINE) && total > qp->cap.max_inline_data)
-		return EINVAL;
+	ret = uroce_send_wqe_check(qp, wr->opcode, inl, (uint64_t)wr->num_sge, total);
+	if (ret)
+		return ret;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 
-	memset(w, 0, sizeof(*w));
-	w->opcode = (uint8_t)wr->opcode;
-	w->wqe_index = (uint16_t)qp->sq_head;
-	w->byte_len = (uint32_t)total;
-	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
-		w->flags |= UROCE_WQE_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		w->flags |= UROCE_WQE_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		w->flags |= UROCE_WQE_FENCE;
+	uroce_send_wqe_init(qp, w, wr->opcode, wr->send_flags, n, wr->wr_id);
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
 	if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
@@ -82,10 +155,7 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 		w->remote_addr = wr->wr.rdma.remote_addr;
 		w->rkey = wr->wr.rdma.rkey;
 	}
-	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		/* One 8-byte local buffer; inline is for SEND and WRITE only. */
-		if ((wr->send_flags & IBV_SEND_INLINE) || wr->num_sge > 1)
-			return EINVAL;
+	if (is_atomic(wr->opcode)) {
 		w->remote_addr = wr->wr.atomic.remote_addr;
 		w->rkey = wr->wr.atomic.rkey;
 		w->compare_add = wr->wr.atomic.compare_add;
@@ -97,24 +167,18 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 		w->remote_qkey = wr->wr.ud.remote_qkey;
 	}
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (inl) {
 		/* The payload is copied now: the application may reuse its buffer at once. */
 		uint8_t *dst = (uint8_t *)(w + 1);
 
 		w->flags |= UROCE_WQE_INLINE;
+		w->byte_len = (uint32_t)total;
 		for (int i = 0; i < wr->num_sge; i++) {
 			memcpy(dst, (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
 			dst += wr->sg_list[i].length;
 		}
 	} else {
-		struct uroce_sge *sge = (struct uroce_sge *)(w + 1);
-
-		w->num_sge = (uint8_t)wr->num_sge;
-		for (int i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		uroce_send_wqe_set_sges(w, wr->sg_list, (size_t)wr->num_sge);
 	}
 	return 0;
 }
@@ -131,41 +195,29 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct uroce_qp *qp = to_uqp(ibqp);
-	struct uroce_qp_ring_hdr *h = ring_hdr(qp);
-	uint32_t cnt = qp->cap.max_send_wr, posted = 0;
-	int ret = 0;
+	uint32_t posted = 0;
+	int ret;
 
-	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
-	    ibqp->state == IBV_QPS_RTR) {
+	ret = uroce_post_send_state(ibqp);
+	if (ret) {
 		*bad_wr = wr;
-		return EINVAL;
-	}
-	if (uroce_ctx_known_gone(to_uctx(ibqp->context))) {
-		*bad_wr = wr;
-		return EIO;
+		return ret;
 	}
 	pthread_spin_lock(&qp->sq_lock);
 	for (; wr; wr = wr->next) {
-		uint32_t slot;
+		struct uroce_send_wqe *w = uroce_sq_slot_get(qp, qp->sq_head + posted);
 
-		if (in_use(qp->sq_head, &h->sq_ci, &qp->sq_tail) >= cnt) {
+		if (!w) {
 			ret = ENOMEM;
 			break;
 		}
-		slot = qp->sq_head & (cnt - 1);
-		ret = build_send(qp, wr, (char *)qp->ring + qp->layout.sq_offset +
-						 (size_t)slot * qp->layout.sq_stride);
+		ret = build_send(qp, wr, w, qp->sq_head + posted);
 		if (ret)
 			break;
-		qp->sq_wrid[slot] = wr->wr_id;
-		qp->sq_wqe_head[slot] = qp->sq_head;
-		qp->sq_head++;
 		posted++;
 	}
-	if (posted) {
-		__atomic_store_n(&h->sq_pi, qp->sq_head, __ATOMIC_RELEASE);
-		eventfd_write(to_uctx(ibqp->context)->doorbell, 1);
-	}
+	if (posted)
+		uroce_sq_ring_doorbell(qp, posted);
 	pthread_spin_unlock(&qp->sq_lock);
 	if (ret)
 		*bad_wr = wr;

@@ -19,7 +19,8 @@
 
 #include "uroce.h"
 
-#define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS)
+#define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 #define UROCE_KNOWN_QP_COMP_MASK ((IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1) - 1)
 
 /* Frees what the QP owns, not the struct itself. */
@@ -78,10 +79,13 @@ static int alloc_rings(struct uroce_qp *qp)
  * (then the QP has no RQ: cap.max_recv_wr and max_recv_sge are ignored and
  * come back 0, as on mlx5); attr->cap is rounded up as the rings hold it
  * and written back (as mlx5 does).
+ * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP gets the extended post API
+ * (ibv_qp_to_qp_ex, ibv_wr_post(3); post_ex.c) for the send_ops_flags asked.
  * Errors (errno): EOPNOTSUPP for other QP types (RAW_PACKET, XRC, DRIVER),
- * create flags, the new post-send API (SEND_OPS_FLAGS), XRCD, TSO,
- * RSS; EINVAL for no PD, no CQ, a PD or CQ of another context, caps over
- * the device limits, unknown comp_mask bits; ENOMEM.
+ * create flags, XRCD, RSS, send_ops_flags the QP type cannot carry or
+ * uroce lacks (TSO, ATOMIC_WRITE, FLUSH, unknown bits; as mlx5); EINVAL
+ * for no PD, no CQ, a PD or CQ of another context, caps over the device
+ * limits, unknown comp_mask bits; ENOMEM.
  */
 struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr)
@@ -101,6 +105,9 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 		return uroce_fail_null(EOPNOTSUPP);
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    attr->qp_type != IBV_QPT_UD)
+		return uroce_fail_null(EOPNOTSUPP);
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    uroce_qp_ex_check_ops(attr->qp_type, attr->send_ops_flags))
 		return uroce_fail_null(EOPNOTSUPP);
 	if (attr->srq && attr->srq->context != context)
 		return uroce_fail_null(EINVAL);
@@ -167,6 +174,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
 	attr->cap = qp->cap;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		uroce_qp_ex_init(qp, attr->send_ops_flags);
 
 	if (uroce_qp_table_insert(ctx, qp)) {
 		/* undo at the daemon; the QP was never visible to the application */

@@ -155,6 +155,13 @@ struct uroce_qp {
 	pthread_spinlock_t sq_lock, rq_lock;
 	int sq_sig_all;
 	uint32_t async_events_read; /* events ibv_get_async_event returned for it (events.c) */
+	/* extended post API (post_ex.c), all under sq_lock between wr_start
+	 * and wr_complete / wr_abort */
+	uint64_t send_ops;         /* IBV_QP_EX_WITH_* the QP was created with */
+	uint32_t ex_nreq;          /* WQEs built since wr_start */
+	int ex_err;                /* first error of the batch, returned by wr_complete */
+	struct uroce_send_wqe *ex_cur; /* WQE the setters fill; NULL when none */
+	bool ex_need_ah;           /* UD WQE still without wr_set_ud_addr */
 };
 
 /*
@@ -310,6 +317,41 @@ void uroce_qp_table_free(struct uroce_context *ctx);
 /* post.c */
 int uroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
 int uroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/*
+ * The send WQE rules both post APIs share (ibv_post_send(3), ibv_wr_post(3)):
+ * NUM_SGE SGEs (or, INL, inline payload) of TOTAL bytes for OPCODE (enum
+ * ibv_wr_opcode). Returns 0 or EINVAL: more SGEs than max_send_sge, over
+ * 2^31 bytes (IBTA message size), inline over max_inline_data, inline
+ * with RDMA READ or an atomic, an atomic with more than one SGE.
+ */
+int uroce_send_wqe_check(const struct uroce_qp *qp, int opcode, bool inl, uint64_t num_sge,
+			 uint64_t total);
+/* The SQ slot of WQE number N, or NULL while the SQ holds max_send_wr WQEs
+ * not yet retired (the caller holds sq_lock). */
+struct uroce_send_wqe *uroce_sq_slot_get(struct uroce_qp *qp, uint32_t n);
+/* Zeroes W and sets its header for WQE number N: OPCODE, wqe_index and the
+ * SIGNALED/SOLICITED/FENCE bits of SEND_FLAGS (enum ibv_send_flags);
+ * records WR_ID for the completion. */
+void uroce_send_wqe_init(struct uroce_qp *qp, struct uroce_send_wqe *w, int opcode,
+			 unsigned int send_flags, uint32_t n, uint64_t wr_id);
+/* Writes N SGEs into W (no inline flag) with byte_len their sum. */
+void uroce_send_wqe_set_sges(struct uroce_send_wqe *w, const struct ibv_sge *sg, size_t n);
+/* Whether the QP can post sends: 0, EINVAL (RESET, INIT, RTR), EIO (daemon gone). */
+int uroce_post_send_state(struct ibv_qp *qp);
+/* Publishes NREQ more SQ WQEs (release store of sq_pi) and rings the doorbell once. */
+void uroce_sq_ring_doorbell(struct uroce_qp *qp, uint32_t nreq);
+
+/* post_ex.c */
+
+/*
+ * Checks SEND_OPS (IBV_QP_EX_WITH_*) against what a QP of TYPE can carry
+ * (ibv_create_qp_ex(3)). Returns 0, or EOPNOTSUPP with a message on stderr:
+ * an op the type cannot carry, TSO, ATOMIC_WRITE, FLUSH, unknown bits.
+ */
+int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops);
+/* Installs the ibv_qp_ex post API (wr_start ... wr_abort) on QP. */
+void uroce_qp_ex_init(struct uroce_qp *qp, uint64_t send_ops);
 
 /* srq.c */
 struct ibv_srq *uroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);

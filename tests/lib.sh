@@ -300,12 +300,14 @@ pyverbs_passed_exact() {
 }
 
 # pyverbs_skips_exact LINES: the skip reasons in $T/py.log, counted, are
-# exactly LINES ("COUNT REASON", one per line, any order). The dma-buf
+# exactly LINES ("COUNT REASON", one per line, any order). A reason may
+# start its own line: a provider message on stderr (EOPNOTSUPP's reason)
+# ends the "name ... " line before unittest prints "skipped". The dma-buf
 # tests skip for a reason that depends on the host's GPU node
 # (/dev/dri/renderD*: absent, not accessible, or without dma-buf): all
 # three read "dmabuf: no usable /dev/dri/renderD node" here.
 pyverbs_skips_exact() {
-	sed -n "s/.* \.\.\. skipped '\(.*\)'\$/\1/p" "$T/py.log" |
+	sed -n "s/^\(.* \.\.\. \)\{0,1\}skipped '\(.*\)'\$/\2/p" "$T/py.log" |
 		sed -E 's,^(Device /dev/dri/renderD[0-9]+ is not present|Lack of permission to access /dev/dri/renderD[0-9]+|Allocating dmabuf is not supported by /dev/dri/renderD[0-9]+)$,dmabuf: no usable /dev/dri/renderD node,' |
 		sort | uniq -c | sed 's/^ *//' | sort >"$T/skips"
 	echo "skip reasons:"
