@@ -44,6 +44,20 @@ static inline uint32_t in_use(uint32_t head, const uint32_t *ci, const uint32_t 
 	return a > b ? a : b;
 }
 
+/* UROCE_WQE_* flags of WR's send_flags on QP. */
+static uint8_t send_flags(const struct uroce_qp *qp, const struct ibv_send_wr *wr)
+{
+	uint8_t f = 0;
+
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		f |= UROCE_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		f |= UROCE_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		f |= UROCE_WQE_FENCE;
+	return f;
+}
+
 /* Fills one send WQE in its slot; returns 0 or the errno for *bad_wr. */
 static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *slot)
 {
@@ -54,6 +68,13 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 	ret = uroce_send_opcode_check(qp->vqp.qp.qp_type, wr->opcode);
 	if (ret)
 		return ret;
+	if (wr->opcode == IBV_WR_LOCAL_INV || wr->opcode == IBV_WR_BIND_MW) {
+		memset(w, 0, sizeof(*w));
+		w->opcode = (uint8_t)wr->opcode;
+		w->wqe_index = (uint16_t)qp->sq_head;
+		w->flags = send_flags(qp, wr);
+		return uroce_build_mw_wqe(wr, w);
+	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
 		return EINVAL;
 	for (int i = 0; i < wr->num_sge; i++)
@@ -69,14 +90,11 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 	w->opcode = (uint8_t)wr->opcode;
 	w->wqe_index = (uint16_t)qp->sq_head;
 	w->byte_len = (uint32_t)total;
-	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
-		w->flags |= UROCE_WQE_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		w->flags |= UROCE_WQE_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		w->flags |= UROCE_WQE_FENCE;
+	w->flags = send_flags(qp, wr);
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		w->invalidate_rkey = wr->invalidate_rkey;
 	if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_READ) {
 		w->remote_addr = wr->wr.rdma.remote_addr;
@@ -124,11 +142,19 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
  * EINVAL (QP in RESET/INIT/RTR, too many SGEs, inline data over
  * max_inline_data, an opcode the QP type cannot carry, UD without an AH,
  * message over 2^31 bytes, an atomic with IBV_SEND_INLINE or more than one
- * SGE), EOPNOTSUPP (ATOMIC_WRITE, FLUSH, memory windows, invalidate, TSO),
+ * SGE, SEND_WITH_INV off RC, BIND_MW / LOCAL_INV on UD or with
+ * IBV_SEND_INLINE, BIND_MW without a window), EOPNOTSUPP (ATOMIC_WRITE,
+ * FLUSH, TSO),
  * ENOMEM (send queue full), EIO (the daemon is gone, as mlx5 posts fail in
  * internal-error state). WRs before *bad_wr are posted.
  */
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	return uroce_post_send_flags(ibqp, wr, bad_wr, 0);
+}
+
+int uroce_post_send_flags(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+			  uint8_t wqe_flags)
 {
 	struct uroce_qp *qp = to_uqp(ibqp);
 	struct uroce_qp_ring_hdr *h = ring_hdr(qp);
@@ -146,6 +172,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 	}
 	pthread_spin_lock(&qp->sq_lock);
 	for (; wr; wr = wr->next) {
+		struct uroce_send_wqe *wqe;
 		uint32_t slot;
 
 		if (in_use(qp->sq_head, &h->sq_ci, &qp->sq_tail) >= cnt) {
@@ -153,10 +180,12 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 			break;
 		}
 		slot = qp->sq_head & (cnt - 1);
-		ret = build_send(qp, wr, (char *)qp->ring + qp->layout.sq_offset +
-						 (size_t)slot * qp->layout.sq_stride);
+		wqe = (struct uroce_send_wqe *)((char *)qp->ring + qp->layout.sq_offset +
+						(size_t)slot * qp->layout.sq_stride);
+		ret = build_send(qp, wr, wqe);
 		if (ret)
 			break;
+		wqe->flags |= wqe_flags;
 		qp->sq_wrid[slot] = wr->wr_id;
 		qp->sq_wqe_head[slot] = qp->sq_head;
 		qp->sq_head++;
