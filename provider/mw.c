@@ -86,24 +86,3 @@ int uroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_b
 	mw->rkey = wr.bind_mw.rkey;
 	return 0;
 }
-
-int uroce_build_mw_wqe(const struct ibv_send_wr *wr, struct uroce_send_wqe *w)
-{
-	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
-
-	if (wr->send_flags & IBV_SEND_INLINE)
-		return EINVAL;
-	if (wr->opcode == IBV_WR_LOCAL_INV) {
-		w->rkey = wr->invalidate_rkey;
-		return 0;
-	}
-	if (!wr->bind_mw.mw)
-		return EINVAL;
-	w->ah_handle = wr->bind_mw.mw->handle;
-	w->rkey = wr->bind_mw.rkey;
-	w->remote_addr = b->addr;
-	w->compare_add = b->length;
-	w->remote_qkey = b->mr && b->length ? b->mr->lkey : 0;
-	w->remote_qpn = b->mw_access_flags;
-	return 0;
-}

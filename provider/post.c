@@ -44,6 +44,29 @@ static inline uint32_t in_use(uint32_t head, const uint32_t *ci, const uint32_t 
 	return a > b ? a : b;
 }
 
+/* The LOCAL_INV or BIND_MW fields of W from WR (abi_ring.h layout); SGEs
+ * are ignored, as mlx5 ignores them. 0 or EINVAL (inline, no window). */
+static int build_mw_wqe(const struct ibv_send_wr *wr, struct uroce_send_wqe *w)
+{
+	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return EINVAL;
+	if (wr->opcode == IBV_WR_LOCAL_INV) {
+		w->rkey = wr->invalidate_rkey;
+		return 0;
+	}
+	if (!wr->bind_mw.mw)
+		return EINVAL;
+	w->ah_handle = wr->bind_mw.mw->handle;
+	w->rkey = wr->bind_mw.rkey;
+	w->remote_addr = b->addr;
+	w->compare_add = b->length;
+	w->remote_qkey = b->mr && b->length ? b->mr->lkey : 0;
+	w->remote_qpn = b->mw_access_flags;
+	return 0;
+}
+
 /* UROCE_WQE_* flags of WR's send_flags on QP. */
 static uint8_t send_flags(const struct uroce_qp *qp, const struct ibv_send_wr *wr)
 {
@@ -73,7 +96,7 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr, void *s
 		w->opcode = (uint8_t)wr->opcode;
 		w->wqe_index = (uint16_t)qp->sq_head;
 		w->flags = send_flags(qp, wr);
-		return uroce_build_mw_wqe(wr, w);
+		return build_mw_wqe(wr, w);
 	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
 		return EINVAL;
