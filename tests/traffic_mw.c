@@ -365,6 +365,41 @@ START_TEST(test_type2)
 	pair_free(&p);
 	drain(&i);
 	drain(&t);
+	/* a WRITE, a bind and a LOCAL_INV in one post: completions in SQ order,
+	 * the bind and the invalidation wait for the WRITE's ACK */
+	pair_new(&p, &i, &t);
+	rkey = ibv_inc_rkey(rkey);
+	{
+		struct ibv_sge sg = { (uintptr_t)t.buf, WIN_LEN, t.mr->lkey };
+		struct ibv_send_wr w[3] = {
+			{ .wr_id = 1, .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+			  .send_flags = IBV_SEND_SIGNALED, .next = &w[1],
+			  .wr.rdma = { (uintptr_t)i.buf + WIN_LEN, i.mr->rkey } },
+			{ .wr_id = 2, .opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED,
+			  .next = &w[2] },
+			{ .wr_id = 3, .opcode = IBV_WR_LOCAL_INV, .send_flags = IBV_SEND_SIGNALED,
+			  .invalidate_rkey = rkey },
+		}, *bad;
+		static const enum ibv_wc_opcode want[3] = { IBV_WC_RDMA_WRITE, IBV_WC_BIND_MW,
+							    IBV_WC_LOCAL_INV };
+
+		w[1].bind_mw.mw = mw;
+		w[1].bind_mw.rkey = rkey;
+		w[1].bind_mw.bind_info = (struct ibv_mw_bind_info){ t.mr, win, 64, IBV_ACCESS_REMOTE_READ };
+		ck_assert_int_eq(ibv_post_send(p.t, w, &bad), 0);
+		for (unsigned k = 0; k < 3; k++) {
+			struct ibv_wc wc = wait_wc(t.cq);
+
+			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+			ck_assert_uint_eq(wc.wr_id, k + 1);
+			ck_assert_int_eq(wc.opcode, want[k]);
+		}
+		ck_assert_int_eq(memcmp(i.buf + WIN_LEN, t.buf, WIN_LEN), 0);
+	}
+	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	pair_free(&p);
+	drain(&i);
+	drain(&t);
 	/* dealloc of a bound window: its key dies */
 	pair_new(&p, &i, &t);
 	rkey = ibv_inc_rkey(rkey);
