@@ -12,7 +12,8 @@
  * rebound type 1 window, a type 2 window used from another QP, and every
  * rkey after unbind, LOCAL_INV, SEND_WITH_INV and dealloc give
  * IBV_WC_REM_ACCESS_ERR; SEND_WITH_INV gives the receiver IBV_WC_WITH_INV
- * and the exact invalidated_rkey; bad binds give IBV_WC_MW_BIND_ERR with
+ * and the exact invalidated_rkey (also through an extended CQ:
+ * ibv_wc_read_invalidated_rkey); bad binds give IBV_WC_MW_BIND_ERR with
  * the QP in ERR; dereg_mr of an MR with a bound window is EBUSY; 1000
  * bind / WRITE / LOCAL_INV cycles on one QP with a new key each time.
  */
@@ -459,6 +460,43 @@ START_TEST(test_send_inv)
 	pair_free(&p);
 	drain(&i);
 	drain(&t);
+	/* the same through an extended CQ: ibv_wc_read_invalidated_rkey */
+	{
+		struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS };
+		struct ibv_cq_ex *cqx = ibv_create_cq_ex(t.ctx, &ca);
+		struct ibv_qp_init_attr qa = {
+			.send_cq = t.cq, .recv_cq = ibv_cq_ex_to_cq(cqx), .qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		ck_assert_ptr_nonnull(cqx);
+		p.i = rc_qp(i.pd, i.cq);
+		p.t = ibv_create_qp(t.pd, &qa);
+		ck_assert_ptr_nonnull(p.t);
+		ck_assert_int_eq(tv_rc_connect(p.i, p.t->qp_num, &t.gid, IBV_MTU_1024, 12), 0);
+		ck_assert_int_eq(tv_rc_connect(p.t, p.i->qp_num, &i.gid, IBV_MTU_1024, 12), 0);
+		rkey = ibv_inc_rkey(rkey);
+		ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, 64, IBV_ACCESS_REMOTE_READ),
+				 IBV_WC_SUCCESS);
+		w.invalidate_rkey = rkey;
+		sg.length = 100;
+		ck_assert_int_eq(ibv_post_recv(p.t, &r, &rbad), 0);
+		ck_assert_int_eq(ibv_post_send(p.i, &w, &bad), 0);
+		ck_assert_int_eq(wait_wc(i.cq).status, IBV_WC_SUCCESS);
+		ck_assert_int_eq(tv_start_poll(cqx, WAIT_MS), 0);
+		ck_assert_int_eq(cqx->status, IBV_WC_SUCCESS);
+		ck_assert_uint_eq(cqx->wr_id, 0x4ec);
+		ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
+		ck_assert_uint_eq(ibv_wc_read_wc_flags(cqx) & IBV_WC_WITH_INV, IBV_WC_WITH_INV);
+		ck_assert_uint_eq(ibv_wc_read_invalidated_rkey(cqx), rkey);
+		ck_assert_uint_eq(ibv_wc_read_byte_len(cqx), 100);
+		ibv_end_poll(cqx);
+		ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
+		pair_free(&p);
+		ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+		drain(&i);
+		drain(&t);
+	}
 	/* an rkey that cannot be invalidated (the MR's): Invalid Request both sides */
 	pair_new(&p, &i, &t);
 	w.invalidate_rkey = t.mr->rkey;
