@@ -116,8 +116,8 @@ void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe)
 	qp->dev->ops.complete(qp->dev->ctx, qp, cqe);
 }
 
-void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
-		    enum ibv_wc_status status, uint32_t byte_len)
+static void comp_one(struct xport_qp *qp, struct xport_swqe *w,
+		     enum ibv_wc_status status, uint32_t byte_len)
 {
 	struct xport_cqe c = {
 		.wr_id = w->wr.wr_id,
@@ -148,14 +148,21 @@ void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 		qp->req.offset = 0;
 	}
 	xport_emit(qp, &c);
-	/* A local operation executed while earlier WQEs were in flight
-	 * completes once they have. */
-	if (status == IBV_WC_SUCCESS && qp->state != IBV_QPS_ERR &&
-	    qp->sq.comp != qp->sq.req) {
+}
+
+void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
+		    enum ibv_wc_status status, uint32_t byte_len)
+{
+	comp_one(qp, w, status, byte_len);
+	/* Local operations executed while earlier WQEs were in flight
+	 * complete once those have. */
+	while (status == IBV_WC_SUCCESS && qp->state != IBV_QPS_ERR &&
+	       qp->sq.comp != qp->sq.req) {
 		struct xport_swqe *n = xport_sq_at(qp, qp->sq.comp);
 
-		if (xport_wr_is_local(n->wr.opcode) && n->psn_assigned)
-			xport_comp_wqe(qp, n, IBV_WC_SUCCESS, 0);
+		if (!xport_wr_is_local(n->wr.opcode) || !n->psn_assigned)
+			break;
+		comp_one(qp, n, IBV_WC_SUCCESS, 0);
 	}
 }
 
