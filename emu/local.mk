@@ -15,11 +15,12 @@ emu_liburoced_la_SOURCES = \
 	emu/ctl/objtab.c emu/ctl/objtab.h emu/ctl/async_event.c emu/ctl/async_event.h \
 	emu/ctl/objects.h \
 	emu/ctl/hello.c emu/ctl/query_port.c emu/ctl/quota.c emu/ctl/quota.h \
-	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_srq.c emu/ctl/obj_ah.c \
+	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_mw.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_srq.c emu/ctl/obj_ah.c \
 	emu/ctl/server.c emu/ctl/server.h \
 	emu/ctl/admin.c emu/ctl/admin.h tools/admin_client.c \
 	emu/nic/cq_ring.c emu/nic/cq_ring.h \
 	emu/nic/mem_access.c emu/nic/mem_access.h \
+	emu/nic/mem_window.c emu/nic/mem_window.h \
 	emu/nic/wqe_reader.c emu/nic/wqe_reader.h \
 	emu/nic/engine_glue.c emu/nic/engine_glue.h \
 	emu/nic/port.c emu/nic/port.h \

@@ -280,7 +280,9 @@ static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event 
 
 /* Slots left NULL keep libibverbs' dummies, which fail with EOPNOTSUPP. */
 const struct verbs_context_ops uroce_ctx_ops = {
+	.alloc_mw = uroce_alloc_mw,
 	.alloc_pd = uroce_alloc_pd,
+	.bind_mw = uroce_bind_mw,
 	.async_event = uroce_async_event,
 	.cq_event = uroce_cq_event,
 	.create_ah = uroce_create_ah,
@@ -290,6 +292,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.create_qp_ex = uroce_create_qp_ex,
 	.create_srq = uroce_create_srq,
 	.create_srq_ex = uroce_create_srq_ex,
+	.dealloc_mw = uroce_dealloc_mw,
 	.dealloc_pd = uroce_dealloc_pd,
 	.dereg_mr = uroce_dereg_mr,
 	.destroy_ah = uroce_destroy_ah,

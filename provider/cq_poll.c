@@ -106,6 +106,8 @@ static enum ibv_wc_opcode req_opcode(uint8_t wqe_op)
 	case MLX5_OPCODE_RDMA_READ: return IBV_WC_RDMA_READ;
 	case MLX5_OPCODE_ATOMIC_CS: return IBV_WC_COMP_SWAP;
 	case MLX5_OPCODE_ATOMIC_FA: return IBV_WC_FETCH_ADD;
+	case MLX5_OPCODE_UMR: return IBV_WC_BIND_MW;
+	case MLX5_OPCODE_LOCAL_INVAL: return IBV_WC_LOCAL_INV;
 	default: return IBV_WC_SEND; /* SEND, SEND_IMM, SEND_INVAL */
 	}
 }

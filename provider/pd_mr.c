@@ -51,8 +51,8 @@ int uroce_dealloc_pd(struct ibv_pd *ibpd)
  * ibv_reg_mr (libibverbs sets mr->context/pd/addr/length afterwards).
  * addr/length in bytes of this process's address space; hca_va must equal
  * addr (no IOVA remapping: EOPNOTSUPP otherwise). Errors (errno): EINVAL
- * (bad access combination, zero length), EOPNOTSUPP (ON_DEMAND, MW_BIND,
- * ZERO_BASED, HUGETLB), ENOMEM.
+ * (bad access combination, zero length), EOPNOTSUPP (ON_DEMAND,
+ * ZERO_BASED, HUGETLB), ENOMEM. IBV_ACCESS_MW_BIND lets windows be bound.
  */
 struct ibv_mr *uroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access)

@@ -126,6 +126,29 @@ void uroce_sq_ring_doorbell(struct uroce_qp *qp, uint32_t nreq)
 	eventfd_write(to_uctx(qp->vqp.qp.context)->doorbell, 1);
 }
 
+/* The LOCAL_INV or BIND_MW fields of W from WR (abi_ring.h layout); SGEs
+ * are ignored, as mlx5 ignores them. 0 or EINVAL (inline, no window). */
+static int build_mw_wqe(const struct ibv_send_wr *wr, struct uroce_send_wqe *w)
+{
+	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+
+	if (wr->send_flags & IBV_SEND_INLINE)
+		return EINVAL;
+	if (wr->opcode == IBV_WR_LOCAL_INV) {
+		w->rkey = wr->invalidate_rkey;
+		return 0;
+	}
+	if (!wr->bind_mw.mw)
+		return EINVAL;
+	w->ah_handle = wr->bind_mw.mw->handle;
+	w->rkey = wr->bind_mw.rkey;
+	w->remote_addr = b->addr;
+	w->compare_add = b->length;
+	w->remote_qkey = b->mr && b->length ? b->mr->lkey : 0;
+	w->remote_qpn = b->mw_access_flags;
+	return 0;
+}
+
 /* Fills one send WQE in its slot; returns 0 or the errno for *bad_wr. */
 static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		      struct uroce_send_wqe *w, uint32_t n)
@@ -137,6 +160,10 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	ret = uroce_send_opcode_check(qp->vqp.qp.qp_type, wr->opcode);
 	if (ret)
 		return ret;
+	if (wr->opcode == IBV_WR_LOCAL_INV || wr->opcode == IBV_WR_BIND_MW) {
+		uroce_send_wqe_init(qp, w, wr->opcode, wr->send_flags, n, wr->wr_id);
+		return build_mw_wqe(wr, w);
+	}
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->cap.max_send_sge)
 		return EINVAL;
 	for (int i = 0; i < wr->num_sge; i++)
@@ -150,6 +177,8 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	uroce_send_wqe_init(qp, w, wr->opcode, wr->send_flags, n, wr->wr_id);
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV)
+		w->invalidate_rkey = wr->invalidate_rkey;
 	if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_READ) {
 		w->remote_addr = wr->wr.rdma.remote_addr;
@@ -187,12 +216,20 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
  * ibv_post_send. Returns 0, or with *bad_wr at the first WR not posted:
  * EINVAL (QP in RESET/INIT/RTR, too many SGEs, inline data over
  * max_inline_data, an opcode the QP type cannot carry, UD without an AH,
- * message over 2^31 bytes, an atomic with IBV_SEND_INLINE or more than one
- * SGE), EOPNOTSUPP (ATOMIC_WRITE, FLUSH, memory windows, invalidate, TSO),
+ * message over 2^31 bytes, RDMA READ or an atomic with IBV_SEND_INLINE, an
+ * atomic with more than one SGE, SEND_WITH_INV off RC, BIND_MW / LOCAL_INV
+ * on UD or with IBV_SEND_INLINE, BIND_MW without a window), EOPNOTSUPP
+ * (ATOMIC_WRITE, FLUSH, TSO),
  * ENOMEM (send queue full), EIO (the daemon is gone, as mlx5 posts fail in
  * internal-error state). WRs before *bad_wr are posted.
  */
 int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	return uroce_post_send_flags(ibqp, wr, bad_wr, 0);
+}
+
+int uroce_post_send_flags(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+			  uint8_t wqe_flags)
 {
 	struct uroce_qp *qp = to_uqp(ibqp);
 	uint32_t posted = 0;
@@ -214,6 +251,7 @@ int uroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send
 		ret = build_send(qp, wr, w, qp->sq_head + posted);
 		if (ret)
 			break;
+		w->flags |= wqe_flags;
 		posted++;
 	}
 	if (posted)

@@ -84,6 +84,7 @@ static struct uroce_send_wqe *ex_begin(struct ibv_qp_ex *qpx, int opcode, uint64
 	struct uroce_qp *qp = xqp(qpx);
 	struct uroce_send_wqe *w;
 	uint32_t n = qp->sq_head + qp->ex_nreq;
+	int ret;
 
 	ex_finish(qp);
 	if (qp->ex_err)
@@ -93,6 +94,13 @@ static struct uroce_send_wqe *ex_begin(struct ibv_qp_ex *qpx, int opcode, uint64
 	 * provider (rxe installs only those builders). */
 	if (!(qp->send_ops & op_bit)) {
 		ex_fail(qp, EINVAL);
+		return NULL;
+	}
+	/* mlx5's UC set includes SEND_WITH_INV, which IBTA defines for RC
+	 * only (IETH opcodes): the same answer as ibv_post_send's. */
+	ret = uroce_send_opcode_check(qpx->qp_base.qp_type, (enum ibv_wr_opcode)opcode);
+	if (ret) {
+		ex_fail(qp, ret);
 		return NULL;
 	}
 	w = uroce_sq_slot_get(qp, n);

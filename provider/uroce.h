@@ -316,6 +316,16 @@ void uroce_qp_table_free(struct uroce_context *ctx);
 
 /* post.c */
 int uroce_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+/* ibv_post_send with WQE_FLAGS (UROCE_WQE_*) added to every WQE (mw.c's
+ * bind_mw: UROCE_WQE_BIND_TYPE1). Same returns as uroce_post_send. */
+int uroce_post_send_flags(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr,
+			  uint8_t wqe_flags);
+
+/* Memory windows (mw.c). */
+struct ibv_mw *uroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int uroce_dealloc_mw(struct ibv_mw *mw);
+int uroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+
 int uroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 
 /*

@@ -98,6 +98,39 @@ START_TEST(keys_free_and_reuse)
 }
 END_TEST
 
+/* Window keys share the table: an MR lookup never returns a window, a
+ * window's variant follows its binds and only the current key names it. */
+START_TEST(keys_windows)
+{
+	struct keytab t;
+	int mr_obj, mw_obj;
+	uint32_t kmr, kmw, knew;
+	enum keytab_kind kind = KEYTAB_MR;
+
+	ck_assert_int_eq(keytab_init(&t, 4), 0);
+	ck_assert_int_eq(keytab_alloc(&t, &mr_obj, &kmr), 0);
+	ck_assert_int_eq(keytab_alloc_kind(&t, &mw_obj, KEYTAB_MW, &kmw), 0);
+	ck_assert_uint_ne(kmr >> 8, kmw >> 8);
+	ck_assert_ptr_eq(keytab_lookup(&t, kmr), &mr_obj);
+	ck_assert_ptr_null(keytab_lookup(&t, kmw));
+	ck_assert_ptr_eq(keytab_lookup_kind(&t, kmw, &kind), &mw_obj);
+	ck_assert_int_eq(kind, KEYTAB_MW);
+	ck_assert_ptr_eq(keytab_lookup_kind(&t, kmr, &kind), &mr_obj);
+	ck_assert_int_eq(kind, KEYTAB_MR);
+	knew = (kmw & ~0xFFu) | ((kmw + 1) & 0xFFu);	/* ibv_inc_rkey */
+	ck_assert_int_eq(keytab_set_variant(&t, knew), 0);
+	ck_assert_ptr_null(keytab_lookup_kind(&t, kmw, &kind));
+	ck_assert_ptr_eq(keytab_lookup_kind(&t, knew, &kind), &mw_obj);
+	ck_assert_int_eq(keytab_set_variant(&t, 3u << 8), EINVAL);	/* index not live */
+	ck_assert_int_eq(keytab_set_variant(&t, 0), EINVAL);
+	ck_assert_int_eq(keytab_free(&t, kmw), EINVAL);			/* stale key */
+	ck_assert_int_eq(keytab_free(&t, knew), 0);
+	ck_assert_ptr_null(keytab_lookup_kind(&t, knew, &kind));
+	ck_assert_int_eq(keytab_free(&t, kmr), 0);
+	keytab_fini(&t);
+}
+END_TEST
+
 START_TEST(ids_round_robin)
 {
 	struct id_alloc a;
@@ -163,6 +196,7 @@ int main(void)
 	tcase_add_test(tc, keys_shape_and_lookup);
 	tcase_add_test(tc, keys_free_and_reuse);
 	tcase_add_test(tc, keys_unpredictable);
+	tcase_add_test(tc, keys_windows);
 	tcase_add_test(tc, ids_round_robin);
 	tcase_add_test(tc, handle_tables);
 	suite_add_tcase(s, tc);

@@ -6,7 +6,8 @@
  * incl. FAULT on an unmapped page inside a registered range, FAULT without
  * any copy when the mm behind the owner's mem fd is gone, and FAULT without
  * a mem fd; REG_MR's range check (mapped, readable, writable for write
- * access) against this process's own mappings.
+ * access) against this process's own mappings; memory windows (bound,
+ * bounds, rights, PD, the type 2 QPN check, rkey only).
  */
 #include "config.h"
 #include "emu/ctl/client.h"
@@ -120,6 +121,63 @@ END_TEST
 /* The mem fd was opened on a process that is gone now (as after an exit or
  * an execve: the mm it is bound to has no users): nothing is copied, though
  * the pid and the MR are unchanged. Without a mem fd: FAULT too. */
+/* Access through a memory window's rkey (mem_access_qp): bound only,
+ * its own bounds and rights, its PD, type 2 by its QP only, rkey only,
+ * then the MR's memory. */
+START_TEST(windows)
+{
+	struct ctl_mw w1 = { .pd = &pd1, .type = IBV_MW_TYPE_1 };
+	struct ctl_mw w2 = { .pd = &pd1, .type = IBV_MW_TYPE_2 };
+	uint64_t a = mr_rw.addr + 1024;
+	unsigned char buf[16] = "window write 01";
+
+	ck_assert_int_eq(keytab_alloc_kind(&dev.keys, &w1, KEYTAB_MW, &w1.rkey), 0);
+	ck_assert_int_eq(keytab_alloc_kind(&dev.keys, &w2, KEYTAB_MW, &w2.rkey), 0);
+	/* not bound yet */
+	ck_assert_int_eq(mem_access_qp(&dev, 1, 0x11, true, w1.rkey, a, NULL, 8, 0, XPORT_MEM_CHECK),
+			 XPORT_MEM_BAD_KEY);
+	w1.mr = &mr_ro;	/* an MR without remote rights: the window grants them */
+	w1.addr = mr_ro.addr + 100;
+	w1.length = 200;
+	w1.access = IBV_ACCESS_REMOTE_READ;
+	w1.pd = &pd2;
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, true, w1.rkey, w1.addr, NULL, 200,
+				       IBV_ACCESS_REMOTE_READ, XPORT_MEM_CHECK), XPORT_MEM_OK);
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, true, w1.rkey, w1.addr + 1, NULL, 200,
+				       IBV_ACCESS_REMOTE_READ, XPORT_MEM_CHECK), XPORT_MEM_BOUNDS);
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, true, w1.rkey, w1.addr - 1, NULL, 1,
+				       IBV_ACCESS_REMOTE_READ, XPORT_MEM_CHECK), XPORT_MEM_BOUNDS);
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, true, w1.rkey, ~0ull - 2, NULL, 8,
+				       IBV_ACCESS_REMOTE_READ, XPORT_MEM_CHECK), XPORT_MEM_BOUNDS);
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, true, w1.rkey, w1.addr, NULL, 8,
+				       IBV_ACCESS_REMOTE_WRITE, XPORT_MEM_CHECK), XPORT_MEM_ACCESS);
+	ck_assert_int_eq(mem_access_qp(&dev, 1, 0x11, true, w1.rkey, w1.addr, NULL, 8,
+				       IBV_ACCESS_REMOTE_READ, XPORT_MEM_CHECK), XPORT_MEM_BAD_PD);
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, false, w1.rkey, w1.addr, NULL, 8, 0,
+				       XPORT_MEM_CHECK), XPORT_MEM_BAD_KEY);
+	ck_assert_int_eq(mem_access_qp(&dev, 2, 0x11, true, w1.rkey + 1, w1.addr, NULL, 8,
+				       IBV_ACCESS_REMOTE_READ, XPORT_MEM_CHECK), XPORT_MEM_BAD_KEY);
+	/* type 2 bound to QPN 0x12 writes the MR's bytes; QPN 0x11 cannot */
+	w2.mr = &mr_rw;
+	w2.addr = a;
+	w2.length = 16;
+	w2.access = IBV_ACCESS_REMOTE_WRITE;
+	w2.qpn = 0x12;
+	ck_assert_int_eq(mem_access_qp(&dev, 1, 0x11, true, w2.rkey, a, buf, 16,
+				       IBV_ACCESS_REMOTE_WRITE, XPORT_MEM_WRITE), XPORT_MEM_BAD_KEY);
+	ck_assert_uint_eq(mem[1024], 0);
+	ck_assert_int_eq(mem_access_qp(&dev, 1, 0x12, true, w2.rkey, a, buf, 16,
+				       IBV_ACCESS_REMOTE_WRITE, XPORT_MEM_WRITE), XPORT_MEM_OK);
+	ck_assert_int_eq(memcmp(mem + 1024, buf, 16), 0);
+	ck_assert_uint_eq(mem[1023], 0);
+	ck_assert_uint_eq(mem[1040], 0);
+	/* mem_access (QPN 0) never reaches a type 2 window */
+	ck_assert_int_eq(CHK(1, w2.rkey, a, 16, IBV_ACCESS_REMOTE_WRITE), XPORT_MEM_BAD_KEY);
+	ck_assert_int_eq(keytab_free(&dev.keys, w1.rkey), 0);
+	ck_assert_int_eq(keytab_free(&dev.keys, w2.rkey), 0);
+}
+END_TEST
+
 START_TEST(dead_owner)
 {
 	unsigned char buf[16] = { 1 };
@@ -246,6 +304,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, checks);
 	tcase_add_test(tc, copies);
+	tcase_add_test(tc, windows);
 	tcase_add_test(tc, dead_owner);
 	tcase_add_test(tc, range_check);
 	suite_add_tcase(s, tc);

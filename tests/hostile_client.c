@@ -173,7 +173,20 @@ static void mr_toolong(struct msg *m) { mr(m, X.pd, 0x10000, (1ull << 40) + 1, I
 static void mr_rw_nolw(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_REMOTE_WRITE); }
 static void mr_ra_nolw(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_REMOTE_ATOMIC); }
 static void mr_odp(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND); }
-static void mr_mwbind(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_MW_BIND); }
+static void mr_mwbind(struct msg *m) { mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND); }
+static void mw(struct msg *m, uint32_t pd, uint32_t type, uint64_t resv)
+{
+	struct uroce_alloc_mw_req *r = BODY(m, struct uroce_alloc_mw_req);
+
+	r->pd_handle = pd;
+	r->type = type;
+	r->reserved = resv;
+}
+static void mw_badpd(struct msg *m) { mw(m, 77, IBV_MW_TYPE_1, 0); }
+static void mw_type0(struct msg *m) { mw(m, X.pd, 0, 0); }
+static void mw_type3(struct msg *m) { mw(m, X.pd, 3, 0); }
+static void mw_resv(struct msg *m) { mw(m, X.pd, IBV_MW_TYPE_2, 1); }
+static void mw_ok(struct msg *m) { mw(m, X.pd, IBV_MW_TYPE_2, 0); }
 static void mr_unknown(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 1u << 14); }
 static void mr_fd(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 0); with_fd(m); }
 static void mr_ok(struct msg *m) { mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING); }
@@ -403,7 +416,15 @@ static const struct hcase cases[] = {
 	{ "REG_MR REMOTE_WRITE without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_rw_nolw, EINVAL },
 	{ "REG_MR REMOTE_ATOMIC without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_ra_nolw, EINVAL },
 	{ "REG_MR ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_odp, EOPNOTSUPP },
-	{ "REG_MR MW_BIND", SESSION, UROCE_OP_REG_MR, mr_mwbind, EOPNOTSUPP },
+	{ "REG_MR MW_BIND", SESSION, UROCE_OP_REG_MR, mr_mwbind, 0 },
+	{ "ALLOC_MW bad PD", SESSION, UROCE_OP_ALLOC_MW, mw_badpd, EINVAL },
+	{ "ALLOC_MW type 0", SESSION, UROCE_OP_ALLOC_MW, mw_type0, EINVAL },
+	{ "ALLOC_MW type 3", SESSION, UROCE_OP_ALLOC_MW, mw_type3, EINVAL },
+	{ "ALLOC_MW reserved field", SESSION, UROCE_OP_ALLOC_MW, mw_resv, EINVAL },
+	{ "ALLOC_MW with an fd", SESSION, UROCE_OP_ALLOC_MW, capture_ro, EINVAL },
+	{ "ALLOC_MW type 2", SESSION, UROCE_OP_ALLOC_MW, mw_ok, 0 },
+	{ "DEALLOC_MW handle 999", SESSION, UROCE_OP_DEALLOC_MW, h_999, EINVAL },
+	{ "DEALLOC_MW handle 0", SESSION, UROCE_OP_DEALLOC_MW, h_zero, EINVAL },
 	{ "REG_MR unknown access bit", SESSION, UROCE_OP_REG_MR, mr_unknown, EINVAL },
 	{ "REG_MR with an fd", SESSION, UROCE_OP_REG_MR, mr_fd, EINVAL },
 	{ "REG_MR relaxed ordering (optional bit)", SESSION, UROCE_OP_REG_MR, mr_ok, 0 },

@@ -58,16 +58,16 @@ Queries an UD QP data in order after moving it to RTS state.
 Queries an RC QP after creation. Verifies that its properties are as
 Queries an UC QP after creation. Verifies that its properties are as
 Queries an UD QP after creation. Verifies that its properties are as
-Verify that illegal flags combination fails as expected"
+Verify that illegal flags combination fails as expected
+Verify that trying to create a MW of a wrong type fails"
 
 # Exactly these skips: features uroce answers with EOPNOTSUPP (raw packet
-# QPs, resizing a CQ, device memory, memory windows of type 3), and dma-buf,
+# QPs, resizing a CQ, device memory), and dma-buf,
 # which needs a GPU render node.
 pyverbs_skips_exact "1 Create Raw Packet QP with attrs is not supported
 1 Create Raw Packet QP with extended attrs is not supported
 2 Create Raw Packet QP without attrs is not supported
 1 Create Raw Packet QP without extended attrs is not supported
-1 Create memory window of type 3 is not supported
 12 Device memory is not supported
 1 Resize CQ is not supported
 8 dmabuf: no usable /dev/dri/renderD node"

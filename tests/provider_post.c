@@ -195,6 +195,54 @@ START_TEST(test_atomic_wqe)
 }
 END_TEST
 
+/* SEND_WITH_INV, LOCAL_INV and BIND_MW in the abi_ring.h layout. */
+START_TEST(test_mw_wqe)
+{
+	struct fixture *f = fx_new(IBV_QPT_RC, 4, 4, 0, 0);
+	struct ibv_sge sg = { 0x3000, 100, 0x11 };
+	struct ibv_mw mw = { .handle = 7, .rkey = 0x1234, .type = IBV_MW_TYPE_2 };
+	struct ibv_mr mr = { .lkey = 0x5678 };
+	struct ibv_send_wr w[3] = {
+		{ .wr_id = 1, .opcode = IBV_WR_SEND_WITH_INV, .sg_list = &sg, .num_sge = 1,
+		  .send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED, .invalidate_rkey = 0xabcdef01,
+		  .next = &w[1] },
+		{ .wr_id = 2, .opcode = IBV_WR_LOCAL_INV, .sg_list = &sg, .num_sge = 1,
+		  .invalidate_rkey = 0x4321, .next = &w[2] },
+		{ .wr_id = 3, .opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_FENCE,
+		  .bind_mw = { .mw = &mw, .rkey = 0x1235,
+			       .bind_info = { &mr, 0x7000, 4096, IBV_ACCESS_REMOTE_READ } } },
+	};
+	struct ibv_send_wr *bad;
+
+	ck_assert_int_eq(uroce_post_send(&f->qp.vqp.qp, w, &bad), 0);
+	ck_assert_uint_eq(sq_slot(f, 0)->opcode, IBV_WR_SEND_WITH_INV);
+	ck_assert_uint_eq(sq_slot(f, 0)->flags, UROCE_WQE_SIGNALED | UROCE_WQE_SOLICITED);
+	ck_assert_uint_eq(sq_slot(f, 0)->invalidate_rkey, 0xabcdef01); /* host order */
+	ck_assert_uint_eq(sq_slot(f, 0)->byte_len, 100);
+	ck_assert_uint_eq(sq_slot(f, 0)->num_sge, 1);
+	/* the SGE list of a LOCAL_INV is ignored (mlx5) */
+	ck_assert_uint_eq(sq_slot(f, 1)->opcode, IBV_WR_LOCAL_INV);
+	ck_assert_uint_eq(sq_slot(f, 1)->wqe_index, 1);
+	ck_assert_uint_eq(sq_slot(f, 1)->rkey, 0x4321);
+	ck_assert_uint_eq(sq_slot(f, 1)->num_sge, 0);
+	ck_assert_uint_eq(sq_slot(f, 1)->byte_len, 0);
+	ck_assert_uint_eq(sq_slot(f, 1)->flags, 0);
+	ck_assert_uint_eq(sq_slot(f, 2)->opcode, IBV_WR_BIND_MW);
+	ck_assert_uint_eq(sq_slot(f, 2)->flags, UROCE_WQE_FENCE);
+	ck_assert_uint_eq(sq_slot(f, 2)->ah_handle, 7);
+	ck_assert_uint_eq(sq_slot(f, 2)->rkey, 0x1235);
+	ck_assert_uint_eq(sq_slot(f, 2)->remote_addr, 0x7000);
+	ck_assert_uint_eq(sq_slot(f, 2)->compare_add, 4096);
+	ck_assert_uint_eq(sq_slot(f, 2)->remote_qkey, 0x5678);
+	ck_assert_uint_eq(sq_slot(f, 2)->remote_qpn, IBV_ACCESS_REMOTE_READ);
+	ck_assert_uint_eq(sq_slot(f, 2)->num_sge, 0);
+	ck_assert_uint_eq(sq_slot(f, 2)->byte_len, 0);
+	ck_assert_uint_eq(hdr(f)->sq_pi, 3);
+	ck_assert_uint_eq(doorbells(f), 1);
+	fx_free(f);
+}
+END_TEST
+
 START_TEST(test_inline_ud)
 {
 	struct fixture *f = fx_new(IBV_QPT_UD, 4, 4, 64, 0);
@@ -249,9 +297,11 @@ static const struct bad_case bad_cases[] = {
 	{ "atomic with 2 SGEs", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 2, 0, 8, false, EINVAL },
 	{ "atomic inline", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, IBV_SEND_INLINE, 8, false, EINVAL },
 	{ "atomic on UC", IBV_QPT_UC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, 8, false, EINVAL },
-	{ "LOCAL_INV", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_LOCAL_INV, 0, 0, 0, false, EOPNOTSUPP },
-	{ "SEND_WITH_INV", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_SEND_WITH_INV, 1, 0, 8, false, EOPNOTSUPP },
-	{ "BIND_MW", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_BIND_MW, 0, 0, 0, false, EOPNOTSUPP },
+	{ "LOCAL_INV on UD", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_LOCAL_INV, 0, 0, 0, false, EINVAL },
+	{ "LOCAL_INV inline", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_LOCAL_INV, 1, IBV_SEND_INLINE, 8, false, EINVAL },
+	{ "SEND_WITH_INV on UC", IBV_QPT_UC, IBV_QPS_RTS, IBV_WR_SEND_WITH_INV, 1, 0, 8, false, EINVAL },
+	{ "BIND_MW without a window", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_BIND_MW, 0, 0, 0, false, EINVAL },
+	{ "BIND_MW on UD", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_BIND_MW, 0, 0, 0, false, EINVAL },
 	/* By value: older verbs.h lack the names (ATOMIC_WRITE from 44, FLUSH from 45). */
 	{ "ATOMIC_WRITE (15)", IBV_QPT_RC, IBV_QPS_RTS, (enum ibv_wr_opcode)15, 1, 0, 8, false, EOPNOTSUPP },
 	{ "FLUSH (14)", IBV_QPT_RC, IBV_QPS_RTS, (enum ibv_wr_opcode)14, 1, 0, 8, false, EOPNOTSUPP },
@@ -389,6 +439,7 @@ int main(void)
 	tcase_add_test(tc, test_send_chain);
 	tcase_add_test(tc, test_sq_sig_all_and_read);
 	tcase_add_test(tc, test_atomic_wqe);
+	tcase_add_test(tc, test_mw_wqe);
 	tcase_add_test(tc, test_inline_ud);
 	tcase_add_loop_test(tc, test_bad_send, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(tc, test_partial_chain);

@@ -3,12 +3,13 @@
 # uroce0 through `uroce run` (one process, two contexts, one thread: the
 # daemon must make progress for the side nobody polls):
 #   test_cq_events (RC, UD with a completion channel), test_cqex (RC, UD;
-#   XRC skips), test_mr's traffic classes (MRTest rereg traffic, MWTest,
+#   XRC skips), test_mr's traffic classes (MRTest rereg traffic, MWTest:
+#   memory windows type 1 and 2 with traffic and invalidation,
 #   DmaBufTestCase, DeviceMemoryTest; features uroce lacks skip with
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
 #   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
 # Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
-# the 8 tests named below passed, the 16 skips exactly as listed.  docs/clients.md §3.
+# the 15 tests named below passed, the 9 skips exactly as listed.  docs/clients.md §3.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 pyverbs_run 300 24 \
@@ -23,17 +24,22 @@ for t in 'test_cq_events_ud (tests.test_cq_events.CqEventsTestCase.test_cq_event
 	'test_ud_traffic_cq_ex (tests.test_cqex.CqExTestCase.test_ud_traffic_cq_ex)' \
 	'test_rc_traffic_cq_ex (tests.test_cqex.CqExTestCase.test_rc_traffic_cq_ex)' \
 	'Test ibv_create_cq_ex()' 'Test ibv_create_cq_ex() with wrong comp_vector / number of cqes' \
-	'Verify that illegal flags combination fails as expected' 'Test real time timestamp on RC traffic.'; do
+	'Verify that illegal flags combination fails as expected' 'Test real time timestamp on RC traffic.' \
+	'test_mw_type1 (tests.test_mr.MWTest.test_mw_type1)' \
+	'test_invalidate_mw_type1 (tests.test_mr.MWTest.test_invalidate_mw_type1)' \
+	'test_mw_type2 (tests.test_mr.MWTest.test_mw_type2)' \
+	'test_mw_type2_invalidate_local (tests.test_mr.MWTest.test_mw_type2_invalidate_local)' \
+	'test_mw_type2_invalidate_remote (tests.test_mr.MWTest.test_mw_type2_invalidate_remote)' \
+	'test_mw_type2_invalidate_dealloc (tests.test_mr.MWTest.test_mw_type2_invalidate_dealloc)' \
+	'Verify that trying to create a MW of a wrong type fails'; do
 	grep -qxF "$t ... ok" "$T/py.log" || fail "$t" "ok" "$(grep -F "$t ..." "$T/py.log")"
 	echo "ok: $t passed"
 done
-expect_eq "tests passed" 8 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
+expect_eq "tests passed" 15 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
 
 # Exactly these skips (features uroce answers with EOPNOTSUPP: XRC, rereg
-# MR, memory windows, device memory; dma-buf needs a GPU render node).
+# MR, device memory; dma-buf needs a GPU render node).
 pyverbs_skips_exact "1 Create XRCD is not supported
-1 Create memory window of type 3 is not supported
 2 Device memory is not supported
-6 Reg MR with MW access is not supported
 4 Rereg MR is not supported (Failed to rereg MR: IBV_REREG_MR_ERR_CMD. Errno: 95, Operation not supported)
 2 dmabuf: no usable /dev/dri/renderD node"

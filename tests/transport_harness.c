@@ -103,6 +103,7 @@ static void log_pkt(struct th_world *w, int from, int to, const uint8_t *data,
 	e->msn = p.h.aeth.msn;
 	e->payload_len = p.payload_len;
 	e->dma_len = p.h.reth.dma_len;
+	e->ieth = p.h.ieth_rkey;
 }
 
 static void enqueue(struct th_world *w, int from, int to, uint16_t sport,
@@ -273,7 +274,28 @@ static void cb_log(void *ctx, struct xport_qp *qp, int level, const char *msg)
 	n->logtext[n->loglen] = 0;
 }
 
+static enum ibv_wc_status cb_local_op(void *ctx, struct xport_qp *qp, uint32_t pd,
+				      const struct xport_send_wqe *wqe)
+{
+	struct th_node *n = ctx;
+
+	n->local_ops++;
+	return n->local_status;
+}
+
+static bool cb_invalidate(void *ctx, struct xport_qp *qp, uint32_t pd, uint32_t rkey)
+{
+	struct th_node *n = ctx;
+
+	if (rkey != n->inv_rkey)
+		return false;
+	n->invalidations++;
+	return true;
+}
+
 const struct xport_ops th_ops_for_tests = {
+	.local_op = cb_local_op,
+	.invalidate = cb_invalidate,
 	.now_ns = cb_now,
 	.mem = cb_mem,
 	.xmit = cb_xmit,

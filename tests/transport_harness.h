@@ -40,6 +40,7 @@ struct th_pkt {
 	uint32_t msn;
 	uint32_t payload_len;
 	uint32_t dma_len;	/* RETH */
+	uint32_t ieth;		/* IETH R_Key, if any */
 };
 
 struct th_cqe_log {
@@ -60,6 +61,12 @@ struct th_node {
 	uint64_t timer_when[TH_MAX_QP];
 	unsigned events;	/* qp_event callbacks */
 	int last_event;
+	/* ops->local_op: counted, answered with local_status; ops->invalidate:
+	 * true only for inv_rkey (each invalidation counted) */
+	unsigned local_ops;
+	enum ibv_wc_status local_status;
+	uint32_t inv_rkey;
+	unsigned invalidations;
 	char logtext[16384];	/* ops->log lines, newline-separated (first 16 KiB) */
 	size_t loglen;
 };

@@ -495,6 +495,141 @@ START_TEST(test_ud_ipv6_grh)
 }
 END_TEST
 
+/* SEND with Invalidate: SEND FIRST/MIDDLE then SEND_LAST_WITH_INVALIDATE
+ * (0x16) carrying the IETH, or SEND_ONLY_WITH_INVALIDATE (0x17); the
+ * receiver's CQE has IBV_WC_WITH_INV and the R_Key (host order) after the
+ * responder invalidated it; an R_Key it cannot invalidate fails both ends
+ * with REM_INV_REQ_ERR (NAK Invalid Request). */
+START_TEST(test_send_inv)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
+
+	w->log_on = true;
+	w->node[1].inv_rkey = 0x00abcd17;
+	th_connect(w, a, b, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	th_reg_mr(w, 0, 0x101, 1, SRC_ADDR, 4096, 0, 1);
+	th_reg_mr(w, 1, 0x201, 1, DST_ADDR, 4096, IBV_ACCESS_LOCAL_WRITE, 0);
+	ck_assert_int_eq(th_post_recv(b, 1, DST_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(th_post_recv(b, 2, DST_ADDR, 4096, 0x201), 0);
+	ck_assert_int_eq(th_post_recv(b, 3, DST_ADDR, 4096, 0x201), 0);
+	{
+		struct xport_send_wqe q = { .wr_id = 1, .wr_index = 1, .opcode = IBV_WR_SEND_WITH_INV,
+					    .send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED,
+					    .invalidate_rkey = 0x00abcd17, .num_sge = 1,
+					    .sg_list = { { SRC_ADDR, 2100, 0x101 } } };
+
+		ck_assert_int_eq(xport_post_send(a, &q), 0);
+		q.wr_id = q.wr_index = 2;
+		q.send_flags = IBV_SEND_SIGNALED;
+		q.sg_list[0].length = 10;
+		ck_assert_int_eq(xport_post_send(a, &q), 0);
+	}
+	th_run(w, 1000);
+	ck_assert_uint_eq(w->nlog, 6);	/* 3 + 1 request packets, 2 ACKs */
+	ck_assert_uint_eq(w->log[0].opcode, ROCE_OP_RC_SEND_FIRST);
+	ck_assert_uint_eq(w->log[1].opcode, ROCE_OP_RC_SEND_MIDDLE);
+	ck_assert_uint_eq(w->log[2].opcode, ROCE_OP_RC_SEND_LAST_INV);
+	ck_assert_uint_eq(w->log[2].ieth, 0x00abcd17);
+	ck_assert_uint_eq(w->log[2].payload_len, 52);
+	ck_assert_int_eq(w->log[2].se, 1);
+	ck_assert_uint_eq(w->log[0].ieth, 0);
+	ck_assert_uint_eq(w->log[3].opcode, ROCE_OP_RC_SEND_ONLY_INV);
+	ck_assert_uint_eq(w->log[3].ieth, 0x00abcd17);
+	ck_assert_uint_eq(w->log[3].payload_len, 10);
+	ck_assert_uint_eq(w->log[4].opcode, ROCE_OP_RC_ACK);
+	ck_assert_uint_eq(w->node[1].invalidations, 2);
+	ck_assert_uint_eq(w->node[1].cqes.n, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct xport_cqe *c = &w->node[1].cqes.v[i];
+
+		ck_assert_int_eq(c->status, IBV_WC_SUCCESS);
+		ck_assert_int_eq(c->opcode, IBV_WC_RECV);
+		ck_assert_uint_eq(c->wc_flags, IBV_WC_WITH_INV);
+		ck_assert_uint_eq(c->imm_data, 0x00abcd17);
+		ck_assert_uint_eq(c->byte_len, i ? 10 : 2100);
+	}
+	ck_assert_uint_eq(w->node[0].cqes.n, 2);
+	ck_assert_int_eq(w->node[0].cqes.v[1].status, IBV_WC_SUCCESS);
+	/* an R_Key the responder cannot invalidate */
+	{
+		struct xport_send_wqe q = { .wr_id = 3, .wr_index = 3, .opcode = IBV_WR_SEND_WITH_INV,
+					    .send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = 0x1234,
+					    .num_sge = 1, .sg_list = { { SRC_ADDR, 8, 0x101 } } };
+
+		ck_assert_int_eq(xport_post_send(a, &q), 0);
+	}
+	th_run(w, 1000);
+	ck_assert_uint_eq(w->node[1].cqes.n, 3);
+	ck_assert_int_eq(w->node[1].cqes.v[2].status, IBV_WC_REM_INV_REQ_ERR);
+	ck_assert_uint_eq(w->node[1].cqes.v[2].wr_id, 3);
+	ck_assert_uint_eq(w->node[0].cqes.n, 3);
+	ck_assert_int_eq(w->node[0].cqes.v[2].status, IBV_WC_REM_INV_REQ_ERR);
+	ck_assert_int_eq(xport_qp_state(a), IBV_QPS_ERR);
+	ck_assert_int_eq(xport_qp_state(b), IBV_QPS_ERR);
+	/* not on UC: IBTA has no UC SEND with Invalidate */
+	ck_assert_int_eq(th_post_send(th_qp(w, 0, IBV_QPT_UC, QPN_A + 1, 4), 9,
+				      IBV_WR_SEND_WITH_INV, SRC_ADDR, 8, 0x101, 0, 0, 0, 0), EINVAL);
+	th_world_free(w);
+}
+END_TEST
+
+/* BIND_MW and LOCAL_INV run once each, in SQ order, behind a WRITE whose
+ * first packet is lost (the go-back-N resend passes them without running
+ * them again), and complete after it; a failing one completes with its
+ * status and the QP enters ERR. */
+START_TEST(test_local_ops_order)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
+	struct xport_send_wqe bind = { .wr_id = 2, .wr_index = 2, .opcode = IBV_WR_BIND_MW,
+				       .send_flags = IBV_SEND_SIGNALED,
+				       .bind = { .mw_handle = 1, .length = 64 } };
+	struct xport_send_wqe inv = { .wr_id = 3, .wr_index = 3, .opcode = IBV_WR_LOCAL_INV,
+				      .send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = 0x111 };
+	static const enum ibv_wc_opcode want[3] = { IBV_WC_RDMA_WRITE, IBV_WC_BIND_MW,
+						    IBV_WC_LOCAL_INV };
+
+	w->log_on = true;
+	w->drop_from = 0;
+	w->drop_rule[0].psn = 0;
+	w->drop_rule[0].nth = 1;
+	w->ndrop_rule = 1;
+	th_connect(w, a, b, IBV_MTU_1024, 0, 0, 10, 7, 7, 1);
+	th_reg_mr(w, 0, 0x101, 1, SRC_ADDR, 4096, 0, 1);
+	th_reg_mr(w, 1, 0x201, 1, DST_ADDR, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 0);
+	ck_assert_int_eq(th_post_send(a, 1, IBV_WR_RDMA_WRITE, SRC_ADDR, 4096, 0x101, DST_ADDR,
+				      0x201, 0, 0), 0);
+	ck_assert_int_eq(xport_post_send(a, &bind), 0);
+	ck_assert_int_eq(xport_post_send(a, &inv), 0);
+	ck_assert_uint_eq(w->node[0].local_ops, 2);	/* run as the requester passed them */
+	ck_assert_uint_eq(w->node[0].cqes.n, 0);	/* but not complete before the WRITE */
+	th_run(w, 1000);
+	ck_assert_uint_eq(xport_qp_stats(a)->retransmits, 1);
+	ck_assert_uint_eq(w->node[0].local_ops, 2);
+	ck_assert_uint_eq(w->node[0].cqes.n, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_int_eq(w->node[0].cqes.v[i].status, IBV_WC_SUCCESS);
+		ck_assert_uint_eq(w->node[0].cqes.v[i].wr_id, i + 1);
+		ck_assert_int_eq(w->node[0].cqes.v[i].opcode, want[i]);
+	}
+	/* with SGEs: malformed; then a failing bind */
+	bind.num_sge = 1;
+	ck_assert_int_eq(xport_post_send(a, &bind), EINVAL);
+	bind.num_sge = 0;
+	w->node[0].local_status = IBV_WC_MW_BIND_ERR;
+	bind.wr_id = 4;
+	ck_assert_int_eq(xport_post_send(a, &bind), 0);
+	ck_assert_uint_eq(w->node[0].cqes.n, 4);
+	ck_assert_int_eq(w->node[0].cqes.v[3].status, IBV_WC_MW_BIND_ERR);
+	ck_assert_uint_eq(w->node[0].cqes.v[3].wr_id, 4);
+	ck_assert_int_eq(xport_qp_state(a), IBV_QPS_ERR);
+	th_world_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_ops");
@@ -506,6 +641,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_solicited);
 	tcase_add_test(tc, test_ud_ipv6_grh);
+	tcase_add_test(tc, test_send_inv);
+	tcase_add_test(tc, test_local_ops_order);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -86,11 +86,12 @@ void client_destroy(struct ctl_client *c)
 	uint32_t nqp = c->qps.count, nah = c->ahs.count, nmr = c->mrs.count, ncq = c->cqs.count,
 		 npd = c->pds.count;
 
-	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs and MRs
-	 * (hold PDs). */
+	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
+	 * MRs and PDs) and MRs (hold PDs). */
 	DRAIN(c, qps, struct ctl_qp, qp_free);
 	DRAIN(c, srqs, struct ctl_srq, srq_free);
 	DRAIN(c, ahs, struct ctl_ah, ah_free);
+	DRAIN(c, mws, struct ctl_mw, mw_free);
 	DRAIN(c, mrs, struct ctl_mr, mr_free);
 	DRAIN(c, cqs, struct ctl_cq, cq_free);
 	DRAIN(c, pds, struct ctl_pd, pd_free);

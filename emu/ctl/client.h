@@ -46,7 +46,7 @@ struct ctl_client {
 	int db_fd;              /* doorbell eventfd; -1 before HELLO */
 	ev_io db_io;
 
-	struct obj_table pds, mrs, cqs, qps, ahs, srqs;
+	struct obj_table pds, mrs, mws, cqs, qps, ahs, srqs;
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
 };

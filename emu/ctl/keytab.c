@@ -68,7 +68,7 @@ void keytab_fini(struct keytab *t)
 	t->size = 0;
 }
 
-int keytab_alloc(struct keytab *t, void *obj, uint32_t *key)
+int keytab_alloc_kind(struct keytab *t, void *obj, enum keytab_kind kind, uint32_t *key)
 {
 	uint32_t idx;
 	int rc = id_alloc_get(&t->ids, &idx);
@@ -76,11 +76,17 @@ int keytab_alloc(struct keytab *t, void *obj, uint32_t *key)
 	if (rc)
 		return rc;
 	t->slot[idx].obj = obj;
+	t->slot[idx].kind = (uint8_t)kind;
 	*key = idx << 8 | t->slot[idx].variant;
 	return 0;
 }
 
-void *keytab_lookup(const struct keytab *t, uint32_t key)
+int keytab_alloc(struct keytab *t, void *obj, uint32_t *key)
+{
+	return keytab_alloc_kind(t, obj, KEYTAB_MR, key);
+}
+
+void *keytab_lookup_kind(const struct keytab *t, uint32_t key, enum keytab_kind *kind)
 {
 	uint32_t idx = key >> 8;
 
@@ -88,14 +94,34 @@ void *keytab_lookup(const struct keytab *t, uint32_t key)
 		return NULL;
 	if (t->slot[idx].variant != (uint8_t)key)
 		return NULL;
+	*kind = (enum keytab_kind)t->slot[idx].kind;
 	return t->slot[idx].obj;
+}
+
+void *keytab_lookup(const struct keytab *t, uint32_t key)
+{
+	enum keytab_kind kind;
+	void *obj = keytab_lookup_kind(t, key, &kind);
+
+	return obj && kind == KEYTAB_MR ? obj : NULL;
+}
+
+int keytab_set_variant(struct keytab *t, uint32_t key)
+{
+	uint32_t idx = key >> 8;
+
+	if (idx == 0 || idx > t->size || !t->slot[idx].obj)
+		return EINVAL;
+	t->slot[idx].variant = (uint8_t)key;
+	return 0;
 }
 
 int keytab_free(struct keytab *t, uint32_t key)
 {
 	uint32_t idx = key >> 8;
+	enum keytab_kind kind;
 
-	if (!keytab_lookup(t, key))
+	if (!keytab_lookup_kind(t, key, &kind))
 		return EINVAL;
 	t->slot[idx].obj = NULL;
 	t->slot[idx].variant += t->slot[idx].stride;

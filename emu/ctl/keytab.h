@@ -1,5 +1,6 @@
 /*
- * keytab.h - the device's memory-key table: MR lkey/rkey allocation and lookup.
+ * keytab.h - the device's memory-key table: MR lkey/rkey and memory-window
+ * rkey allocation and lookup.
  *
  * A key is index<<8 | variant (IBTA §10.6: the low 8 bits are the "key" part a
  * consumer may vary; mlx5 builds its mkeys the same way). The index (1..2^24-1,
@@ -18,8 +19,12 @@
 #include <stdint.h>
 #include "emu/ctl/id_alloc.h"
 
+/* What a key names. */
+enum keytab_kind { KEYTAB_MR, KEYTAB_MW };
+
 struct keytab_slot {
-	void *obj;        /* owner (struct ctl_mr *), NULL = free */
+	void *obj;        /* owner (struct ctl_mr * or ctl_mw *), NULL = free */
+	uint8_t kind;     /* enum keytab_kind */
 	uint8_t variant;  /* variant of the current (or next) key of this slot */
 	uint8_t stride;   /* odd: added to variant at each reuse */
 };
@@ -40,11 +45,20 @@ void keytab_seed(struct keytab *t, uint64_t seed);
 int keytab_init(struct keytab *t, uint32_t size);
 void keytab_fini(struct keytab *t);
 
-/* New key for OBJ into *key. Returns 0, or ENOMEM when the table is full. */
+/* New MR key for OBJ into *key. Returns 0, or ENOMEM when the table is full. */
 int keytab_alloc(struct keytab *t, void *obj, uint32_t *key);
+/* New key of KIND for OBJ into *key. Returns 0 or ENOMEM. */
+int keytab_alloc_kind(struct keytab *t, void *obj, enum keytab_kind kind, uint32_t *key);
 
-/* The object of KEY, or NULL if KEY is not live (wrong index or variant). */
+/* The MR of KEY, or NULL if KEY is not a live MR key (wrong index or
+ * variant, free, or a window's key). */
 void *keytab_lookup(const struct keytab *t, uint32_t key);
+/* The object of KEY of any kind (its kind in *kind), or NULL. */
+void *keytab_lookup_kind(const struct keytab *t, uint32_t key, enum keytab_kind *kind);
+/* Give the live slot of KEY's index the variant KEY & 0xFF (a memory
+ * window's bind picks its key's low byte, IBTA 10.6.7.2.2). Returns 0, or
+ * EINVAL if the index is not live. */
+int keytab_set_variant(struct keytab *t, uint32_t key);
 
 /* Release KEY (must be live). Returns 0 or EINVAL. */
 int keytab_free(struct keytab *t, uint32_t key);

@@ -19,9 +19,8 @@
 /* Access bits uroce implements; the optional range (RELAXED_ORDERING, ...)
  * is a hint a device may ignore. */
 #define MR_ACCESS_OK (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-		      IBV_ACCESS_REMOTE_ATOMIC)
-#define MR_ACCESS_UNSUPPORTED (IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | \
-			       IBV_ACCESS_HUGETLB)
+		      IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+#define MR_ACCESS_UNSUPPORTED (IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
 
 int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 {
@@ -99,6 +98,9 @@ int op_dereg_mr(struct ctl_client *c, struct ctl_call *call)
 
 	if (!mr)
 		return EINVAL;
+	/* ibv_dereg_mr(3): fails while memory windows are bound to it */
+	if (mr->mw_bound)
+		return EBUSY;
 	mr_free(c, mr);
 	return 0;
 }

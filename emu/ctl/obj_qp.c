@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "emu/ctl/client.h"
+#include "emu/nic/mem_window.h"
 #include "emu/nic/engine_glue.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
@@ -116,6 +117,8 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 	struct uroce_dev *d = c->dev;
 
 	engine_qp_destroy(qp);
+	/* its type 2 windows are bound to it: they become free */
+	mw_qp_gone(c, qp->qpn);
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
 	qp->pd->users--;

@@ -1,5 +1,5 @@
 /*
- * objects.h - the verbs objects a client owns (PD, MR, CQ, SRQ, QP, AH), the
+ * objects.h - the verbs objects a client owns (PD, MR, MW, CQ, SRQ, QP, AH), the
  * control-message handlers that create and destroy them (obj_*.c), and their
  * destructors used both by the handlers and by client cleanup.
  *
@@ -37,8 +37,27 @@ struct ctl_mr {
 	struct ctl_pd *pd;
 	uint64_t addr;           /* virtual address in the client process */
 	uint64_t length;         /* bytes */
-	uint32_t access;         /* enum ibv_access_flags */
+	uint32_t access;         /* enum ibv_access_flags (MW_BIND included) */
 	uint32_t key;            /* lkey == rkey */
+	uint32_t mw_bound;       /* windows bound to it (DEREG_MR: EBUSY) */
+	struct ctl_client *owner;
+};
+
+/* A memory window (IBTA 10.6.7; ibv_alloc_mw(3)): a type 1 window has a
+ * valid rkey from the start and is (re)bound by the bind_mw verb; a type 2
+ * (IBTA type 2B) window is free until a BIND_MW WQE binds it to the
+ * posting QP, and free again after LOCAL_INV / SEND with Invalidate. The
+ * rkey works only while mr != NULL (bound with a length > 0). */
+struct ctl_mw {
+	uint32_t handle;
+	struct ctl_pd *pd;
+	enum ibv_mw_type type;
+	uint32_t rkey;           /* index<<8 | variant, a slot of the key table */
+	struct ctl_mr *mr;       /* bound to; NULL = unbound / free */
+	uint64_t addr;           /* bound range [addr, addr+length) */
+	uint64_t length;         /* bytes */
+	uint32_t access;         /* IBV_ACCESS_REMOTE_* it grants */
+	uint32_t qpn;            /* type 2: the only QP that may use it */
 	struct ctl_client *owner;
 };
 
@@ -140,6 +159,8 @@ int op_alloc_pd(struct ctl_client *c, struct ctl_call *call);
 int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call);
 int op_reg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_dereg_mr(struct ctl_client *c, struct ctl_call *call);
+int op_alloc_mw(struct ctl_client *c, struct ctl_call *call);
+int op_dealloc_mw(struct ctl_client *c, struct ctl_call *call);
 int op_create_cq(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
 int op_create_qp(struct ctl_client *c, struct ctl_call *call);
@@ -163,6 +184,7 @@ int op_admin_fault(struct ctl_client *c, struct ctl_call *call);
  * references; the caller has checked it is unused where that matters. */
 void pd_free(struct ctl_client *c, struct ctl_pd *pd);
 void mr_free(struct ctl_client *c, struct ctl_mr *mr);
+void mw_free(struct ctl_client *c, struct ctl_mw *mw);
 void cq_free(struct ctl_client *c, struct ctl_cq *cq);
 void qp_free(struct ctl_client *c, struct ctl_qp *qp);
 void ah_free(struct ctl_client *c, struct ctl_ah *ah);

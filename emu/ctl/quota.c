@@ -41,7 +41,7 @@ static uint32_t client_usage(const struct ctl_client *c, enum quota_kind kind)
 	case QUOTA_PD: return c->pds.count;
 	case QUOTA_CQ: return c->cqs.count;
 	case QUOTA_QP: return c->qps.count;
-	case QUOTA_MR: return c->mrs.count;
+	case QUOTA_MR: return c->mrs.count + c->mws.count; /* keys of one table */
 	case QUOTA_AH: return c->ahs.count;
 	case QUOTA_SRQ: return c->srqs.count;
 	default: return 0;

@@ -88,6 +88,10 @@ uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ: return MLX5_OPCODE_RDMA_READ;
 	case IBV_WR_ATOMIC_CMP_AND_SWP: return MLX5_OPCODE_ATOMIC_CS;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD: return MLX5_OPCODE_ATOMIC_FA;
+	/* mlx5 posts both as UMR and keeps the wc opcode per WQE; the CQE
+	 * names LOCAL_INV apart so the provider needs no per-WQE state */
+	case IBV_WR_BIND_MW: return MLX5_OPCODE_UMR;
+	case IBV_WR_LOCAL_INV: return MLX5_OPCODE_LOCAL_INVAL;
 	default: return 0;
 	}
 }

@@ -51,8 +51,11 @@ static void fill_attr(struct uroce_dev *d)
 	a->hw_ver = 1;
 	a->max_qp = DEV_MAX_QP;
 	a->max_qp_wr = DEV_MAX_QP_WR;
+	/* memory windows type 1 and 2B, as a ConnectX reports them */
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |
-			      IBV_DEVICE_SYS_IMAGE_GUID;
+			      IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_MEM_WINDOW |
+			      IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+	a->max_mw = DEV_MAX_MW;
 	a->max_sge = DEV_MAX_SGE;
 	a->max_sge_rd = DEV_MAX_SGE;
 	a->max_cq = DEV_MAX_CQ;
@@ -135,7 +138,7 @@ int dev_init(struct uroce_dev *d, struct ev_loop *loop, const char *name,
 	d->clock_timer.data = d;
 	ev_timer_start(loop, &d->clock_timer);
 
-	if ((rc = keytab_init(&d->keys, DEV_MAX_MR)) || (rc = id_alloc_init(&d->qpns, DEV_QPN_FIRST, DEV_MAX_QP)) ||
+	if ((rc = keytab_init(&d->keys, DEV_MAX_MR + DEV_MAX_MW)) || (rc = id_alloc_init(&d->qpns, DEV_QPN_FIRST, DEV_MAX_QP)) ||
 	    (rc = id_alloc_init(&d->cqns, 1, DEV_MAX_CQ)) || (rc = id_alloc_init(&d->pdns, 1, DEV_MAX_PD)) ||
 	    (rc = id_alloc_init(&d->srqns, 1, DEV_MAX_SRQ)))
 		return rc;

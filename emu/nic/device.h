@@ -35,6 +35,7 @@ struct xport_dev;
 #define DEV_MAX_CQ 4096u
 #define DEV_MAX_CQE 65535u         /* ring of 65536 CQEs = 4 MiB */
 #define DEV_MAX_MR 65535u
+#define DEV_MAX_MW 65535u         /* memory windows; keys share the MR key table */
 #define DEV_MAX_PD 4096u
 #define DEV_MAX_AH 65535u
 #define DEV_MAX_QP_RD_ATOM 16u
@@ -47,7 +48,7 @@ struct xport_dev;
 
 /* Per-device object totals (all clients). */
 struct dev_counts {
-	uint32_t pd, mr, cq, qp, ah, srq;
+	uint32_t pd, mr, mw, cq, qp, ah, srq;
 };
 
 /* Transport counters of the QPs already destroyed (live QPs are summed when
@@ -86,7 +87,7 @@ struct uroce_dev {
 	struct fault_dev *fault;        /* fault injector (fault_queue.c) */
 	struct nic_vtime vt;            /* deterministic mode (nic_time.c) */
 
-	struct keytab keys;             /* MR lkeys/rkeys */
+	struct keytab keys;             /* MR lkeys/rkeys and MW rkeys */
 	struct id_alloc qpns;
 	struct id_alloc cqns;
 	struct id_alloc pdns;

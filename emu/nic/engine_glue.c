@@ -10,6 +10,7 @@
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"
+#include "emu/nic/mem_window.h"
 #include "emu/nic/nic_time.h"
 #include "emu/nic/port.h"
 #include "emu/xport/xport.h"
@@ -28,7 +29,25 @@ static enum xport_mem_status dp_mem(void *ctx, struct xport_qp *xqp, uint32_t pd
 				    uint32_t key, uint64_t addr, void *buf, uint32_t len,
 				    unsigned int access, enum xport_mem_op op)
 {
-	return mem_access(ctx, pd, is_rkey, key, addr, buf, len, access, op);
+	return mem_access_qp(ctx, pd, xport_qp_num(xqp), is_rkey, key, addr, buf, len, access, op);
+}
+
+/* BIND_MW and LOCAL_INV, executed in SQ order (mem_window.h). A failed
+ * LOCAL_INV completes with MW_BIND_ERR: mlx5 posts it as the same UMR WQE
+ * as a bind (docs/transport.md). */
+static enum ibv_wc_status dp_local_op(void *ctx, struct xport_qp *xqp, uint32_t pd,
+				      const struct xport_send_wqe *w)
+{
+	struct ctl_qp *qp = xport_qp_user(xqp);
+
+	if (w->opcode == IBV_WR_BIND_MW)
+		return mw_bind(qp->owner, qp, w->rkey, &w->bind);
+	return mw_invalidate(ctx, qp, w->invalidate_rkey, false) ? IBV_WC_MW_BIND_ERR : IBV_WC_SUCCESS;
+}
+
+static bool dp_invalidate(void *ctx, struct xport_qp *xqp, uint32_t pd, uint32_t rkey)
+{
+	return mw_invalidate(ctx, xport_qp_user(xqp), rkey, true) == 0;
 }
 
 static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe *c)
@@ -183,6 +202,8 @@ static const struct xport_ops engine_ops = {
 	.schedule = dp_schedule,
 	.log = dp_log,
 	.srq_event = dp_srq_event,
+	.local_op = dp_local_op,
+	.invalidate = dp_invalidate,
 };
 
 int engine_init(struct uroce_dev *d)

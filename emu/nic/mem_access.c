@@ -8,6 +8,7 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/ctl/objects.h"
+#include "emu/nic/mem_window.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,17 +44,37 @@ enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
 				 enum xport_mem_op op)
 {
-	const struct ctl_mr *mr = keytab_lookup(&d->keys, key);
+	return mem_access_qp(d, pdn, 0, is_rkey, key, addr, buf, len, access, op);
+}
 
-	(void)is_rkey;
-	if (!mr)
+enum xport_mem_status mem_access_qp(struct uroce_dev *d, uint32_t pdn, uint32_t qpn, bool is_rkey,
+				    uint32_t key, uint64_t addr, void *buf, uint32_t len,
+				    unsigned int access, enum xport_mem_op op)
+{
+	enum keytab_kind kind;
+	const void *obj = keytab_lookup_kind(&d->keys, key, &kind);
+	const struct ctl_mr *mr = obj;
+
+	if (!obj)
 		return XPORT_MEM_BAD_KEY;
-	if (mr->pd->pdn != pdn)
-		return XPORT_MEM_BAD_PD;
-	if ((access & mr->access) != access)
-		return XPORT_MEM_ACCESS;
-	if (len == 0)
-		return XPORT_MEM_OK;
+	if (kind == KEYTAB_MW) {
+		/* a window's rkey: remote access only, in its own bounds
+		 * and rights, then through the MR behind it */
+		enum xport_mem_status st;
+
+		if (!is_rkey)
+			return XPORT_MEM_BAD_KEY;
+		st = mw_resolve(obj, pdn, qpn, addr, len, access, &mr);
+		if (st || len == 0)
+			return st;
+	} else {
+		if (mr->pd->pdn != pdn)
+			return XPORT_MEM_BAD_PD;
+		if ((access & mr->access) != access)
+			return XPORT_MEM_ACCESS;
+		if (len == 0)
+			return XPORT_MEM_OK;
+	}
 	/* inside [mr->addr, mr->addr + mr->length), without overflow */
 	if (addr < mr->addr || len > mr->length || addr - mr->addr > mr->length - len)
 		return XPORT_MEM_BOUNDS;

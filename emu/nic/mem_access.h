@@ -18,7 +18,7 @@ struct uroce_dev;
 /*
  * mem_access - access [addr, addr+len) through KEY for a QP of PD number PDN.
  *   is_rkey  a remote request (rkey) or a local SGE (lkey); both name the
- *            same MR table (lkey == rkey), the flag is kept for logs
+ *            same MR table (lkey == rkey); a window's rkey is an rkey only
  *   access   IBV_ACCESS_* flags the access needs: REMOTE_WRITE / REMOTE_READ
  *            / REMOTE_ATOMIC for remote requests, LOCAL_WRITE to fill a receive buffer or a
  *            READ response, 0 to read a local SGE
@@ -35,6 +35,16 @@ struct uroce_dev;
 enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
 				 enum xport_mem_op op);
+
+/* mem_access for the QP with number QPN: KEY may also be a memory window's
+ * rkey (is_rkey only): the window must be bound (type 2: to QPN), in PDN,
+ * grant ACCESS and hold the range (mem_window.h mw_resolve); the MR behind
+ * it is then accessed as above (MW_BIND-registered MRs need no remote
+ * rights of their own, IBTA 10.6.7). mem_access is this with QPN 0,
+ * which no window is bound to. */
+enum xport_mem_status mem_access_qp(struct uroce_dev *d, uint32_t pdn, uint32_t qpn, bool is_rkey,
+				    uint32_t key, uint64_t addr, void *buf, uint32_t len,
+				    unsigned int access, enum xport_mem_op op);
 
 struct ctl_client;
 

@@ -10,7 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
-#define WQE_FLAGS_ALL (UROCE_WQE_SIGNALED | UROCE_WQE_SOLICITED | UROCE_WQE_INLINE | UROCE_WQE_FENCE)
+#define WQE_FLAGS_ALL (UROCE_WQE_SIGNALED | UROCE_WQE_SOLICITED | UROCE_WQE_INLINE | UROCE_WQE_FENCE | \
+		       UROCE_WQE_BIND_TYPE1)
 /* Largest slot: header + max(16 SGEs, 256 bytes inline), a power of two. */
 #define SLOT_MAX 512
 
@@ -45,6 +46,24 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 	out->rkey = w->rkey;
 	out->compare_add = w->compare_add;
 	out->swap = w->swap;
+	switch (w->opcode) {
+	case IBV_WR_SEND_WITH_INV:
+		out->invalidate_rkey = w->invalidate_rkey;
+		break;
+	case IBV_WR_LOCAL_INV:
+		out->invalidate_rkey = w->rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		out->bind.mw_handle = w->ah_handle;
+		out->bind.mr_lkey = w->remote_qkey;
+		out->bind.addr = w->remote_addr;
+		out->bind.length = w->compare_add;
+		out->bind.access = w->remote_qpn;
+		out->bind.type1 = w->flags & UROCE_WQE_BIND_TYPE1;
+		break;
+	}
+	if ((w->flags & UROCE_WQE_BIND_TYPE1) && w->opcode != IBV_WR_BIND_MW)
+		return EINVAL;
 	if (w->flags & UROCE_WQE_INLINE) {
 		if (w->byte_len > qp->cap.max_inline_data || w->byte_len > XPORT_MAX_INLINE ||
 		    sizeof(*w) + w->byte_len > lay.sq_stride)

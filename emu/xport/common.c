@@ -48,6 +48,10 @@ static enum ibv_wc_opcode wr_to_wc(enum ibv_wr_opcode op)
 		return IBV_WC_COMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -63,6 +67,9 @@ const char *xport_wr_opcode_name(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ: return "RDMA_READ";
 	case IBV_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC_CMP_AND_SWP";
 	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC_FETCH_AND_ADD";
+	case IBV_WR_SEND_WITH_INV: return "SEND_WITH_INV";
+	case IBV_WR_LOCAL_INV: return "LOCAL_INV";
+	case IBV_WR_BIND_MW: return "BIND_MW";
 	default: return "?";
 	}
 }
@@ -81,6 +88,7 @@ const char *xport_wc_status_name(enum ibv_wc_status st)
 		[IBV_WC_REM_OP_ERR] = "REM_OP_ERR",
 		[IBV_WC_RETRY_EXC_ERR] = "RETRY_EXC_ERR",
 		[IBV_WC_RNR_RETRY_EXC_ERR] = "RNR_RETRY_EXC_ERR",
+		[IBV_WC_MW_BIND_ERR] = "MW_BIND_ERR",
 	};
 
 	if ((unsigned)st < sizeof(n) / sizeof(n[0]) && n[st])
@@ -108,8 +116,8 @@ void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe)
 	qp->dev->ops.complete(qp->dev->ctx, qp, cqe);
 }
 
-void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
-		    enum ibv_wc_status status, uint32_t byte_len)
+static void comp_one(struct xport_qp *qp, struct xport_swqe *w,
+		     enum ibv_wc_status status, uint32_t byte_len)
 {
 	struct xport_cqe c = {
 		.wr_id = w->wr.wr_id,
@@ -140,6 +148,22 @@ void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 		qp->req.offset = 0;
 	}
 	xport_emit(qp, &c);
+}
+
+void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
+		    enum ibv_wc_status status, uint32_t byte_len)
+{
+	comp_one(qp, w, status, byte_len);
+	/* Local operations executed while earlier WQEs were in flight
+	 * complete once those have. */
+	while (status == IBV_WC_SUCCESS && qp->state != IBV_QPS_ERR &&
+	       qp->sq.comp != qp->sq.req) {
+		struct xport_swqe *n = xport_sq_at(qp, qp->sq.comp);
+
+		if (!xport_wr_is_local(n->wr.opcode) || !n->psn_assigned)
+			break;
+		comp_one(qp, n, IBV_WC_SUCCESS, 0);
+	}
 }
 
 void xport_flush_sq(struct xport_qp *qp)

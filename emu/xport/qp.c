@@ -345,7 +345,11 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 	err = uroce_send_opcode_check(qp->type, wqe->opcode);
 	if (err)
 		return err;
-	if (xport_wr_is_atomic(wqe->opcode)) {
+	if (xport_wr_is_local(wqe->opcode)) {
+		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge)
+			return EINVAL;
+		len = 0;
+	} else if (xport_wr_is_atomic(wqe->opcode)) {
 		/* One 8-byte local buffer; inline is for SEND and WRITE
 		 * only (ibv_post_send(3)). */
 		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge > 1)

@@ -21,11 +21,12 @@
 enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS__N };
 
 /* Operation kinds a request packet can carry. */
-enum req_kind { K_SEND, K_SEND_IMM, K_WRITE, K_WRITE_IMM, K__N };
+enum req_kind { K_SEND, K_SEND_IMM, K_WRITE, K_WRITE_IMM, K_SEND_INV, K__N };
 
 /* RC opcode for each kind and position (IBA Table 38; UC = RC | 0x20).
- * Non-IMM kinds and IMM kinds share FIRST/MIDDLE: ImmDt rides only on the
- * LAST/ONLY packet (IBTA 9.4.4). */
+ * Non-IMM kinds and IMM kinds share FIRST/MIDDLE: ImmDt (and IETH) ride
+ * only on the LAST/ONLY packet (IBTA 9.4.4). SEND with Invalidate is RC
+ * only. */
 static const uint8_t rc_opcode[K__N][POS__N] = {
 	[K_SEND] = { ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
 		     ROCE_OP_RC_SEND_LAST, ROCE_OP_RC_SEND_ONLY },
@@ -35,6 +36,8 @@ static const uint8_t rc_opcode[K__N][POS__N] = {
 		      ROCE_OP_RC_WRITE_LAST, ROCE_OP_RC_WRITE_ONLY },
 	[K_WRITE_IMM] = { ROCE_OP_RC_WRITE_FIRST, ROCE_OP_RC_WRITE_MIDDLE,
 			  ROCE_OP_RC_WRITE_LAST_IMM, ROCE_OP_RC_WRITE_ONLY_IMM },
+	[K_SEND_INV] = { ROCE_OP_RC_SEND_FIRST, ROCE_OP_RC_SEND_MIDDLE,
+			 ROCE_OP_RC_SEND_LAST_INV, ROCE_OP_RC_SEND_ONLY_INV },
 };
 
 static enum req_kind wr_kind(enum ibv_wr_opcode op)
@@ -43,6 +46,7 @@ static enum req_kind wr_kind(enum ibv_wr_opcode op)
 	case IBV_WR_SEND_WITH_IMM: return K_SEND_IMM;
 	case IBV_WR_RDMA_WRITE: return K_WRITE;
 	case IBV_WR_RDMA_WRITE_WITH_IMM: return K_WRITE_IMM;
+	case IBV_WR_SEND_WITH_INV: return K_SEND_INV;
 	default: return K_SEND;
 	}
 }
@@ -196,8 +200,9 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	}
 	if (last && (kind == K_SEND_IMM || kind == K_WRITE_IMM))
 		h.imm = be32toh(w->wr.imm_data);
-	if (last && (w->wr.send_flags & IBV_SEND_SOLICITED) &&
-	    (kind == K_SEND || kind == K_SEND_IMM || kind == K_WRITE_IMM))
+	if (last && kind == K_SEND_INV)
+		h.ieth_rkey = w->wr.invalidate_rkey;
+	if (last && (w->wr.send_flags & IBV_SEND_SOLICITED) && kind != K_WRITE)
 		h.se = true;
 	if (qp->type == IBV_QPT_RC) {
 		/* AckReq on the END packet, and at least every 64th so
@@ -231,6 +236,37 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	return true;
 }
 
+/* Execute local operation W (BIND_MW, LOCAL_INV) once, when the requester
+ * reaches it in SQ order (IBV_SEND_FENCE: after earlier READs and atomics
+ * completed), and pass it; it completes as soon as every WQE before it has.
+ * Returns false: it must wait (fence), or it failed (QP in ERR). */
+static bool run_local_op(struct xport_qp *qp, struct xport_swqe *w)
+{
+	const struct xport_ops *ops = &qp->dev->ops;
+	enum ibv_wc_status st;
+
+	if (!w->psn_assigned) {
+		if ((w->wr.send_flags & IBV_SEND_FENCE) && qp->req.rd_outstanding)
+			return false;
+		st = ops->local_op ? ops->local_op(qp->dev->ctx, qp, qp->pd, &w->wr) :
+				     IBV_WC_LOC_QP_OP_ERR;
+		/* no PSN: the range [psn, psn) matches no response */
+		w->first_psn = qp->req.psn;
+		w->npkts = 0;
+		w->last_psn = roce_psn_add(qp->req.psn, ROCE_PSN_MASK);
+		w->psn_assigned = true;
+		if (st != IBV_WC_SUCCESS) {
+			req_local_error(qp, w, st);
+			return false;
+		}
+	}
+	w->state = SWQE_PENDING;
+	qp->req.offset = 0;
+	if (qp->sq.comp == qp->sq.req++)
+		xport_comp_wqe(qp, w, IBV_WC_SUCCESS, 0);
+	return true;
+}
+
 bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 {
 	uint64_t start = qp->stats.tx_pkts;
@@ -251,6 +287,11 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 		 * start nothing new (IBTA 10.3.1.2 / ibv_modify_qp(3)). */
 		if (qp->state == IBV_QPS_SQD && !w->psn_assigned)
 			break;
+		if (xport_wr_is_local(w->wr.opcode)) {
+			if (!run_local_op(qp, w))
+				break;
+			continue;
+		}
 
 		if (qp->type == IBV_QPT_RC) {
 			/* max_rd_atomic 0 still lets one through, as mlx5

@@ -44,6 +44,7 @@ enum resp_state {
 	RESPST_ERR_ACCESS,
 	RESPST_ERR_LOC_PROT,
 	RESPST_ERR_LENGTH,
+	RESPST_ERR_INVALIDATE,
 	RESPST_DROP,
 	RESPST_DONE,
 };
@@ -152,7 +153,7 @@ static enum resp_state check_op_valid(struct resp_pkt *p)
 		 p->pkt->h.opcode == ROCE_OP_RC_FETCH_ADD)
 		ok = acc & IBV_ACCESS_REMOTE_ATOMIC;
 	else
-		ok = false;	/* ATOMIC_WRITE, SEND_INV, FLUSH: not implemented */
+		ok = false;	/* ATOMIC_WRITE, FLUSH: not implemented */
 	if (ok)
 		return RESPST_CHECK_RESOURCE;
 	if (qp->type == IBV_QPT_UC) {
@@ -463,6 +464,17 @@ static enum resp_state complete(struct resp_pkt *p)
 			c.wc_flags |= IBV_WC_WITH_IMM;
 			c.imm_data = htobe32(pkt->h.imm);
 		}
+		/* SEND with Invalidate: the R_Key dies before the receive
+		 * completes (IBTA 10.6.7.2.5). */
+		if (p->flags & ROCE_OPF_INV) {
+			const struct xport_ops *ops = &qp->dev->ops;
+
+			if (!ops->invalidate ||
+			    !ops->invalidate(qp->dev->ctx, qp, qp->pd, pkt->h.ieth_rkey))
+				return RESPST_ERR_INVALIDATE;
+			c.wc_flags |= IBV_WC_WITH_INV;
+			c.imm_data = pkt->h.ieth_rkey;
+		}
 		qp->resp.have_rwqe = false;
 		qp->resp.recv_len = 0;
 		xport_emit(qp, &c);
@@ -685,6 +697,15 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 			/* Receive buffer too small: LOC_LEN_ERR here, Invalid
 			 * Request NAK to the requester (IBTA 9.7.5.2.4). */
 			fail_rwqe(qp, IBV_WC_LOC_LEN_ERR);
+			s = fatal(&p, ROCE_NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR);
+			break;
+		case RESPST_ERR_INVALIDATE:
+			/* An R_Key that cannot be invalidated: the receive
+			 * WQE fails, Invalid Request NAK (responder error
+			 * class J; the statuses rxe uses). */
+			xport_log(qp, XPORT_LOG_ERR, "PSN 0x%06x: R_Key 0x%x cannot be invalidated",
+				  pkt->h.psn, pkt->h.ieth_rkey);
+			fail_rwqe(qp, IBV_WC_REM_INV_REQ_ERR);
 			s = fatal(&p, ROCE_NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR);
 			break;
 		case RESPST_DROP:

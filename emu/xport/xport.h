@@ -64,11 +64,32 @@ struct xport_srq;
  * ibv_send_wr.wr.atomic operands (host order); the original value is
  * written as 8 bytes at sg_list[0].addr through its lkey (none if num_sge
  * is 0), whatever sg_list[0].length says, as mlx5 does.
+ * SEND_WITH_INV (RC): a SEND whose last packet carries IETH =
+ * invalidate_rkey (host order). LOCAL_INV and BIND_MW (RC, UC) are local
+ * operations with no payload and no packets: the requester executes them
+ * through ops->local_op when it reaches them in SQ order, and they
+ * complete in that order (IBTA 10.8.3.2).
  * With IBV_SEND_INLINE the payload is inline_data[0..inline_len) and sg_list
  * is ignored; otherwise the payload is the concatenation of sg_list
  * (lengths in bytes, read through the lkey). wr_index is the daemon's ring
  * index for this WQE, echoed in its completion (mlx5 wqe_counter).
  */
+/*
+ * A memory-window bind (IBV_WR_BIND_MW, IBTA 10.6.7.2; ibv_bind_mw(3)):
+ * window mw_handle (the daemon's handle) gets the new rkey (send WQE's
+ * rkey) over [addr, addr+length) of the MR named by mr_lkey with access
+ * (IBV_ACCESS_* bits); length 0 unbinds. type1: posted by the bind_mw verb
+ * (only type 1 windows), else by ibv_post_send (only type 2).
+ */
+struct xport_mw_bind {
+	uint32_t mw_handle;
+	uint32_t mr_lkey;
+	uint64_t addr;
+	uint64_t length;
+	unsigned int access;
+	bool type1;
+};
+
 struct xport_send_wqe {
 	uint64_t wr_id;
 	uint32_t wr_index;
@@ -82,6 +103,8 @@ struct xport_send_wqe {
 	union ibv_gid dgid;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
+	uint32_t invalidate_rkey;	/* SEND_WITH_INV (IETH) and LOCAL_INV */
+	struct xport_mw_bind bind;	/* BIND_MW */
 	uint32_t num_sge;
 	struct ibv_sge sg_list[XPORT_MAX_SGE];
 	uint32_t inline_len;
@@ -108,9 +131,10 @@ struct xport_recv_wqe {
  * - byte_len: bytes received (responder; UD includes the 40-byte GRH
  *   area; RECV_RDMA_WITH_IMM: the RDMA WRITE length); for RDMA_READ the
  *   bytes read; otherwise the message length.
- * - imm_data: network order (IBV_WC_WITH_IMM set in wc_flags).
+ * - imm_data: network order (IBV_WC_WITH_IMM set in wc_flags); with
+ *   IBV_WC_WITH_INV the invalidated R_Key in host order.
  * - src_qp: the peer's QPN (UD: from DETH; RC/UC: the connected dest QPN).
- * - wc_flags: IBV_WC_WITH_IMM, IBV_WC_GRH (UD receives).
+ * - wc_flags: IBV_WC_WITH_IMM, IBV_WC_WITH_INV, IBV_WC_GRH (UD receives).
  * - solicited: the request carried SE (for solicited-only CQ arming).
  * - signaled: false only for successful send completions of unsignaled
  *   WQEs; the daemon writes no CQE for those (mlx5 retires them with the
@@ -183,6 +207,13 @@ enum xport_mem_status {
  * srq_event: an affiliated asynchronous event of a shared receive queue:
  *   IBV_EVENT_SRQ_LIMIT_REACHED when an armed SRQ's WQE count dropped
  *   below its limit (ibv_modify_srq(3)); may be NULL.
+ * local_op: execute the local operation of WQE (IBV_WR_BIND_MW or
+ *   IBV_WR_LOCAL_INV) for QP of PD pd; returns IBV_WC_SUCCESS or the
+ *   error status its completion gets (IBV_WC_MW_BIND_ERR,
+ *   IBV_WC_LOC_QP_OP_ERR, ...). NULL: both fail with LOC_QP_OP_ERR.
+ * invalidate: the responder received SEND with Invalidate of rkey on QP
+ *   (IBTA 9.4.6.1, 10.6.7.2.5): invalidate it; false if rkey names no
+ *   window or MR this QP may invalidate (NULL: always false).
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -204,6 +235,11 @@ struct xport_ops {
 	void (*log)(void *ctx, struct xport_qp *qp, int level, const char *msg);
 	void (*srq_event)(void *ctx, struct xport_srq *srq,
 			  enum ibv_event_type event);
+	enum ibv_wc_status (*local_op)(void *ctx, struct xport_qp *qp,
+				       uint32_t pd,
+				       const struct xport_send_wqe *wqe);
+	bool (*invalidate)(void *ctx, struct xport_qp *qp, uint32_t pd,
+			   uint32_t rkey);
 };
 
 /* Levels of ops->log. */
@@ -327,8 +363,9 @@ const struct xport_qp_stats *xport_qp_stats(const struct xport_qp *qp);
  * Post one send WQE (copied). Returns 0; ENOMEM if the SQ is full; EINVAL
  * for a malformed WQE (num_sge > XPORT_MAX_SGE, inline_len too big, opcode
  * unknown, atomics with IBV_SEND_INLINE or more than one SGE, RDMA or
- * atomics on a QP type without them); EOPNOTSUPP for an opcode this
- * engine does not do (ATOMIC_WRITE, FLUSH, bind MW, SEND_WITH_INV, TSO).
+ * atomics on a QP type without them, LOCAL_INV or BIND_MW with SGEs or
+ * inline data); EOPNOTSUPP for an opcode this engine does not do
+ * (ATOMIC_WRITE, FLUSH, TSO).
  * A QP in RESET/INIT/RTR
  * gets EINVAL (ibv_post_send(3)); a QP in ERR accepts it and completes it
  * with IBV_WC_WR_FLUSH_ERR.

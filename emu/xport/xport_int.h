@@ -240,6 +240,13 @@ static inline bool xport_wr_is_atomic(enum ibv_wr_opcode op)
 	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* Local operations: executed by the requester in SQ order, no packets
+ * (IBTA 10.6.7.2 bind, 10.6.5 invalidate). */
+static inline bool xport_wr_is_local(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
+}
+
 static inline struct xport_swqe *xport_sq_at(struct xport_qp *qp, uint32_t i)
 {
 	return &qp->sq.ring[i % qp->sq.depth];
@@ -393,7 +400,9 @@ void xport_comp_timeout(struct xport_qp *qp);
 /* Completer: raise IBV_EVENT_SQ_DRAINED if it is owed and every WQE the
  * requester started has completed. */
 void xport_comp_check_drained(struct xport_qp *qp);
-/* Completer: WQE completion (status, byte_len), advancing sq.comp. */
+/* Completer: WQE completion (status, byte_len), advancing sq.comp; on
+ * success, local operations (BIND_MW, LOCAL_INV) the requester has already
+ * executed right behind it complete too, in order. */
 void xport_comp_wqe(struct xport_qp *qp, struct xport_swqe *w,
 		    enum ibv_wc_status status, uint32_t byte_len);
 

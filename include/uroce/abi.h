@@ -32,7 +32,7 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
 
-#define UROCE_ABI_VERSION 3
+#define UROCE_ABI_VERSION 4
 #define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
 
 /* Largest datagram either side ever sends; receivers use a buffer of this size
@@ -69,6 +69,8 @@ enum uroce_op {
 	UROCE_OP_MODIFY_SRQ = 16,
 	UROCE_OP_QUERY_SRQ = 17,
 	UROCE_OP_DESTROY_SRQ = 18,
+	UROCE_OP_ALLOC_MW = 19,
+	UROCE_OP_DEALLOC_MW = 20,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -246,9 +248,9 @@ struct uroce_query_port_resp {
 /* ------------------------------------------------------------- PD and MR */
 
 /* Generic "one handle" request / reply used by ALLOC_PD (request handle 0),
- * DEALLOC_PD, DEREG_MR and DESTROY_AH.
+ * DEALLOC_PD, DEREG_MR, DEALLOC_MW and DESTROY_AH.
  *   handle  the daemon's handle (uint32, unique per client and object type, never 0)
- * DEALLOC_PD errors: EINVAL (bad handle), EBUSY (MRs, QPs or AHs still use the PD).
+ * DEALLOC_PD errors: EINVAL (bad handle), EBUSY (MRs, MWs, QPs or AHs still use the PD).
  * ALLOC_PD errors: ENOMEM (max_pd reached for the device, or the uid's PD
  * quota; docs/security.md). */
 struct uroce_handle_req {
@@ -269,7 +271,8 @@ struct uroce_handle_resp {
  *   length     bytes, 1 .. dev.max_mr_size; addr+length must not wrap (EINVAL)
  *   access     enum ibv_access_flags. REMOTE_WRITE or REMOTE_ATOMIC without
  *              LOCAL_WRITE → EINVAL (IBTA §10.6.3.1, as the kernel checks);
- *              IBV_ACCESS_ON_DEMAND, MW_BIND, ZERO_BASED, HUGETLB → EOPNOTSUPP;
+ *              IBV_ACCESS_MW_BIND lets memory windows be bound to the MR;
+ *              IBV_ACCESS_ON_DEMAND, ZERO_BASED, HUGETLB → EOPNOTSUPP;
  *              optional-range bits (RELAXED_ORDERING) accepted and ignored;
  *              any other unknown bit → EINVAL.
  * Reply: handle, lkey, rkey. Keys are index<<8 | variant (index 1..2^24-1,
@@ -293,6 +296,33 @@ struct uroce_reg_mr_resp {
 	uint32_t lkey;
 	uint32_t rkey;
 	uint32_t reserved;
+};
+
+/*
+ * ALLOC_MW: a memory window (IBTA 10.6.7; ibv_alloc_mw(3)).
+ *   pd_handle  PD of this client
+ *   type       IBV_MW_TYPE_1 or IBV_MW_TYPE_2 (type 2 is IBTA's type 2B:
+ *              bound to one QP); any other value: EINVAL
+ *   reserved   0
+ * Reply: handle, rkey (index<<8 | variant from the device's key table, as
+ * MR keys; a type 1 window is valid with zero length until bound, a type 2
+ * window is free: its rkey names nothing until a BIND_MW WQE gives it one).
+ * ENOMEM when max_mw or the uid's MW quota is reached.
+ * DEALLOC_MW (struct uroce_handle_req / uroce_handle_resp): a bound window
+ * is unbound first (ibv_alloc_mw(3): "Unbinds in case was previously
+ * bound"); its rkey stops working at once. EINVAL for a bad handle.
+ * DEREG_MR of an MR with windows still bound to it: EBUSY (ibv_dereg_mr(3)).
+ */
+struct uroce_alloc_mw_req {
+	struct uroce_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t type;
+	uint64_t reserved;
+};
+struct uroce_alloc_mw_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t rkey;
 };
 
 /* -------------------------------------------------------------------- CQ */
@@ -650,7 +680,9 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_DESTROY_QP:
 	case UROCE_OP_DESTROY_AH:
 	case UROCE_OP_QUERY_SRQ:
+	case UROCE_OP_DEALLOC_MW:
 	case UROCE_OP_DESTROY_SRQ: return sizeof(struct uroce_handle_req);
+	case UROCE_OP_ALLOC_MW: return sizeof(struct uroce_alloc_mw_req);
 	case UROCE_OP_CREATE_SRQ: return sizeof(struct uroce_create_srq_req);
 	case UROCE_OP_MODIFY_SRQ: return sizeof(struct uroce_modify_srq_req);
 	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_req);
@@ -678,9 +710,11 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_ALLOC_PD:
 	case UROCE_OP_DEALLOC_PD:
 	case UROCE_OP_DEREG_MR:
+	case UROCE_OP_DEALLOC_MW:
 	case UROCE_OP_CREATE_AH:
 	case UROCE_OP_DESTROY_AH: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_resp);
+	case UROCE_OP_ALLOC_MW: return sizeof(struct uroce_alloc_mw_resp);
 	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_resp);
 	case UROCE_OP_DESTROY_CQ: return sizeof(struct uroce_destroy_cq_resp);
 	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_resp);

@@ -66,13 +66,14 @@ struct uroce_sge {
 /*
  * uroce_send_opcode_check - whether a QP of type TYPE may carry send WR opcode
  * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
- * carry (RDMA on UD, READ or atomics on UC/UD) or an unknown value; EOPNOTSUPP
+ * carry (RDMA on UD, READ, atomics and SEND_WITH_INV on UC/UD — IBTA Table 38
+ * has SEND with Invalidate for RC and XRC only —, BIND_MW and LOCAL_INV on
+ * UD, as mlx5 builds them for RC/UC/XRC only) or an unknown value; EOPNOTSUPP
  * for what uroce does not implement (ATOMIC_WRITE and FLUSH, which rdma-core
- * posts only through the extended QP API uroce lacks; SEND_WITH_INV,
- * LOCAL_INV, BIND_MW, TSO, DRIVER1). The provider checks at post time, the daemon again for each
- * WQE. The switch is on the value, so every rdma-core's verbs.h gives the
- * same answers: ATOMIC_WRITE (15) is named from rdma-core 44, FLUSH (14)
- * from 45 (enum ibv_wr_opcode, verbs.h).
+ * posts only through the extended QP API; TSO, DRIVER1). The provider checks
+ * at post time, the daemon again for each WQE. The switch is on the value,
+ * so every rdma-core's verbs.h gives the same answers: ATOMIC_WRITE (15) is
+ * named from rdma-core 44, FLUSH (14) from 45 (enum ibv_wr_opcode, verbs.h).
  */
 #define UROCE_IBV_WR_FLUSH 14
 #define UROCE_IBV_WR_ATOMIC_WRITE 15
@@ -84,16 +85,16 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 		return 0;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return type == IBV_QPT_UD ? EINVAL : 0;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
 		return type == IBV_QPT_RC ? 0 : EINVAL;
 	case UROCE_IBV_WR_ATOMIC_WRITE:
 	case UROCE_IBV_WR_FLUSH:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_LOCAL_INV:
-	case IBV_WR_BIND_MW:
 	case IBV_WR_TSO:
 	case IBV_WR_DRIVER1:
 		return EOPNOTSUPP;
@@ -106,18 +107,35 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 #define UROCE_WQE_SOLICITED 0x02 /* IBV_SEND_SOLICITED */
 #define UROCE_WQE_INLINE    0x04 /* payload follows the header instead of SGEs */
 #define UROCE_WQE_FENCE     0x08 /* IBV_SEND_FENCE */
+#define UROCE_WQE_BIND_TYPE1 0x10 /* BIND_MW posted by the bind_mw op (ibv_bind_mw(3)):
+				    * the only way a type 1 window may be bound */
 
 /*
  * Send WQE header (64 bytes), followed by num_sge × struct uroce_sge, or (INLINE)
  * by inline_len bytes of payload.
- *   opcode      enum ibv_wr_opcode (IBV_WR_SEND, _WITH_IMM, RDMA_WRITE(_WITH_IMM), RDMA_READ,
- *               ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD)
+ *   opcode      enum ibv_wr_opcode (IBV_WR_SEND, _WITH_IMM, _WITH_INV, RDMA_WRITE(_WITH_IMM),
+ *               RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD, LOCAL_INV, BIND_MW)
  *   wqe_index   WQE number & 0xFFFF (returned in the CQE's wqe_counter)
  *   byte_len    total payload bytes (sum of SGE lengths or inline_len)
- *   imm_data    big-endian immediate, as ibv_send_wr.imm_data
+ *   imm_data    big-endian immediate, as ibv_send_wr.imm_data;
+ *   invalidate_rkey  (same bytes) SEND_WITH_INV: the R_Key the responder
+ *               invalidates, HOST order, as ibv_send_wr.invalidate_rkey
  *   remote_addr, rkey   RDMA WRITE/READ target; the atomic's 8-byte word
  *   compare_add, swap   atomics: ibv_send_wr.wr.atomic's operands, host order
  *   ah_handle, remote_qpn, remote_qkey   UD only
+ * Memory-window WQEs (IBTA 10.6.7; num_sge 0, byte_len 0, no INLINE):
+ *   LOCAL_INV   rkey = the key to invalidate (ibv_send_wr.invalidate_rkey)
+ *   BIND_MW     ah_handle = the window's handle (ibv_mw.handle, the daemon's
+ *               ALLOC_MW handle), rkey = the new rkey (same index as the
+ *               window's, any variant), remote_addr = bind address,
+ *               compare_add = bind length in bytes (0: unbind),
+ *               remote_qkey = the MR's lkey (0 for unbind), remote_qpn =
+ *               mw_access_flags (IBV_ACCESS_* bits); flag UROCE_WQE_BIND_TYPE1
+ *               when posted by the bind_mw op (type 1 windows), never set
+ *               by ibv_post_send's IBV_WR_BIND_MW (type 2).
+ * The requester's CQE opcode for a bind is IBV_WC_BIND_MW, for LOCAL_INV
+ * IBV_WC_LOCAL_INV (the daemon writes MLX5_OPCODE_UMR and
+ * MLX5_OPCODE_LOCAL_INVAL in the CQE's opcode byte; docs/cqe-format.md).
  */
 struct uroce_send_wqe {
 	uint8_t opcode;
@@ -127,7 +145,10 @@ struct uroce_send_wqe {
 	uint16_t wqe_index;
 	uint16_t reserved1;
 	uint32_t byte_len;
-	uint32_t imm_data;
+	union {
+		uint32_t imm_data;
+		uint32_t invalidate_rkey;
+	};
 	uint64_t remote_addr;
 	uint32_t rkey;
 	uint32_t reserved2;
@@ -135,7 +156,7 @@ struct uroce_send_wqe {
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
 	uint32_t reserved3;
-	uint64_t compare_add; /* atomics */
+	uint64_t compare_add; /* atomics; BIND_MW: length */
 	uint64_t swap;
 };
 
