@@ -129,7 +129,9 @@ START_TEST(syndrome_table_inverse)
 	}
 	ck_assert_uint_eq(cqe_syndrome(IBV_WC_GENERAL_ERR), 0xff);
 	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_SEND_WITH_IMM), 0x0b);
-	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_LOCAL_INV), 0);
+	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_BIND_MW), MLX5_OPCODE_UMR);
+	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_LOCAL_INV), MLX5_OPCODE_LOCAL_INVAL);
+	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_TSO), 0);
 }
 END_TEST
 

@@ -511,8 +511,10 @@ START_TEST(test_post_validation)
 				      0, 8, 0, 0, 0, 0, 0), EOPNOTSUPP);
 	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 0, 0, 0, 0, 0),
 			 EINVAL);
-	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_SEND_WITH_INV, 0, 8, 0, 0, 0, 0, 0),
-			 EOPNOTSUPP);
+	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_SEND_WITH_INV, 0, 8, 0, 0, 0, 0, 0),
+			 EINVAL);
+	ck_assert_int_eq(th_post_send(ud, 1, IBV_WR_LOCAL_INV, 0, 0, 0, 0, 0, 0, 0), EINVAL);
+	ck_assert_int_eq(th_post_send(rc, 1, IBV_WR_TSO, 0, 8, 0, 0, 0, 0, 0), EOPNOTSUPP);
 	ck_assert_int_eq(th_post_send(uc, 1, IBV_WR_RDMA_READ, 0, 8, 0, 0, 0, 0, 0), EINVAL);
 	ck_assert_int_eq(th_post_send(ud, 1, IBV_WR_RDMA_WRITE, 0, 8, 0, 0, 0, 0, 0), EINVAL);
 	ck_assert_int_eq(th_post_send(rc, 1, (enum ibv_wr_opcode)99, 0, 8, 0, 0, 0, 0, 0), EINVAL);
