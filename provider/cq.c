@@ -460,3 +460,4 @@ int uroce_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
 	return uroce_ctl_call(to_uctx(ibcq->context), UROCE_OP_MODIFY_CQ, &req, sizeof(req), NULL,
 			      0, &resp, sizeof(resp), NULL, NULL);
 }
+

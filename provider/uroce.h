@@ -289,6 +289,8 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int uroce_resize_cq(struct ibv_cq *cq, int cqe);
+/* Drops the unpolled CQEs of QP number qpn (QP to RESET, as mlx5). */
+void uroce_cq_clean(struct uroce_cq *cq, uint32_t qpn);
 int uroce_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 void uroce_cq_event(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */

@@ -8,7 +8,7 @@
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
 #   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
 # Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
-# the 8 tests named below passed, the 16 skips exactly as listed.  docs/clients.md §3.
+# the 12 tests named below passed, the 12 skips exactly as listed.  docs/clients.md §3.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 pyverbs_run 300 24 \
@@ -23,17 +23,19 @@ for t in 'test_cq_events_ud (tests.test_cq_events.CqEventsTestCase.test_cq_event
 	'test_ud_traffic_cq_ex (tests.test_cqex.CqExTestCase.test_ud_traffic_cq_ex)' \
 	'test_rc_traffic_cq_ex (tests.test_cqex.CqExTestCase.test_rc_traffic_cq_ex)' \
 	'Test ibv_create_cq_ex()' 'Test ibv_create_cq_ex() with wrong comp_vector / number of cqes' \
-	'Verify that illegal flags combination fails as expected' 'Test real time timestamp on RC traffic.'; do
+	'Verify that illegal flags combination fails as expected' 'Test real time timestamp on RC traffic.' \
+	'test_mr_rereg_access (tests.test_mr.MRTest.test_mr_rereg_access)' \
+	"Test that cover rereg MR's access with this flow:" "Test that cover rereg MR's PD with this flow:" \
+	'test_mr_rereg_addr (tests.test_mr.MRTest.test_mr_rereg_addr)'; do
 	grep -qxF "$t ... ok" "$T/py.log" || fail "$t" "ok" "$(grep -F "$t ..." "$T/py.log")"
 	echo "ok: $t passed"
 done
-expect_eq "tests passed" 8 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
+expect_eq "tests passed" 12 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
 
-# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC, rereg
-# MR, memory windows, device memory; dma-buf needs a GPU render node).
+# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC,
+# memory windows, device memory; dma-buf needs a GPU render node).
 pyverbs_skips_exact "1 Create XRCD is not supported
 1 Create memory window of type 3 is not supported
 2 Device memory is not supported
 6 Reg MR with MW access is not supported
-4 Rereg MR is not supported (Failed to rereg MR: IBV_REREG_MR_ERR_CMD. Errno: 95, Operation not supported)
 2 dmabuf: no usable /dev/dri/renderD node"
