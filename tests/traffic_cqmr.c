@@ -22,6 +22,9 @@
  *                    cq_count CQEs, and by cq_period when the count is not met
  *   ignore_overrun   20 CQEs into an 8-entry IGNORE_OVERRUN CQ: no CQ_ERR,
  *                    the ring holds the last lap (imm 16..19), the CQ works on
+ *   reset_cleans     a QP moved to RESET loses its unpolled CQEs from a shared,
+ *                    wrapped CQ (as mlx5); the other QP's stay, in order, and
+ *                    the QP's next receive completes with its own wr_id
  *   inline_max       max_inline_data 256 (the device's limit) accepted, 257
  *                    EINVAL; 256-byte inline WRITE and SEND arrive exact
  */
@@ -571,6 +574,57 @@ START_TEST(ignore_overrun)
 }
 END_TEST
 
+START_TEST(reset_cleans)
+{
+	struct env e;
+	struct conn c1, c2;
+	struct ibv_cq *cqb;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	unsigned char *buf = calloc(1, 4096);
+
+	env_open(&e);
+	mr = ibv_reg_mr(e.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	cqb = ibv_create_cq(e.ctx, 15, NULL, NULL, 0);
+	conn_open(&e, &c1, e.pd, e.pd, cqb);
+	conn_open(&e, &c2, e.pd, e.pd, cqb);
+	post_recvs(&c1, 12, buf, mr->lkey);
+	post_recvs(&c2, 12, buf, mr->lkey);
+	/* 8 CQEs polled, then 10 of two QPs interleaved: they straddle the wrap */
+	for (uint32_t i = 0; i < 4; i++) {
+		sends(&c1, 200 + i, 1, buf, mr->lkey);
+		sends(&c2, 300 + i, 1, buf, mr->lkey);
+		expect_imm(cqb, 200 + i, 1);
+		expect_imm(cqb, 300 + i, 1);
+	}
+	for (uint32_t i = 0; i < 5; i++) {
+		sends(&c1, i, 1, buf, mr->lkey);
+		sends(&c2, 100 + i, 1, buf, mr->lkey);
+	}
+	/* RESET: B1's CQEs and its 3 remaining receives are gone, B2's stay in order */
+	ck_assert_int_eq(ibv_modify_qp(c1.b, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_RESET },
+				       IBV_QP_STATE), 0);
+	expect_imm(cqb, 100, 5);
+	ck_assert_int_eq(ibv_poll_cq(cqb, 1, &wc), 0);
+	/* B1 again: its next receive completes with its own wr_id */
+	ck_assert_int_eq(ibv_modify_qp(c1.a, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_RESET },
+				       IBV_QP_STATE), 0);
+	ck_assert_int_eq(tv_rc_connect(c1.a, c1.b->qp_num, &e.gid, IBV_MTU_1024, 14), 0);
+	ck_assert_int_eq(tv_rc_connect(c1.b, c1.a->qp_num, &e.gid, IBV_MTU_1024, 14), 0);
+	ck_assert_int_eq(post_recv(c1.b, 77, buf, 64, mr->lkey), 0);
+	sends(&c1, 7, 1, buf, mr->lkey);
+	ck_assert_int_eq(tv_poll_one(cqb, WAIT_MS, &wc), 0);
+	ck_assert_uint_eq(wc.wr_id, 77);
+	ck_assert_uint_eq(wc.qp_num, c1.b->qp_num);
+	ck_assert_uint_eq(be32toh(wc.imm_data), 7);
+	conn_close(&c1, true);
+	conn_close(&c2, false);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	env_close(&e);
+	free(buf);
+}
+END_TEST
+
 START_TEST(inline_max)
 {
 	struct env e;
@@ -635,6 +689,7 @@ int main(void)
 	tcase_add_test(tc, resize_traffic);
 	tcase_add_test(tc, moderate_events);
 	tcase_add_test(tc, ignore_overrun);
+	tcase_add_test(tc, reset_cleans);
 	tcase_add_test(tc, inline_max);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
