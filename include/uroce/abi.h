@@ -1,7 +1,8 @@
 /*
  * uroce provider <-> daemon contract: control messages and the CQ ring here;
  * the HCA clock page in uroce/abi_clock.h, the SQ/RQ rings and the WQE format
- * in uroce/abi_ring.h (both included below).
+ * in uroce/abi_ring.h, REREG_MR / RESIZE_CQ / MODIFY_CQ in uroce/abi_cq_mr.h
+ * (all three included below).
  *
  * Both liburoce-rdmav<PABI>.so (the provider, "driver") and uroced (the daemon, "NIC")
  * include this header; nothing else crosses the boundary. Every type that
