@@ -300,6 +300,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.destroy_qp = uroce_destroy_qp,
 	.destroy_srq = uroce_destroy_srq,
 	.free_context = uroce_free_context,
+	.modify_cq = uroce_modify_cq,
 	.modify_qp = uroce_modify_qp,
 	.modify_srq = uroce_modify_srq,
 	.poll_cq = uroce_poll_cq,
@@ -310,6 +311,8 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.query_rt_values = uroce_query_rt_values,
 	.reg_mr = uroce_reg_mr,
 	.req_notify_cq = uroce_req_notify_cq,
+	.rereg_mr = uroce_rereg_mr,
+	.resize_cq = uroce_resize_cq,
 };
 
 /* Added when the HELLO reply has UROCE_HELLO_CAP_WQE_RINGS (post.c). */

@@ -31,33 +31,55 @@
 #define UROCE_SUP_CREATE_FLAGS                                               \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
-/* Creates, sizes, seals and maps the ring memfd; every CQE starts INVALID, owner 0. */
-static int map_ring(struct uroce_cq *cq)
+/* Creates, sizes, seals and maps a ring memfd of NENT entries (*FD, *SIZE);
+ * every CQE starts INVALID, owner 0. Returns the mapping, or NULL with errno. */
+static void *ring_new(uint32_t nent, int *fd, size_t *size)
 {
-	int fd = memfd_create("uroce-cq", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int mfd = memfd_create("uroce-cq", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	struct mlx5_cqe64 *cqes;
+	void *ring;
 	int err;
 
-	if (fd < 0)
-		return errno;
-	cq->ring_size = (size_t)uroce_cq_ring_size(cq->nent);
-	if (ftruncate(fd, (off_t)cq->ring_size) ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+	if (mfd < 0)
+		return NULL;
+	*size = (size_t)uroce_cq_ring_size(nent);
+	if (ftruncate(mfd, (off_t)*size) ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
-	cq->ring = mmap(NULL, cq->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (cq->ring == MAP_FAILED) {
-		cq->ring = NULL;
+	ring = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (ring == MAP_FAILED)
 		goto fail;
-	}
-	cq->ring_fd = fd;
-	cq->hdr = cq->ring;
-	cq->cqes = (struct mlx5_cqe64 *)((char *)cq->ring + UROCE_CQ_RING_HDR_SIZE);
-	for (uint32_t i = 0; i < cq->nent; i++)
-		cq->cqes[i].op_own = MLX5_CQE_INVALID << 4;
-	return 0;
+	cqes = (struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE);
+	for (uint32_t i = 0; i < nent; i++)
+		cqes[i].op_own = MLX5_CQE_INVALID << 4;
+	*fd = mfd;
+	return ring;
 fail:
 	err = errno;
-	close(fd);
-	return err;
+	close(mfd);
+	errno = err;
+	return NULL;
+}
+
+/* Makes RING (NENT entries, SIZE bytes) the CQ's ring. */
+static void ring_use(struct uroce_cq *cq, void *ring, size_t size, uint32_t nent)
+{
+	cq->ring = ring;
+	cq->ring_size = size;
+	cq->nent = nent;
+	cq->hdr = ring;
+	cq->cqes = (struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE);
+}
+
+static int map_ring(struct uroce_cq *cq)
+{
+	size_t size;
+	void *ring = ring_new(cq->nent, &cq->ring_fd, &size);
+
+	if (!ring)
+		return errno;
+	ring_use(cq, ring, size, cq->nent);
+	return 0;
 }
 
 static void unmap_ring(struct uroce_cq *cq)
@@ -259,8 +281,22 @@ int uroce_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/* The CQ lock (none for SINGLE_THREADED CQs): taken by polls, arming and
+ * resizing, so a resize never switches rings under the others. */
+static void cq_lock(struct uroce_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+}
+
+static void cq_unlock(struct uroce_cq *cq)
+{
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+}
+
 /* Publish the arm word for cq->arm_sn / arm_solicited and ring the doorbell
- * (abi.h "Arming"). Returns 0 or the doorbell's errno. */
+ * (abi.h "Arming"), under the CQ lock. Returns 0 or the doorbell's errno. */
 static int cq_arm(struct uroce_cq *cq)
 {
 	struct uroce_context *ctx = to_uctx(cq->vcq.cq.context);
@@ -287,9 +323,13 @@ static int cq_arm(struct uroce_cq *cq)
 int uroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
+	int ret;
 
+	cq_lock(cq);
 	cq->arm_solicited = solicited_only;
-	return cq_arm(cq);
+	ret = cq_arm(cq);
+	cq_unlock(cq);
+	return ret;
 }
 
 /*
@@ -312,16 +352,21 @@ void uroce_cq_event(struct ibv_cq *ibcq)
 static bool cq_event_is_stale(struct ibv_cq *ibcq)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
+	bool stale;
 
-	if (uroce_cq_has_cqe(cq))
+	cq_lock(cq);
+	if (uroce_cq_has_cqe(cq)) {
+		cq_unlock(cq);
 		return false;
+	}
 	/* A new sn, as if the application had read, acked and re-armed. */
 	cq->arm_sn++;
-	if (cq_arm(cq))
-		return false; /* cannot re-arm: let the application see it */
-	/* A CQE written before the daemon saw this arm fired nothing: the event
-	 * in hand announces it. */
-	return !uroce_cq_has_cqe(cq);
+	/* cannot re-arm: let the application see it; else a CQE written
+	 * before the daemon saw this arm fired nothing: the event in hand
+	 * announces it */
+	stale = !cq_arm(cq) && !uroce_cq_has_cqe(cq);
+	cq_unlock(cq);
+	return stale;
 }
 
 /* One completion event of the CQ handed to the application (by the event
@@ -330,3 +375,89 @@ static void cq_count_event_read(struct ibv_cq *ibcq)
 {
 	__atomic_add_fetch(&to_ucq(ibcq)->comp_events_read, 1, __ATOMIC_RELEASE);
 }
+
+/*
+ * ibv_resize_cq(3): the ring becomes the smallest power of two > cqe
+ * entries (ibv_cq.cqe = that - 1; the same size: nothing to do, as mlx5).
+ * Protocol: abi.h "Resizing" — under the CQ lock a new ring is handed to the
+ * daemon, which moves the unpolled CQEs into it in order; polls and arms
+ * wait for the lock, so none sees a half-switched CQ.
+ * Returns 0 or an errno (also in errno): EINVAL (cqe < 1 or > max_cqe, or
+ * fewer than the CQEs the CQ holds unpolled; the CQ is in error), ENOMEM,
+ * EIO (daemon gone). On error the CQ keeps its ring and its CQEs.
+ */
+int uroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct uroce_cq *cq = to_ucq(ibcq);
+	struct uroce_context *ctx = to_uctx(ibcq->context);
+	struct uroce_resize_cq_req req = { .cqe = (uint32_t)cqe };
+	struct uroce_resize_cq_resp resp;
+	struct uroce_cq_ring_hdr *nh;
+	uint32_t nent, ci;
+	void *ring, *old;
+	size_t size, old_size;
+	int fd, ret;
+
+	if (cqe < 1 || cqe > ctx->hello.dev.max_cqe)
+		return errno = EINVAL;
+	nent = uroce_roundup_pow2((uint32_t)cqe + 1);
+	cq_lock(cq);
+	if (nent == cq->nent) {
+		cq_unlock(cq);
+		return 0;
+	}
+	ring = ring_new(nent, &fd, &size);
+	if (!ring) {
+		ret = errno;
+		cq_unlock(cq);
+		return errno = ret;
+	}
+	ci = htobe32(cq->cons_index & UROCE_CQ_CI_MASK);
+	__atomic_store_n(&cq->hdr->dbrec[0], ci, __ATOMIC_RELEASE);
+	nh = ring;
+	nh->dbrec[0] = ci;
+	nh->dbrec[1] = __atomic_load_n(&cq->hdr->dbrec[1], __ATOMIC_RELAXED);
+	req.handle = cq->handle;
+	req.nent = nent;
+	ret = uroce_ctl_call(ctx, UROCE_OP_RESIZE_CQ, &req, sizeof(req), &fd, 1,
+			     &resp, sizeof(resp), NULL, NULL);
+	close(fd);
+	if (ret) {
+		munmap(ring, size);
+		cq_unlock(cq);
+		return errno = ret;
+	}
+	old = cq->ring;
+	old_size = cq->ring_size;
+	ring_use(cq, ring, size, nent);
+	ibcq->cqe = (int)nent - 1;
+	cq_unlock(cq);
+	munmap(old, old_size);
+	return 0;
+}
+
+/*
+ * ibv_modify_cq(3): attr_mask IBV_CQ_ATTR_MODERATE sets completion event
+ * moderation: an armed CQ fires after moderate.cq_count CQEs or
+ * moderate.cq_period µs after the first, whichever comes first (0/0: on the
+ * first CQE). Limits: cq_mod_caps of ibv_query_device_ex.
+ * Returns 0 or EINVAL (attr_mask not exactly MODERATE, cq_period >
+ * max_cq_period), EIO (daemon gone).
+ */
+int uroce_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct uroce_modify_cq_req req = {
+		.handle = to_ucq(ibcq)->handle,
+		.attr_mask = attr->attr_mask,
+		.cq_count = attr->moderate.cq_count,
+		.cq_period = attr->moderate.cq_period,
+	};
+	struct uroce_hdr resp;
+
+	if (attr->attr_mask != IBV_CQ_ATTR_MODERATE ||
+	    attr->moderate.cq_period > UROCE_CQ_MOD_MAX_PERIOD_US)
+		return EINVAL;
+	return uroce_ctl_call(to_uctx(ibcq->context), UROCE_OP_MODIFY_CQ, &req, sizeof(req), NULL,
+			      0, &resp, sizeof(resp), NULL, NULL);
+}
+

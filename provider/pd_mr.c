@@ -100,3 +100,42 @@ int uroce_dereg_mr(struct verbs_mr *vmr)
 	free(mr);
 	return 0;
 }
+
+/*
+ * ibv_rereg_mr(3) (libibverbs has checked flags, the range and that access
+ * comes with CHANGE_ACCESS, and updates mr->pd/addr/length on success).
+ * Keys are kept, as on mlx5; the daemon checks as REG_MR does (abi_cq_mr.h).
+ * Returns 0 or an errno, also left in errno, which libibverbs turns into
+ * IBV_REREG_MR_ERR_CMD: EINVAL (flags, PD, access combination, length),
+ * EOPNOTSUPP (access bits uroce lacks), EFAULT (range not mapped or not
+ * writable). On error the MR is unchanged.
+ */
+int uroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
+		   size_t length, int access)
+{
+	struct uroce_mr *mr = uroce_container_of(vmr, struct uroce_mr, vmr);
+	struct uroce_rereg_mr_req req = { .handle = mr->handle, .flags = (uint32_t)flags };
+	struct uroce_reg_mr_resp resp;
+	int ret;
+
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!pd || pd->context != vmr->ibv_mr.context)
+			return errno = EINVAL;
+		req.pd_handle = to_upd(pd)->handle;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		req.access = (uint32_t)access;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		req.addr = (uint64_t)(uintptr_t)addr;
+		req.length = length;
+	}
+	ret = uroce_ctl_call(to_uctx(vmr->ibv_mr.context), UROCE_OP_REREG_MR, &req, sizeof(req),
+			     NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	if (ret)
+		return errno = ret;
+	vmr->ibv_mr.lkey = resp.lkey;
+	vmr->ibv_mr.rkey = resp.rkey;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		vmr->access = access;
+	return 0;
+}

@@ -278,6 +278,27 @@ void uroce_qp_table_free(struct uroce_context *ctx)
  * (transition not allowed, attribute missing or not allowed, value out of
  * range, IBV_QP_CUR_STATE wrong), EOPNOTSUPP (ALT_PATH, RATE_LIMIT).
  */
+/*
+ * After the daemon moved the QP to RESET (it discarded the posted WQEs,
+ * abi_ring.h): like mlx5, the QP's unpolled CQEs go from its CQs and every
+ * WQE counts as retired, so the next post and the next CQE start clean.
+ */
+static void qp_reset_queues(struct uroce_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+
+	if (ibqp->recv_cq)
+		uroce_cq_clean(to_ucq(ibqp->recv_cq), ibqp->qp_num);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		uroce_cq_clean(to_ucq(ibqp->send_cq), ibqp->qp_num);
+	pthread_spin_lock(&qp->sq_lock);
+	__atomic_store_n(&qp->sq_tail, qp->sq_head, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&qp->sq_lock);
+	pthread_spin_lock(&qp->rq_lock);
+	__atomic_store_n(&qp->rq_tail, qp->rq_head, __ATOMIC_RELEASE);
+	pthread_spin_unlock(&qp->rq_lock);
+}
+
 int uroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct uroce_modify_qp_req req;
@@ -293,6 +314,8 @@ int uroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask
 	if (ret)
 		return ret;
 	ibqp->state = (enum ibv_qp_state)resp.qp_state;
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		qp_reset_queues(to_uqp(ibqp));
 	return 0;
 }
 

@@ -41,6 +41,8 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.hca_core_clock = ctx->clock->freq_khz ? ctx->clock->freq_khz : ctx->hello.hca_core_clock_khz;
 	a.device_cap_flags_ex = ctx->hello.dev.device_cap_flags;
 	a.phys_port_cnt_ex = 1;
+	a.cq_mod_caps.max_cq_count = UROCE_CQ_MOD_MAX_COUNT;
+	a.cq_mod_caps.max_cq_period = UROCE_CQ_MOD_MAX_PERIOD_US;
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	return 0;
 }

@@ -285,6 +285,8 @@ int uroce_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *uroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int uroce_dereg_mr(struct verbs_mr *vmr);
+int uroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
+		   size_t length, int access);
 
 /* cq.c */
 struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
@@ -293,6 +295,10 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr);
 int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int uroce_resize_cq(struct ibv_cq *cq, int cqe);
+/* Drops the unpolled CQEs of QP number qpn (QP to RESET, as mlx5). */
+void uroce_cq_clean(struct uroce_cq *cq, uint32_t qpn);
+int uroce_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 void uroce_cq_event(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
 bool uroce_cq_has_cqe(struct uroce_cq *cq);

@@ -63,6 +63,7 @@ static const uint16_t opcodes[] = {
 	UROCE_OP_ADMIN_CAPTURE_START, UROCE_OP_ADMIN_CAPTURE_STOP, UROCE_OP_ADMIN_SHUTDOWN,
 	UROCE_OP_INVALID, UROCE_OP_CREATE_SRQ, UROCE_OP_MODIFY_SRQ, UROCE_OP_QUERY_SRQ,
 	UROCE_OP_DESTROY_SRQ, UROCE_OP_ADMIN_FAULT, UROCE_OP_ALLOC_MW, UROCE_OP_DEALLOC_MW,
+	UROCE_OP_REREG_MR, UROCE_OP_RESIZE_CQ, UROCE_OP_MODIFY_CQ,
 };
 #define N_OPCODES (sizeof(opcodes) / sizeof(opcodes[0]))
 
@@ -277,6 +278,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			if (op == UROCE_OP_CREATE_CQ && (r[1] & 4))
 				((struct uroce_create_cq_req *)msg)->nent = 256;
+			if (op == UROCE_OP_RESIZE_CQ && (r[1] & 4))
+				((struct uroce_resize_cq_req *)msg)->nent = 256;
+			if (op == UROCE_OP_REREG_MR && (r[1] & 8)) {
+				struct uroce_rereg_mr_req *rr = (void *)msg;
+				uint64_t off = rr->addr % sizeof(mr_buf);
+
+				rr->addr = (uintptr_t)mr_buf + off;
+				if (rr->length > sizeof(mr_buf) - off)
+					rr->length = sizeof(mr_buf) - off;
+			}
 			if (op == UROCE_OP_REG_MR && (r[1] & 8)) {
 				/* memory this process really has mapped */
 				struct uroce_reg_mr_req *mr = (void *)msg;

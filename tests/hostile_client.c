@@ -209,6 +209,61 @@ static void cq(struct msg *m, uint32_t cqe, uint32_t nent, uint32_t flags, int r
 		m->fds[m->nfds++] = ring;
 }
 static void cq_nofd(struct msg *m) { cq(m, 8, 16, 0, -1); }
+
+static void rz(struct msg *m, uint32_t h, uint32_t cqe, uint32_t nent, int ring)
+{
+	struct uroce_resize_cq_req *r = BODY(m, struct uroce_resize_cq_req);
+
+	r->handle = h;
+	r->cqe = cqe;
+	r->nent = nent;
+	if (ring >= 0)
+		m->fds[m->nfds++] = ring;
+}
+static void rz_nofd(struct msg *m) { rz(m, X.cq, 100, 128, -1); }
+static void rz_unsealed(struct msg *m) { rz(m, X.cq, 100, 128, dp_ring_memfd(uroce_cq_ring_size(128), 0)); }
+static void rz_small(struct msg *m) { rz(m, X.cq, 100, 128, dp_ring_memfd(uroce_cq_ring_size(16), 1)); }
+static void rz_badnent(struct msg *m) { rz(m, X.cq, 100, 64, dp_ring_memfd(uroce_cq_ring_size(128), 1)); }
+static void rz_handle(struct msg *m) { rz(m, 999, 100, 128, dp_ring_memfd(uroce_cq_ring_size(128), 1)); }
+static void rz_resv(struct msg *m)
+{
+	rz(m, X.cq, 100, 128, dp_ring_memfd(uroce_cq_ring_size(128), 1));
+	BODY(m, struct uroce_resize_cq_req)->reserved = 1;
+}
+static void rz_ok(struct msg *m) { rz(m, X.cq, 100, 128, dp_ring_memfd(uroce_cq_ring_size(128), 1)); }
+
+static void mcq(struct msg *m, uint32_t h, uint32_t mask, uint16_t period)
+{
+	struct uroce_modify_cq_req *r = BODY(m, struct uroce_modify_cq_req);
+
+	r->handle = h;
+	r->attr_mask = mask;
+	r->cq_count = 4;
+	r->cq_period = period;
+}
+static void mcq_nomask(struct msg *m) { mcq(m, X.cq, 0, 10); }
+static void mcq_badmask(struct msg *m) { mcq(m, X.cq, 3, 10); }
+static void mcq_period(struct msg *m) { mcq(m, X.cq, IBV_CQ_ATTR_MODERATE, 4096); }
+static void mcq_handle(struct msg *m) { mcq(m, 999, IBV_CQ_ATTR_MODERATE, 10); }
+
+static void rr(struct msg *m, uint32_t h, uint32_t flags, uint32_t pd, uint32_t acc, uint64_t addr)
+{
+	struct uroce_rereg_mr_req *r = BODY(m, struct uroce_rereg_mr_req);
+
+	r->handle = h;
+	r->flags = flags;
+	r->pd_handle = pd;
+	r->access = acc;
+	r->addr = addr;
+	r->length = addr ? 4096 : 0;
+}
+static void rr_noflags(struct msg *m) { rr(m, X.mr, 0, 0, 0, 0); }
+static void rr_badflag(struct msg *m) { rr(m, X.mr, 8, 0, 0, 0); }
+static void rr_stray_access(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_PD, X.pd, IBV_ACCESS_LOCAL_WRITE, 0); }
+static void rr_badpd(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_PD, 999, 0, 0); }
+static void rr_hole(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_TRANSLATION, 0, 0, hole); }
+static void rr_handle(struct msg *m) { rr(m, 999, IBV_REREG_MR_CHANGE_PD, X.pd, 0, 0); }
+static void rr_rw_only(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_ACCESS, 0, IBV_ACCESS_REMOTE_WRITE, 0); }
 static void cq_unsealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 0)); }
 static void cq_writesealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 2)); }
 static void cq_devnull(struct msg *m) { cq(m, 8, 16, 0, devnull()); }
@@ -434,6 +489,24 @@ static const struct hcase cases[] = {
 	{ "REG_MR read-only page, LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_ro_lw, EFAULT },
 	{ "REG_MR read-only page, REMOTE_WRITE", SESSION, UROCE_OP_REG_MR, mr_ro_rw, EFAULT },
 	{ "REG_MR read-only page, REMOTE_READ", SESSION, UROCE_OP_REG_MR, mr_ro_rr, 0 },
+	{ "REREG_MR no flags", SESSION, UROCE_OP_REREG_MR, rr_noflags, EINVAL },
+	{ "REREG_MR unknown flag", SESSION, UROCE_OP_REREG_MR, rr_badflag, EINVAL },
+	{ "REREG_MR access without CHANGE_ACCESS", SESSION, UROCE_OP_REREG_MR, rr_stray_access, EINVAL },
+	{ "REREG_MR to a PD that is not one", SESSION, UROCE_OP_REREG_MR, rr_badpd, EINVAL },
+	{ "REREG_MR to an unmapped page", SESSION, UROCE_OP_REREG_MR, rr_hole, EFAULT },
+	{ "REREG_MR of no MR", SESSION, UROCE_OP_REREG_MR, rr_handle, EINVAL },
+	{ "REREG_MR REMOTE_WRITE without LOCAL_WRITE", SESSION, UROCE_OP_REREG_MR, rr_rw_only, EINVAL },
+	{ "RESIZE_CQ without ring fd", SESSION, UROCE_OP_RESIZE_CQ, rz_nofd, EBADF },
+	{ "RESIZE_CQ unsealed ring", SESSION, UROCE_OP_RESIZE_CQ, rz_unsealed, EBADF },
+	{ "RESIZE_CQ ring too small", SESSION, UROCE_OP_RESIZE_CQ, rz_small, EINVAL },
+	{ "RESIZE_CQ nent not pow2 >= cqe+1", SESSION, UROCE_OP_RESIZE_CQ, rz_badnent, EINVAL },
+	{ "RESIZE_CQ of no CQ", SESSION, UROCE_OP_RESIZE_CQ, rz_handle, EINVAL },
+	{ "RESIZE_CQ reserved set", SESSION, UROCE_OP_RESIZE_CQ, rz_resv, EINVAL },
+	{ "RESIZE_CQ the session CQ to 100", SESSION, UROCE_OP_RESIZE_CQ, rz_ok, 0 },
+	{ "MODIFY_CQ mask 0", SESSION, UROCE_OP_MODIFY_CQ, mcq_nomask, EINVAL },
+	{ "MODIFY_CQ unknown mask bit", SESSION, UROCE_OP_MODIFY_CQ, mcq_badmask, EINVAL },
+	{ "MODIFY_CQ period 4096 us", SESSION, UROCE_OP_MODIFY_CQ, mcq_period, EINVAL },
+	{ "MODIFY_CQ of no CQ", SESSION, UROCE_OP_MODIFY_CQ, mcq_handle, EINVAL },
 	{ "CREATE_CQ without ring fd", SESSION, UROCE_OP_CREATE_CQ, cq_nofd, EBADF },
 	{ "CREATE_CQ unsealed ring", SESSION, UROCE_OP_CREATE_CQ, cq_unsealed, EBADF },
 	{ "CREATE_CQ /dev/null as ring", SESSION, UROCE_OP_CREATE_CQ, cq_devnull, EBADF },
@@ -706,7 +779,7 @@ static void fuzz(int iterations)
 		UROCE_OP_REG_MR, UROCE_OP_DEREG_MR, UROCE_OP_CREATE_CQ, UROCE_OP_DESTROY_CQ,
 		UROCE_OP_CREATE_QP, UROCE_OP_MODIFY_QP, UROCE_OP_QUERY_QP, UROCE_OP_DESTROY_QP,
 		UROCE_OP_CREATE_AH, UROCE_OP_DESTROY_AH, UROCE_OP_ADMIN_STATUS, UROCE_OP_ADMIN_LINK,
-		UROCE_OP_ADMIN_CAPTURE_STOP, 0, 77,
+		UROCE_OP_ADMIN_CAPTURE_STOP, UROCE_OP_REREG_MR, UROCE_OP_RESIZE_CQ, UROCE_OP_MODIFY_CQ, 0, 77,
 	};
 	struct dp_session f;
 	int it, bad = 0, ok = 0;

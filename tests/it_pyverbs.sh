@@ -37,6 +37,7 @@ Test ibv_destroy_ah.
 test_create_cq (tests.test_cq.CQAPITest.test_create_cq)
 Test ibv_create_cq() with wrong comp_vector / number of cqes
 test_create_cq_with_comp_channel (tests.test_cq.CQAPITest.test_create_cq_with_comp_channel)
+Test resize CQ, start with specific value and then increase and decrease
 Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object with illegal max_recv_sge.
 Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object with illegal max_recv_wr.
 Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object with illegal max_send_sge.
@@ -62,12 +63,11 @@ Verify that illegal flags combination fails as expected
 Verify that trying to create a MW of a wrong type fails"
 
 # Exactly these skips: features uroce answers with EOPNOTSUPP (raw packet
-# QPs, resizing a CQ, device memory), and dma-buf,
+# QPs, device memory), and dma-buf,
 # which needs a GPU render node.
 pyverbs_skips_exact "1 Create Raw Packet QP with attrs is not supported
 1 Create Raw Packet QP with extended attrs is not supported
 2 Create Raw Packet QP without attrs is not supported
 1 Create Raw Packet QP without extended attrs is not supported
 12 Device memory is not supported
-1 Resize CQ is not supported
 8 dmabuf: no usable /dev/dri/renderD node"

@@ -9,7 +9,7 @@
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
 #   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
 # Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
-# the 15 tests named below passed, the 9 skips exactly as listed.  docs/clients.md §3.
+# the 19 tests named below passed, the 5 skips exactly as listed.  docs/clients.md §3.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 pyverbs_run 300 24 \
@@ -25,6 +25,9 @@ for t in 'test_cq_events_ud (tests.test_cq_events.CqEventsTestCase.test_cq_event
 	'test_rc_traffic_cq_ex (tests.test_cqex.CqExTestCase.test_rc_traffic_cq_ex)' \
 	'Test ibv_create_cq_ex()' 'Test ibv_create_cq_ex() with wrong comp_vector / number of cqes' \
 	'Verify that illegal flags combination fails as expected' 'Test real time timestamp on RC traffic.' \
+	'test_mr_rereg_access (tests.test_mr.MRTest.test_mr_rereg_access)' \
+	"Test that cover rereg MR's access with this flow:" "Test that cover rereg MR's PD with this flow:" \
+	'test_mr_rereg_addr (tests.test_mr.MRTest.test_mr_rereg_addr)' \
 	'test_mw_type1 (tests.test_mr.MWTest.test_mw_type1)' \
 	'test_invalidate_mw_type1 (tests.test_mr.MWTest.test_invalidate_mw_type1)' \
 	'test_mw_type2 (tests.test_mr.MWTest.test_mw_type2)' \
@@ -35,11 +38,10 @@ for t in 'test_cq_events_ud (tests.test_cq_events.CqEventsTestCase.test_cq_event
 	grep -qxF "$t ... ok" "$T/py.log" || fail "$t" "ok" "$(grep -F "$t ..." "$T/py.log")"
 	echo "ok: $t passed"
 done
-expect_eq "tests passed" 15 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
+expect_eq "tests passed" 19 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
 
-# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC, rereg
-# MR, device memory; dma-buf needs a GPU render node).
+# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC,
+# device memory; dma-buf needs a GPU render node).
 pyverbs_skips_exact "1 Create XRCD is not supported
 2 Device memory is not supported
-4 Rereg MR is not supported (Failed to rereg MR: IBV_REREG_MR_ERR_CMD. Errno: 95, Operation not supported)
 2 dmabuf: no usable /dev/dri/renderD node"

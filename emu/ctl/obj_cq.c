@@ -6,7 +6,9 @@
  */
 #include "config.h"
 #include "emu/ctl/client.h"
+#include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
+#include "emu/nic/doorbell.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "emu/ctl/quota.h"
@@ -16,6 +18,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -92,6 +95,7 @@ int op_create_cq(struct ctl_client *c, struct ctl_call *call)
 	cq->flags = req->flags;
 	cq->comp_vector = req->comp_vector;
 	cq->owner = c;
+	cq_mod_init(cq);
 	cq->chan_fd = -1;
 	if (call->nfds > 1) {
 		cq->chan_fd = call->fds[1];
@@ -116,6 +120,7 @@ void cq_free(struct ctl_client *c, struct ctl_cq *cq)
 {
 	objtab_del(&c->cqs, cq->handle);
 	id_alloc_put(&c->dev->cqns, cq->cqn);
+	cq_mod_fini(cq);
 	munmap(cq->ring, cq->ring_size);
 	if (cq->chan_fd >= 0)
 		close(cq->chan_fd);
@@ -135,5 +140,59 @@ int op_destroy_cq(struct ctl_client *c, struct ctl_call *call)
 	resp->comp_events_reported = cq->comp_events;
 	resp->async_events_reported = cq->async_events;
 	cq_free(c, cq);
+	return 0;
+}
+
+int op_resize_cq(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_resize_cq_req *req = call->req;
+	struct uroce_resize_cq_resp *resp = call->resp;
+	struct ctl_cq *cq = objtab_get(&c->cqs, req->handle);
+	uint64_t size, old_size;
+	void *ring, *old;
+	int rc;
+
+	if (!cq || req->reserved)
+		return EINVAL;
+	if (req->cqe < 1 || req->cqe > (uint32_t)c->dev->attr.max_cqe ||
+	    req->nent != uroce_roundup_pow2(req->cqe + 1))
+		return EINVAL;
+	size = uroce_cq_ring_size(req->nent);
+	ring = map_client_ring(call->fds[0], size, &rc);
+	if (!ring)
+		return rc;
+	/* Doorbells rung before this request are executed first, as a NIC
+	 * runs the WQEs it was told about before a later command: their
+	 * completions are in the ring the count below looks at. */
+	if (c->db_fd >= 0 && doorbell_post_wqes(c))
+		eventfd_write(c->db_fd, 1);
+	old = cq->ring;
+	old_size = cq->ring_size;
+	rc = cq_ring_move(cq, ring, req->nent, req->cqe);
+	if (rc) {
+		munmap(ring, size);
+		return rc;
+	}
+	cq->ring_size = size;
+	munmap(old, old_size);
+	resp->pi = cq->pi;
+	ulog(ULOG_DEBUG, "client#%u resize_cq cqn %u nent %u pi %u", c->id, cq->cqn, cq->nent, cq->pi);
+	return 0;
+}
+
+int op_modify_cq(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_modify_cq_req *req = call->req;
+	struct ctl_cq *cq = objtab_get(&c->cqs, req->handle);
+
+	if (!cq || req->reserved || req->attr_mask != IBV_CQ_ATTR_MODERATE)
+		return EINVAL;
+	/* cq_count's 16 bits are the whole range */
+	if (req->cq_period > UROCE_CQ_MOD_MAX_PERIOD_US)
+		return EINVAL;
+	cq->mod_count = req->cq_count;
+	cq->mod_period = req->cq_period;
+	ulog(ULOG_DEBUG, "client#%u modify_cq cqn %u count %u period %u us", c->id, cq->cqn,
+	     cq->mod_count, cq->mod_period);
 	return 0;
 }

@@ -22,6 +22,23 @@
 		      IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
 #define MR_ACCESS_UNSUPPORTED (IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
 
+#define MR_ACCESS_WRITES (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
+
+/* REG_MR's checks of a range and access flags: 0, EINVAL or EOPNOTSUPP. */
+static int mr_args_check(uint64_t addr, uint64_t length, uint32_t acc)
+{
+	if (length == 0 || length > DEV_MAX_MR_SIZE || addr + length < addr)
+		return EINVAL;
+	if (acc & MR_ACCESS_UNSUPPORTED)
+		return EOPNOTSUPP;
+	if (acc & ~(MR_ACCESS_OK | IBV_ACCESS_OPTIONAL_RANGE))
+		return EINVAL;
+	/* IBTA §10.6.3.1: remote write or atomic access requires local write. */
+	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(acc & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	return 0;
+}
+
 int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_reg_mr_req *req = call->req;
@@ -34,15 +51,8 @@ int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 
 	if (!pd)
 		return EINVAL;
-	if (req->length == 0 || req->length > DEV_MAX_MR_SIZE || req->addr + req->length < req->addr)
-		return EINVAL;
-	if (acc & MR_ACCESS_UNSUPPORTED)
-		return EOPNOTSUPP;
-	if (acc & ~(MR_ACCESS_OK | IBV_ACCESS_OPTIONAL_RANGE))
-		return EINVAL;
-	/* IBTA §10.6.3.1: remote write or atomic access requires local write. */
-	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(acc & IBV_ACCESS_LOCAL_WRITE))
-		return EINVAL;
+	if ((rc = mr_args_check(req->addr, req->length, acc)))
+		return rc;
 	if (d->counts.mr >= DEV_MAX_MR)
 		return ENOMEM;
 	if ((rc = quota_check(c, QUOTA_MR)))
@@ -50,8 +60,7 @@ int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 	/* as the kernel's ib_umem_get: the range mapped, and writable if the
 	 * MR may be written (writes through the mem descriptor would pass a
 	 * read-only mapping: FOLL_FORCE) */
-	rc = mem_range_check(c, req->addr, req->length,
-			     acc & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC));
+	rc = mem_range_check(c, req->addr, req->length, acc & MR_ACCESS_WRITES);
 	if (rc)
 		return rc;
 	mr = calloc(1, sizeof(*mr));
@@ -102,5 +111,52 @@ int op_dereg_mr(struct ctl_client *c, struct ctl_call *call)
 	if (mr->mw_bound)
 		return EBUSY;
 	mr_free(c, mr);
+	return 0;
+}
+
+#define REREG_FLAGS (IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS)
+
+/* REREG_MR (uroce/abi_cq_mr.h): all checks first, then the change in one
+ * step; the data path looks the key up per access, so the next packet sees
+ * the new range, PD and rights. */
+int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_rereg_mr_req *req = call->req;
+	struct uroce_reg_mr_resp *resp = call->resp;
+	struct ctl_mr *mr = objtab_get(&c->mrs, req->handle);
+	uint32_t fl = req->flags, acc;
+	struct ctl_pd *pd;
+	uint64_t addr, len;
+	int rc;
+
+	if (!mr || !fl || (fl & ~(uint32_t)REREG_FLAGS))
+		return EINVAL;
+	if ((!(fl & IBV_REREG_MR_CHANGE_PD) && req->pd_handle) ||
+	    (!(fl & IBV_REREG_MR_CHANGE_ACCESS) && req->access) ||
+	    (!(fl & IBV_REREG_MR_CHANGE_TRANSLATION) && (req->addr || req->length)))
+		return EINVAL;
+	pd = fl & IBV_REREG_MR_CHANGE_PD ? objtab_get(&c->pds, req->pd_handle) : mr->pd;
+	if (!pd)
+		return EINVAL;
+	acc = fl & IBV_REREG_MR_CHANGE_ACCESS ? req->access : mr->access;
+	addr = fl & IBV_REREG_MR_CHANGE_TRANSLATION ? req->addr : mr->addr;
+	len = fl & IBV_REREG_MR_CHANGE_TRANSLATION ? req->length : mr->length;
+	if ((rc = mr_args_check(addr, len, acc)))
+		return rc;
+	/* a new range, or new rights over the old one: mapped and writable as needed */
+	if ((fl & (IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS)) &&
+	    (rc = mem_range_check(c, addr, len, acc & MR_ACCESS_WRITES)))
+		return rc;
+	mr->pd->users--;
+	pd->users++;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = len;
+	mr->access = acc & MR_ACCESS_OK;
+	resp->handle = mr->handle;
+	resp->lkey = mr->key;
+	resp->rkey = mr->key;
+	ulog(ULOG_DEBUG, "client#%u rereg_mr flags 0x%x 0x%llx+%llu access 0x%x key 0x%x", c->id, fl,
+	     (unsigned long long)addr, (unsigned long long)len, mr->access, mr->key);
 	return 0;
 }

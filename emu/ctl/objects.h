@@ -80,6 +80,11 @@ struct ctl_cq {
 	bool armed;
 	bool arm_solicited;
 	uint32_t arm_ci;
+	/* event moderation (MODIFY_CQ; abi.h "Moderation"); 0/0 = off */
+	uint16_t mod_count;      /* fire after this many CQEs since the arm */
+	uint16_t mod_period;     /* or this many µs after the first of them */
+	uint32_t mod_pending;    /* qualifying CQEs written since the arm */
+	struct nic_timer mod_timer;
 	uint32_t comp_events;    /* completion events written to chan_fd */
 	uint32_t async_events;   /* async events (CQ_ERR) about this CQ */
 	struct ctl_client *owner;
@@ -161,8 +166,11 @@ int op_reg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_dereg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_alloc_mw(struct ctl_client *c, struct ctl_call *call);
 int op_dealloc_mw(struct ctl_client *c, struct ctl_call *call);
+int op_rereg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_create_cq(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
+int op_resize_cq(struct ctl_client *c, struct ctl_call *call);
+int op_modify_cq(struct ctl_client *c, struct ctl_call *call);
 int op_create_qp(struct ctl_client *c, struct ctl_call *call);
 int op_modify_qp(struct ctl_client *c, struct ctl_call *call);
 int op_query_qp(struct ctl_client *c, struct ctl_call *call);

@@ -9,6 +9,7 @@
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
 #include "emu/log.h"
+#include "emu/nic/nic_time.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -149,6 +150,8 @@ static void cq_fire(struct ctl_cq *cq)
 	struct ib_uverbs_comp_event_desc ev = { .cq_handle = cq->user_handle };
 
 	cq->armed = false;
+	cq->mod_pending = 0;
+	nic_timer_stop(&cq->mod_timer);
 	if (cq->chan_fd < 0)
 		return;
 	if (send(cq->chan_fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(ev))
@@ -163,6 +166,70 @@ static int cqe_wakes_solicited(uint8_t op_own)
 {
 	return (op_own & CQE_SE) || CQE_OPCODE(op_own) == CQE_REQ_ERR ||
 	       CQE_OPCODE(op_own) == CQE_RESP_ERR;
+}
+
+/* The moderation period ran out with the CQ still armed: fire. */
+static void cq_mod_timeout(struct nic_timer *t)
+{
+	struct ctl_cq *cq = t->data;
+
+	if (cq->armed)
+		cq_fire(cq);
+}
+
+void cq_mod_init(struct ctl_cq *cq)
+{
+	nic_timer_init(&cq->mod_timer, cq->owner->dev, cq_mod_timeout, cq);
+}
+
+void cq_mod_fini(struct ctl_cq *cq)
+{
+	nic_timer_stop(&cq->mod_timer);
+}
+
+/* A CQE that satisfies the arm was written: fire now, or when cq_count
+ * such CQEs are in, or cq_period µs after the first (abi.h "Moderation"). */
+static void cq_moderate(struct ctl_cq *cq)
+{
+	cq->mod_pending++;
+	if ((!cq->mod_count && !cq->mod_period) ||
+	    (cq->mod_count && cq->mod_pending >= cq->mod_count)) {
+		cq_fire(cq);
+		return;
+	}
+	if (cq->mod_period && !cq->mod_timer.when)
+		nic_timer_start(&cq->mod_timer,
+				nic_now_ns(cq->owner->dev) + (uint64_t)cq->mod_period * 1000);
+}
+
+int cq_ring_move(struct ctl_cq *cq, void *ring, uint32_t nent, uint32_t cqe)
+{
+	struct uroce_cq_ring_hdr *nh = ring;
+	struct mlx5_cqe64 *to = (struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE);
+	uint32_t ci, used, n;
+
+	if (cq->overrun)
+		return EINVAL;
+	ci = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;
+	used = ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
+	if (used > cqe || used > cq->nent)
+		return EINVAL;
+	/* an arm published in the old ring before the switch is not lost */
+	cq_check_arm(cq);
+	for (n = cq->pi - used; n != cq->pi; n++) {
+		const struct mlx5_cqe64 *from = ring_cqe(cq, n);
+		struct mlx5_cqe64 *slot = &to[n & (nent - 1)];
+
+		memcpy(slot, from, offsetof(struct mlx5_cqe64, op_own));
+		__atomic_store_n(&slot->op_own, (uint8_t)((from->op_own & 0xFE) | !!(n & nent)),
+				 __ATOMIC_RELEASE);
+	}
+	/* the provider copied the header: its arm word is not a new request */
+	cq->last_arm_word = be32toh(__atomic_load_n(&nh->dbrec[1], __ATOMIC_ACQUIRE));
+	cq->ring = ring;
+	cq->nent = nent;
+	cq->cqe = cqe;
+	return 0;
 }
 
 void cq_check_arm(struct ctl_cq *cq)
@@ -212,6 +279,6 @@ int cq_push(struct ctl_cq *cq, const struct mlx5_cqe64 *cqe)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	cq_check_arm(cq);
 	if (cq->armed && (!cq->arm_solicited || cqe_wakes_solicited(op_own)))
-		cq_fire(cq);
+		cq_moderate(cq);
 	return 0;
 }

@@ -53,6 +53,20 @@ struct ctl_cq;
  * doorbell and before deciding whether a new CQE fires an event. */
 void cq_check_arm(struct ctl_cq *cq);
 
+/* Prepare / stop CQ's moderation timer (CREATE_CQ / destroy). */
+void cq_mod_init(struct ctl_cq *cq);
+void cq_mod_fini(struct ctl_cq *cq);
+
+/*
+ * cq_ring_move - RESIZE_CQ's switch to RING (mapped, NENT entries, a power
+ * of two, for CQE entries asked for): the unpolled CQEs ci..pi-1 are copied
+ * to their slots of the new ring with the owner bit of their lap there, the
+ * free-running indices are kept (abi.h "Resizing"). The caller unmaps the
+ * old ring (cq->ring before the call) on success. Returns 0, or EINVAL
+ * (more unpolled CQEs than CQE, or the CQ is in error): nothing changed.
+ */
+int cq_ring_move(struct ctl_cq *cq, void *ring, uint32_t nent, uint32_t cqe);
+
 /*
  * cq_push - write one CQE into CQ's ring (all of CQE but op_own's owner bit
  * and opcode, which the caller sets in cqe->op_own's high nibble), set the

@@ -1,7 +1,8 @@
 /*
  * uroce provider <-> daemon contract: control messages and the CQ ring here;
  * the HCA clock page in uroce/abi_clock.h, the SQ/RQ rings and the WQE format
- * in uroce/abi_ring.h (both included below).
+ * in uroce/abi_ring.h, REREG_MR / RESIZE_CQ / MODIFY_CQ in uroce/abi_cq_mr.h
+ * (all three included below).
  *
  * Both liburoce-rdmav<PABI>.so (the provider, "driver") and uroced (the daemon, "NIC")
  * include this header; nothing else crosses the boundary. Every type that
@@ -71,6 +72,9 @@ enum uroce_op {
 	UROCE_OP_DESTROY_SRQ = 18,
 	UROCE_OP_ALLOC_MW = 19,
 	UROCE_OP_DEALLOC_MW = 20,
+	UROCE_OP_REREG_MR = 21,
+	UROCE_OP_RESIZE_CQ = 22,   /* fds: [new ring memfd] */
+	UROCE_OP_MODIFY_CQ = 23,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -379,6 +383,24 @@ struct uroce_alloc_mw_resp {
  * doorbell only makes the daemon read arm words of idle CQs early.
  * Events delivered are counted per CQ; DESTROY_CQ returns the count (what
  * the provider does with it: below).
+ *
+ * Resizing (ibv_resize_cq, RESIZE_CQ in uroce/abi_cq_mr.h) replaces the ring.
+ * The daemon is one thread: it writes CQEs only between control requests,
+ * so the request is atomic with respect to CQE writes. The provider holds
+ * the CQ lock (no poll, no arm of this CQ meanwhile), publishes its ci in
+ * dbrec[0], builds the new ring (every CQE INVALID, owner 0; header copied
+ * from the old ring) and sends it. The daemon first executes the
+ * doorbells already rung (their completions land in the old ring), reads
+ * ci, then copies CQEs ci..pi-1 (pi - ci of them: EINVAL if more than the
+ * new cqe) to slots n & (new nent - 1) with owner !!(n & new nent), keeping
+ * the free-running indices, switches to the new ring and unmaps the old
+ * one before replying. The provider, still under the lock, switches its
+ * pointers and unmaps the old ring: the next poll at the same ci finds
+ * the same CQEs in the same order, none lost, none duplicated.
+ * Moderation (ibv_modify_cq, MODIFY_CQ): an armed CQ with cq_count c and
+ * cq_period p (µs) fires when c qualifying CQEs were written since the arm,
+ * or p µs after the first of them, whichever comes first; 0/0 (the
+ * default) fires on the first, as above.
  */
 #define UROCE_CQ_RING_HDR_SIZE 64
 struct uroce_cq_ring_hdr {
@@ -667,6 +689,8 @@ struct uroce_admin_fault_req {
 	char spec[UROCE_FAULT_SPEC_BYTES];
 };
 
+#include "uroce/abi_cq_mr.h"
+
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
 {
@@ -686,6 +710,9 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_CREATE_SRQ: return sizeof(struct uroce_create_srq_req);
 	case UROCE_OP_MODIFY_SRQ: return sizeof(struct uroce_modify_srq_req);
 	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_req);
+	case UROCE_OP_REREG_MR: return sizeof(struct uroce_rereg_mr_req);
+	case UROCE_OP_RESIZE_CQ: return sizeof(struct uroce_resize_cq_req);
+	case UROCE_OP_MODIFY_CQ: return sizeof(struct uroce_modify_cq_req);
 	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_req);
 	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_req);
 	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_req);
@@ -713,8 +740,10 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_DEALLOC_MW:
 	case UROCE_OP_CREATE_AH:
 	case UROCE_OP_DESTROY_AH: return sizeof(struct uroce_handle_resp);
-	case UROCE_OP_REG_MR: return sizeof(struct uroce_reg_mr_resp);
+	case UROCE_OP_REG_MR:
+	case UROCE_OP_REREG_MR: return sizeof(struct uroce_reg_mr_resp);
 	case UROCE_OP_ALLOC_MW: return sizeof(struct uroce_alloc_mw_resp);
+	case UROCE_OP_RESIZE_CQ: return sizeof(struct uroce_resize_cq_resp);
 	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_resp);
 	case UROCE_OP_DESTROY_CQ: return sizeof(struct uroce_destroy_cq_resp);
 	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_resp);
