@@ -147,16 +147,19 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 static inline __attribute__((always_inline)) int load_current(struct uroce_cq *cq)
 {
 	struct mlx5_cqe64 *cqe = uroce_next_cqe(cq);
-	enum ibv_wc_status status;
+	uint32_t sop;
 	uint8_t op;
 
 	cq->cur = cqe;
 	if (!cqe)
 		return ENOENT;
 	op = cqe->op_own >> 4;
-	cq->vcq.cq_ex.wr_id = uroce_cqe_retire(cq, cqe, op, be32toh(cqe->sop_drop_qpn),
-					       &cq->cur_qp, &status);
-	cq->vcq.cq_ex.status = status;
+	sop = be32toh(cqe->sop_drop_qpn);
+	/* the accessors most programs call read these instead of the CQE */
+	cq->cur_op = op;
+	cq->cur_sop = sop;
+	cq->vcq.cq_ex.wr_id = uroce_cqe_retire(cq, cqe, op, sop, &cq->cur_qp,
+					       &cq->vcq.cq_ex.status);
 	return 0;
 }
 
@@ -218,8 +221,8 @@ static void end_poll_unlocked(struct ibv_cq_ex *ibcq)
 }
 
 #define CUR(ibcq) (to_ucq_ex(ibcq)->cur)
-#define CUR_OP(ibcq) ((uint8_t)(CUR(ibcq)->op_own >> 4))
-#define CUR_SOP(ibcq) be32toh(CUR(ibcq)->sop_drop_qpn)
+#define CUR_OP(ibcq) (to_ucq_ex(ibcq)->cur_op)
+#define CUR_SOP(ibcq) (to_ucq_ex(ibcq)->cur_sop)
 
 static enum ibv_wc_opcode read_opcode(struct ibv_cq_ex *ibcq)
 {

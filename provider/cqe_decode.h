@@ -126,7 +126,7 @@ uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe
 			       uint32_t sop, struct uroce_qp **qp, enum ibv_wc_status *status);
 
 /* uroce_cqe_retire_slow with the common cases inline: a successful CQE of
- * the cached QP, a send completion or a receive without an SRQ. */
+ * the cached QP, a send completion or a receive on its RQ. */
 static inline __attribute__((always_inline)) uint64_t
 uroce_cqe_retire(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop,
 		 struct uroce_qp **qp, enum ibv_wc_status *status)
@@ -139,17 +139,20 @@ uroce_cqe_retire(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op, 
 	if (op == MLX5_CQE_REQ) {
 		uint32_t idx = be16toh(cqe->wqe_counter) & (q->cap.max_send_wr - 1);
 
-		*status = IBV_WC_SUCCESS;
 		wr_id = q->sq_wrid[idx];
 		/* post.c may reuse the slots up to here (read under another lock) */
 		__atomic_store_n(&q->sq_tail, q->sq_wqe_head[idx] + 1, __ATOMIC_RELEASE);
+		*status = IBV_WC_SUCCESS;
 		return wr_id;
 	}
-	if (UROCE_UNLIKELY(uroce_cqe_is_err(op) || q->vqp.qp.srq || !q->cap.max_recv_wr))
+	/* a QP on an SRQ has max_recv_wr 0 (qp.c): its CQEs go the slow way */
+	uint32_t rq_cnt = q->cap.max_recv_wr, rq_tail = q->rq_tail;
+
+	if (UROCE_UNLIKELY(uroce_cqe_is_err(op) || !rq_cnt))
 		return uroce_cqe_retire_slow(cq, cqe, op, sop, qp, status);
+	wr_id = q->rq_wrid[rq_tail & (rq_cnt - 1)];
+	__atomic_store_n(&q->rq_tail, rq_tail + 1, __ATOMIC_RELEASE);
 	*status = IBV_WC_SUCCESS;
-	wr_id = q->rq_wrid[q->rq_tail & (q->cap.max_recv_wr - 1)];
-	__atomic_store_n(&q->rq_tail, q->rq_tail + 1, __ATOMIC_RELEASE);
 	return wr_id;
 }
 
@@ -165,26 +168,19 @@ static inline enum ibv_wc_opcode uroce_cqe_opcode(uint8_t op, uint32_t sop)
 static inline unsigned int uroce_cqe_wc_flags(const struct mlx5_cqe64 *cqe, uint8_t op,
 					      uint32_t sop)
 {
-	unsigned int f = 0;
+	static const uint8_t by_op[16] = {
+		[MLX5_CQE_RESP_WR_IMM] = IBV_WC_WITH_IMM,
+		[MLX5_CQE_RESP_SEND_IMM] = IBV_WC_WITH_IMM,
+		[MLX5_CQE_RESP_SEND_INV] = IBV_WC_WITH_INV,
+	};
+	unsigned int f;
 
-	switch (op) {
-	case MLX5_CQE_REQ: {
+	if (op == MLX5_CQE_REQ) {
 		uint8_t w = (uint8_t)(sop >> 24);
-		if (w == MLX5_OPCODE_RDMA_WRITE_IMM || w == MLX5_OPCODE_SEND_IMM)
-			f |= IBV_WC_WITH_IMM;
-		return f;
+		return w == MLX5_OPCODE_RDMA_WRITE_IMM || w == MLX5_OPCODE_SEND_IMM ? IBV_WC_WITH_IMM : 0;
 	}
-	case MLX5_CQE_RESP_WR_IMM:
-	case MLX5_CQE_RESP_SEND_IMM:
-		f |= IBV_WC_WITH_IMM;
-		break;
-	case MLX5_CQE_RESP_SEND_INV:
-		f |= IBV_WC_WITH_INV;
-		break;
-	default:
-		break;
-	}
-	if ((be32toh(cqe->flags_rqpn) >> 28) & 3)
+	f = by_op[op & 0xF];
+	if (cqe->flags_rqpn & htobe32(3u << 28)) /* RoCE packet type: the GRH area is filled */
 		f |= IBV_WC_GRH;
 	return f;
 }

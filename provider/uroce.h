@@ -131,6 +131,8 @@ struct uroce_cq {
 	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
 	struct mlx5_cqe64 *cur;
 	struct uroce_qp *cur_qp;
+	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
+	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
 	/* the software flush CQE being returned (flush.c), instead of a ring slot */
 	struct mlx5_cqe64 soft;
 	bool soft_cur;
