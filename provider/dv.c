@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 #include "uroce.h"
 
@@ -25,10 +26,17 @@ UROCE_DV_EXPORT struct ibv_cq_ex *urocedv_create_cq_wc(struct ibv_context *conte
 
 	if (!attr || !layout)
 		return uroce_fail_null(EINVAL);
-	if (!context || !uroce_is_device(context->device))
+	if (!context || !uroce_is_device(context->device)) {
+		fprintf(stderr, UROCE_LOG_PREFIX "urocedv_create_cq_wc: %s is not a uroce device\n",
+			context ? ibv_get_device_name(context->device) : "(no context)");
 		return uroce_fail_null(EOPNOTSUPP);
-	if (attr->wc_flags & ~UROCEDV_WC_FIELDS)
+	}
+	if (attr->wc_flags & ~UROCEDV_WC_FIELDS) {
+		fprintf(stderr, UROCE_LOG_PREFIX "urocedv_create_cq_wc: wc_flags 0x%llx outside "
+			"UROCEDV_WC_FIELDS (0x%llx)\n", (unsigned long long)attr->wc_flags,
+			(unsigned long long)UROCEDV_WC_FIELDS);
 		return uroce_fail_null(EOPNOTSUPP);
+	}
 	ibcq = ibv_create_cq_ex(context, attr);
 	if (!ibcq)
 		return NULL;

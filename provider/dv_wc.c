@@ -19,41 +19,13 @@
 
 #include "cqe_decode.h"
 
-
-/* The layout rule of urocedv.h for the field set f (folds to constants when f is one). */
-static inline __attribute__((always_inline)) void layout_of(uint64_t f,
-							    struct urocedv_wc_layout *l)
-{
-	unsigned int o = sizeof(struct urocedv_wc);
-
-	memset(l, 0, sizeof(*l));
-	l->fields = f;
-#define PUT(flag, idx, size)                     \
-	do {                                     \
-		if (f & (flag)) {                \
-			l->offset[idx] = (uint16_t)o; \
-			o += (size);             \
-		}                                \
-	} while (0)
-	PUT(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, UROCEDV_WC_COMPLETION_TS, 8);
-	PUT(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, UROCEDV_WC_COMPLETION_WALLCLOCK_NS, 8);
-	PUT(IBV_WC_EX_WITH_BYTE_LEN, UROCEDV_WC_BYTE_LEN, 4);
-	PUT(IBV_WC_EX_WITH_IMM, UROCEDV_WC_IMM_DATA, 4);
-	PUT(IBV_WC_EX_WITH_QP_NUM, UROCEDV_WC_QP_NUM, 4);
-	PUT(IBV_WC_EX_WITH_SRC_QP, UROCEDV_WC_SRC_QP, 4);
-	PUT(IBV_WC_EX_WITH_SLID, UROCEDV_WC_SLID, 2);
-	PUT(IBV_WC_EX_WITH_SL, UROCEDV_WC_SL, 1);
-	PUT(IBV_WC_EX_WITH_DLID_PATH_BITS, UROCEDV_WC_DLID_PATH_BITS, 1);
-#undef PUT
-	l->stride = (o + 7) & ~7u;
-}
-
 static inline void put64(char *p, uint64_t v) { memcpy(p, &v, sizeof(v)); }
 static inline void put32(char *p, uint32_t v) { memcpy(p, &v, sizeof(v)); }
 static inline void put16(char *p, uint16_t v) { memcpy(p, &v, sizeof(v)); }
 
-/* Offset of field idx for the constant field set f: the enum lists the
- * fields in layout order, so it is the head plus the fields before it. */
+/* Offset of field idx for the field set f (the layout rule of urocedv.h):
+ * the enum lists the fields in layout order, so it is the head plus the
+ * sizes of the fields of f before idx. Folds to a constant when f is one. */
 #define HAS(f, flag, size) (((f) & (flag)) ? (size) : 0u)
 static inline __attribute__((always_inline)) unsigned int const_off(uint64_t f,
 								    enum urocedv_wc_field idx)
@@ -180,10 +152,31 @@ static int (*pick(uint64_t f))(struct uroce_cq *, int, void *)
 	}
 }
 
+/* The flag of each field, in the order of enum urocedv_wc_field. */
+static const uint64_t field_flag[UROCEDV_WC_NUM_FIELDS] = {
+	[UROCEDV_WC_COMPLETION_TS] = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+	[UROCEDV_WC_COMPLETION_WALLCLOCK_NS] = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	[UROCEDV_WC_BYTE_LEN] = IBV_WC_EX_WITH_BYTE_LEN,
+	[UROCEDV_WC_IMM_DATA] = IBV_WC_EX_WITH_IMM,
+	[UROCEDV_WC_QP_NUM] = IBV_WC_EX_WITH_QP_NUM,
+	[UROCEDV_WC_SRC_QP] = IBV_WC_EX_WITH_SRC_QP,
+	[UROCEDV_WC_SLID] = IBV_WC_EX_WITH_SLID,
+	[UROCEDV_WC_SL] = IBV_WC_EX_WITH_SL,
+	[UROCEDV_WC_DLID_PATH_BITS] = IBV_WC_EX_WITH_DLID_PATH_BITS,
+};
+
 void uroce_dv_wc_setup(struct uroce_cq *cq)
 {
-	layout_of(cq->wc_flags, &cq->wc_layout);
-	cq->wc_poll = pick(cq->wc_flags);
+	struct urocedv_wc_layout *l = &cq->wc_layout;
+	uint64_t f = cq->wc_flags;
+
+	memset(l, 0, sizeof(*l));
+	l->fields = f;
+	for (int i = 0; i < UROCEDV_WC_NUM_FIELDS; i++)
+		if (f & field_flag[i])
+			l->offset[i] = (uint16_t)const_off(f, (enum urocedv_wc_field)i);
+	l->stride = (const_off(f, UROCEDV_WC_NUM_FIELDS) + 7) & ~7u;
+	cq->wc_poll = pick(f);
 }
 
 /* urocedv.h: up to num_entries custom WCs; a negative value for a CQ
