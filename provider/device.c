@@ -66,6 +66,11 @@ static const struct verbs_device_ops uroce_dev_ops = {
 	.uninit_device = uroce_uninit_device,
 };
 
+bool uroce_is_device(struct ibv_device *dev)
+{
+	return uroce_container_of(dev, struct verbs_device, device)->ops == &uroce_dev_ops;
+}
+
 static __attribute__((constructor)) void uroce_register(void)
 {
 	char why[PATH_MAX + 128];

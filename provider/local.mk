@@ -12,7 +12,8 @@ provider_liburoce_la_SOURCES = \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/cq.c provider/cq_clean.c provider/cq_poll.c provider/qp.c provider/post.c provider/post_ex.c provider/srq.c provider/ah.c provider/mw.c \
-	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c
+	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c \
+	provider/cqe_decode.h provider/dv_wc.c provider/dv.c
 nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.
@@ -21,10 +22,18 @@ provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVE
 provider_liburoce_la_CFLAGS = $(UROCE_WARN_CFLAGS) -fcf-protection -fvisibility=hidden
 # -shrext (libtool's link option for the shared-library suffix) gives the
 # file name libibverbs dlopen()s: liburoce-rdmav$(UROCE_PABI).so.
+# The version script exports the direct verbs of <infiniband/urocedv.h>
+# (UROCEDV_1.0), which applications may link to (docs/provider.md).
 provider_liburoce_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
-	-shrext -rdmav$(UROCE_PABI).so -Wl,-z,now -Wl,-z,relro
+	-shrext -rdmav$(UROCE_PABI).so -Wl,-z,now -Wl,-z,relro \
+	-Wl,--version-script=$(top_srcdir)/provider/urocedv.map
 provider_liburoce_la_LIBADD = $(IBVERBS_LIBS) -ldl -lpthread
 noinst_HEADERS += include/uroce/verbs_provider.h
+# The direct verbs' public header, beside mlx5dv.h (urocedv(3)).
+infinibandincludedir = $(includedir)/infiniband
+infinibandinclude_HEADERS = include/infiniband/urocedv.h
+EXTRA_DIST += provider/urocedv.map
+EXTRA_provider_liburoce_la_DEPENDENCIES = $(top_srcdir)/provider/urocedv.map
 
 # The layout facts of the configured family (docs/provider-abi.md §4.1)
 # turned into _Static_asserts;

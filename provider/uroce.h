@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include <infiniband/urocedv.h>
 #include <uroce/abi.h>
 #include <uroce/verbs_provider.h>
 
@@ -130,10 +131,16 @@ struct uroce_cq {
 	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
 	struct mlx5_cqe64 *cur;
 	struct uroce_qp *cur_qp;
+	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
+	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
 	/* the software flush CQE being returned (flush.c), instead of a ring slot */
 	struct mlx5_cqe64 soft;
 	bool soft_cur;
 	uint32_t flush_qpn; /* QP the last flush CQE came from */
+	/* urocedv_poll_cq_wc (dv_wc.c): the poll picked for wc_layout at
+	 * urocedv_create_cq_wc, NULL for other CQs */
+	int (*wc_poll)(struct uroce_cq *cq, int num_entries, void *wc);
+	struct urocedv_wc_layout wc_layout;
 };
 
 /*
@@ -303,9 +310,20 @@ void uroce_cq_event(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
 bool uroce_cq_has_cqe(struct uroce_cq *cq);
 
+/* device.c: whether dev is one of this provider's devices */
+bool uroce_is_device(struct ibv_device *dev);
+
 /* cq_poll.c */
 int uroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 void uroce_cq_fill_ex_ops(struct uroce_cq *cq);
+
+/* The provider is built with hidden visibility: this marks the functions of
+ * <infiniband/urocedv.h> it exports (provider/urocedv.map). */
+#define UROCE_DV_EXPORT __attribute__((visibility("default")))
+
+/* dv_wc.c: gives cq (extended, wc_flags within UROCEDV_WC_FIELDS) the custom-WC
+ * layout of its wc_flags and the poll urocedv_poll_cq_wc calls. */
+void uroce_dv_wc_setup(struct uroce_cq *cq);
 
 /* qp.c */
 struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);

@@ -17,12 +17,12 @@ profile_DATA = system/profile.d/uroce.sh
 systemdsystemunit_DATA = system/uroce.service
 tmpfiles_DATA = system/tmpfiles.d/uroce.conf
 bashcompletion_DATA = system/bash-completion/uroce
-man_MANS = man/uroce.1 man/uroced.8
+man_MANS = man/uroce.1 man/uroced.8 man/urocedv.3
 UROCE_GENERATED = $(ibverbsconfig_DATA) $(profile_DATA) $(systemdsystemunit_DATA) \
 	$(tmpfiles_DATA) $(bashcompletion_DATA) $(man_MANS)
 CLEANFILES += $(UROCE_GENERATED)
 EXTRA_DIST += system/uroce.driver.in system/uroce.sh.in system/uroce.service.in \
-	system/uroce.conf.in system/uroce.bash man/uroce.1.in man/uroced.8.in
+	system/uroce.conf.in system/uroce.bash man/uroce.1.in man/uroced.8.in man/urocedv.3.in
 
 system/libibverbs.d/uroce.driver: $(top_srcdir)/system/uroce.driver.in Makefile
 system/profile.d/uroce.sh: $(top_srcdir)/system/uroce.sh.in Makefile
@@ -31,5 +31,6 @@ system/tmpfiles.d/uroce.conf: $(top_srcdir)/system/uroce.conf.in Makefile
 system/bash-completion/uroce: $(top_srcdir)/system/uroce.bash Makefile
 man/uroce.1: $(top_srcdir)/man/uroce.1.in Makefile
 man/uroced.8: $(top_srcdir)/man/uroced.8.in Makefile
+man/urocedv.3: $(top_srcdir)/man/urocedv.3.in Makefile
 $(UROCE_GENERATED):
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && $(UROCE_SUBST) $(filter %.in %.bash,$^) > $@.tmp && mv $@.tmp $@

@@ -123,6 +123,7 @@ cat >"$T/expected" <<EOT
 /etc/libibverbs.d/uroce.driver
 /etc/profile.d/uroce.sh
 $PREFIX/bin/uroce
+$PREFIX/include/infiniband/urocedv.h
 $PREFIX/lib/libibverbs/liburoce-rdmav$PABI.so
 $PREFIX/lib/systemd/system/uroce.service
 $PREFIX/lib/tmpfiles.d/uroce.conf
@@ -142,6 +143,7 @@ $PREFIX/libexec/uroce/uroce-up
 $PREFIX/sbin/uroced
 $PREFIX/share/bash-completion/completions/uroce
 $PREFIX/share/man/man1/uroce.1
+$PREFIX/share/man/man3/urocedv.3
 $PREFIX/share/man/man8/uroced.8
 EOT
 (cd "$STAGE" && find . -type f -o -type l) | sed 's|^\.||' | LC_ALL=C sort >"$T/installed"
@@ -153,7 +155,8 @@ expect_eq "uroce --version" "uroce $VERSION" "$("$STAGE$PREFIX/bin/uroce" --vers
 expect_eq "uroced --version" "uroced $VERSION" "$("$STAGE$PREFIX/sbin/uroced" --version)"
 
 # The man pages render, and uroce(1) covers every subcommand.
-for page in "$STAGE$PREFIX/share/man/man1/uroce.1" "$STAGE$PREFIX/share/man/man8/uroced.8"; do
+for page in "$STAGE$PREFIX/share/man/man1/uroce.1" "$STAGE$PREFIX/share/man/man8/uroced.8" \
+	"$STAGE$PREFIX/share/man/man3/urocedv.3"; do
 	MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l "$page" 2>"$T/man.err" | col -b >"$T/man.txt"
 	[ ! -s "$T/man.err" ] || { cat "$T/man.err"; fail "man -l ${page##*/} warned"; }
 	grep -q '^NAME' "$T/man.txt" && grep -q '^SYNOPSIS' "$T/man.txt" || fail "man -l ${page##*/}: no NAME/SYNOPSIS"

@@ -55,6 +55,15 @@ tests_traffic_lossy_SOURCES = tests/traffic_lossy.c tests/traffic_verbs.c tests/
 tests_traffic_lossy_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_lossy_LDADD = $(IBVERBS_LIBS)
 
+# urocedv(3) as an application uses it: linked to the provider
+# (-no-install: a real executable with the build tree's provider in its run path).
+check_PROGRAMS += tests/traffic_dv_wc
+tests_traffic_dv_wc_SOURCES = tests/traffic_dv_wc.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_dv_wc_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_dv_wc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_dv_wc_LDFLAGS = -no-install
+tests_traffic_dv_wc_LDADD = $(CHECK_MAIN_LIBS) provider/liburoce.la $(IBVERBS_LIBS)
+
 # Passing, registered:
 TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
@@ -63,10 +72,12 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_forged_read.sh tests/traffic_atomic.sh tests/traffic_atomic_lossy.sh \
 	tests/traffic_pyverbs_atomic.sh tests/traffic_srq.sh tests/traffic_srq_clients.sh \
 	tests/traffic_ucx.sh tests/traffic_mpi.sh \
-	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh
+	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py tests/traffic_mpi.c
 dist_check_DATA += tests/traffic_lib.sh
 
 # The benchmark beside raw UDP (docs/performance.md; not a test).
 EXTRA_DIST += scripts/bench tools/udp_loopback.c
+# The CQ polling benchmark (docs/performance.md, "CQ polling"; not a test).
+EXTRA_DIST += scripts/bench-cq

@@ -1,0 +1,225 @@
+/*
+ * cqe_decode.h - reading one mlx5 CQE of a uroce CQ ring: ownership, the
+ * consumer index, wr_id retirement and the field decoders shared by the
+ * three polls (ibv_poll_cq and the iterator in cq_poll.c, urocedv's custom
+ * WC in dv_wc.c). All inline: each poll loop is compiled with them.
+ *
+ * The daemon writes struct mlx5_cqe64 entries exactly as a ConnectX does
+ * (docs/cqe-format.md §3): CQE n sits in slot n & (nent-1) and belongs to
+ * software when its opcode is not INVALID and its owner bit equals
+ * !!(n & nent). After that check an acquire load orders the reads of the
+ * other fields. The consumer index goes back to the daemon in dbrec[0]
+ * (big-endian) so it can detect overrun. As in mlx5, wr_id is not in the
+ * CQE: requester CQEs carry the SQ WQE number (wqe_counter) that indexes the
+ * QP's sq_wrid array (one signalled CQE retires all earlier unsignalled
+ * WQEs), responder CQEs take the RQ's next wr_id in order, or, when they
+ * name an SRQ (srqn), the wr_id of the SRQ tag in wqe_counter.
+ */
+#ifndef UROCE_PROVIDER_CQE_DECODE_H
+#define UROCE_PROVIDER_CQE_DECODE_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uroce.h"
+
+#define UROCE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UROCE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* CQE at the consumer index if software owns it, else NULL. */
+static inline struct mlx5_cqe64 *uroce_sw_cqe(struct uroce_cq *cq)
+{
+	/* read before the acquire load, which the compiler may not move them across */
+	uint32_t ci = cq->cons_index, nent = cq->nent;
+	struct mlx5_cqe64 *cqe = &cq->cqes[ci & (nent - 1)];
+	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+
+	if ((op_own >> 4) == MLX5_CQE_INVALID || (op_own & MLX5_CQE_OWNER_MASK) != !!(ci & nent))
+		return NULL;
+	return cqe;
+}
+
+/*
+ * The next completion to return: the ring's CQE, else (the daemon gone) a
+ * software flush CQE of an outstanding WQE (flush.c) in cq->soft.
+ */
+struct mlx5_cqe64 *uroce_next_cqe_slow(struct uroce_cq *cq); /* the empty ring (cq_poll.c) */
+
+static inline struct mlx5_cqe64 *uroce_next_cqe(struct uroce_cq *cq)
+{
+	struct mlx5_cqe64 *cqe = uroce_sw_cqe(cq);
+
+	if (UROCE_LIKELY(cqe != NULL))
+		return cqe;
+	return uroce_next_cqe_slow(cq);
+}
+
+/* Consumes the completion uroce_next_cqe returned. */
+static inline void uroce_consume(struct uroce_cq *cq)
+{
+	if (UROCE_UNLIKELY(cq->soft_cur))
+		cq->soft_cur = false;
+	else
+		cq->cons_index++;
+}
+
+/* Publishes the consumer index to the daemon (dbrec[0], big-endian, release). */
+static inline void uroce_update_ci(struct uroce_cq *cq)
+{
+	__atomic_store_n(&cq->hdr->dbrec[0], htobe32(cq->cons_index & UROCE_CQ_CI_MASK),
+			 __ATOMIC_RELEASE);
+}
+
+static inline bool uroce_cqe_is_req(uint8_t op)
+{
+	return op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR;
+}
+
+static inline bool uroce_cqe_is_err(uint8_t op)
+{
+	return op == MLX5_CQE_REQ_ERR || op == MLX5_CQE_RESP_ERR;
+}
+
+/* mlx5 error syndrome → ibv_wc_status (docs/cqe-format.md §2). */
+static inline enum ibv_wc_status uroce_syndrome_status(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR: return IBV_WC_LOC_LEN_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR: return IBV_WC_LOC_QP_OP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_PROT_ERR: return IBV_WC_LOC_PROT_ERR;
+	case MLX5_CQE_SYNDROME_WR_FLUSH_ERR: return IBV_WC_WR_FLUSH_ERR;
+	case MLX5_CQE_SYNDROME_MW_BIND_ERR: return IBV_WC_MW_BIND_ERR;
+	case MLX5_CQE_SYNDROME_BAD_RESP_ERR: return IBV_WC_BAD_RESP_ERR;
+	case MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR: return IBV_WC_LOC_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR: return IBV_WC_REM_INV_REQ_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR: return IBV_WC_REM_ACCESS_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_OP_ERR: return IBV_WC_REM_OP_ERR;
+	case MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR: return IBV_WC_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR: return IBV_WC_RNR_RETRY_EXC_ERR;
+	case MLX5_CQE_SYNDROME_REMOTE_ABORTED_ERR: return IBV_WC_REM_ABORT_ERR;
+	default: return IBV_WC_GENERAL_ERR;
+	}
+}
+
+/* Send-WQE opcode (sop_drop_qpn >> 24) → ibv_wc_opcode. */
+static inline enum ibv_wc_opcode uroce_req_opcode(uint8_t wqe_op)
+{
+	switch (wqe_op) {
+	case MLX5_OPCODE_RDMA_WRITE:
+	case MLX5_OPCODE_RDMA_WRITE_IMM: return IBV_WC_RDMA_WRITE;
+	case MLX5_OPCODE_RDMA_READ: return IBV_WC_RDMA_READ;
+	case MLX5_OPCODE_ATOMIC_CS: return IBV_WC_COMP_SWAP;
+	case MLX5_OPCODE_ATOMIC_FA: return IBV_WC_FETCH_ADD;
+	case MLX5_OPCODE_UMR: return IBV_WC_BIND_MW;
+	case MLX5_OPCODE_LOCAL_INVAL: return IBV_WC_LOCAL_INV;
+	default: return IBV_WC_SEND; /* SEND, SEND_IMM, SEND_INVAL */
+	}
+}
+
+/*
+ * The wr_id of a CQE with opcode op and sop_drop_qpn sop (host order), and
+ * status into *status; retires the WQEs it completes. *qp caches the last
+ * QP found (NULL at the start of a poll: a QP may be destroyed between
+ * polls), as mlx5's cur_rsc. A CQE whose QPN names no QP of this context
+ * (destroyed meanwhile) gets wr_id 0. The general case, out of line (cq_poll.c).
+ */
+uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op,
+			       uint32_t sop, struct uroce_qp **qp, enum ibv_wc_status *status);
+
+/* uroce_cqe_retire_slow with the common cases inline: a successful CQE of
+ * the cached QP, a send completion or a receive on its RQ. */
+static inline __attribute__((always_inline)) uint64_t
+uroce_cqe_retire(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop,
+		 struct uroce_qp **qp, enum ibv_wc_status *status)
+{
+	struct uroce_qp *q = *qp;
+	uint64_t wr_id;
+
+	if (UROCE_UNLIKELY(!q || q->vqp.qp.qp_num != (sop & 0xFFFFFF)))
+		return uroce_cqe_retire_slow(cq, cqe, op, sop, qp, status);
+	if (op == MLX5_CQE_REQ) {
+		uint32_t idx = be16toh(cqe->wqe_counter) & (q->cap.max_send_wr - 1);
+
+		wr_id = q->sq_wrid[idx];
+		/* post.c may reuse the slots up to here (read under another lock) */
+		__atomic_store_n(&q->sq_tail, q->sq_wqe_head[idx] + 1, __ATOMIC_RELEASE);
+		*status = IBV_WC_SUCCESS;
+		return wr_id;
+	}
+	/* a QP on an SRQ has max_recv_wr 0 (qp.c): its CQEs go the slow way */
+	uint32_t rq_cnt = q->cap.max_recv_wr, rq_tail = q->rq_tail;
+
+	if (UROCE_UNLIKELY(uroce_cqe_is_err(op) || !rq_cnt))
+		return uroce_cqe_retire_slow(cq, cqe, op, sop, qp, status);
+	wr_id = q->rq_wrid[rq_tail & (rq_cnt - 1)];
+	__atomic_store_n(&q->rq_tail, rq_tail + 1, __ATOMIC_RELEASE);
+	*status = IBV_WC_SUCCESS;
+	return wr_id;
+}
+
+/* ibv_wc_opcode of a CQE (also of error CQEs, as the iterator's read_opcode). */
+static inline enum ibv_wc_opcode uroce_cqe_opcode(uint8_t op, uint32_t sop)
+{
+	if (uroce_cqe_is_req(op))
+		return uroce_req_opcode((uint8_t)(sop >> 24));
+	return op == MLX5_CQE_RESP_WR_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+}
+
+/* ibv_wc_flags of a CQE: WITH_IMM, WITH_INV, GRH (responder, RoCE packet type). */
+static inline unsigned int uroce_cqe_wc_flags(const struct mlx5_cqe64 *cqe, uint8_t op,
+					      uint32_t sop)
+{
+	static const uint8_t by_op[16] = {
+		[MLX5_CQE_RESP_WR_IMM] = IBV_WC_WITH_IMM,
+		[MLX5_CQE_RESP_SEND_IMM] = IBV_WC_WITH_IMM,
+		[MLX5_CQE_RESP_SEND_INV] = IBV_WC_WITH_INV,
+	};
+	unsigned int f;
+
+	if (op == MLX5_CQE_REQ) {
+		uint8_t w = (uint8_t)(sop >> 24);
+		return w == MLX5_OPCODE_RDMA_WRITE_IMM || w == MLX5_OPCODE_SEND_IMM ? IBV_WC_WITH_IMM : 0;
+	}
+	f = by_op[op & 0xF];
+	if (cqe->flags_rqpn & htobe32(3u << 28)) /* RoCE packet type: the GRH area is filled */
+		f |= IBV_WC_GRH;
+	return f;
+}
+
+/* byte_len: the CQE's byte count, 8 for a successful atomic. */
+static inline uint32_t uroce_cqe_byte_len(const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop)
+{
+	if (op == MLX5_CQE_REQ) {
+		uint8_t w = (uint8_t)(sop >> 24);
+		if (w == MLX5_OPCODE_ATOMIC_CS || w == MLX5_OPCODE_ATOMIC_FA)
+			return 8;
+	}
+	return be32toh(cqe->byte_cnt);
+}
+
+/* imm_data as the accessor returns it: network order, or for SEND_WITH_INV
+ * the invalidated rkey in host order (as mlx5). */
+static inline uint32_t uroce_cqe_imm(const struct mlx5_cqe64 *cqe, uint8_t op)
+{
+	if (op == MLX5_CQE_RESP_SEND_INV)
+		return be32toh(cqe->imm_inval_pkey);
+	return cqe->imm_inval_pkey;
+}
+
+/* vendor_err: the error CQE's vendor syndrome, 0 for other CQEs. */
+static inline uint32_t uroce_cqe_vendor_err(const struct mlx5_cqe64 *cqe, uint8_t op)
+{
+	return uroce_cqe_is_err(op) ? ((const struct mlx5_err_cqe *)cqe)->vendor_err_synd : 0;
+}
+
+/* CLOCK_REALTIME ns of a raw CQE timestamp, through the context's clock page. */
+static inline uint64_t uroce_cqe_wallclock_ns(struct uroce_cq *cq, uint64_t ts)
+{
+	struct uroce_clock_snap s;
+
+	uroce_clock_snapshot(to_uctx(cq->vcq.cq.context)->clock, &s);
+	return uroce_clock_to_wall_ns(&s, ts);
+}
+
+#endif
