@@ -38,6 +38,7 @@ struct options {
 	int loss_set;
 	uint32_t loss;                  /* --loss, ppm */
 	int daemonize;
+	int busy_poll;
 };
 
 static void usage(FILE *fp)
@@ -46,7 +47,7 @@ static void usage(FILE *fp)
 		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
-		"              [--seed N] [--deterministic] [--log FILE]\n"
+		"              [--seed N] [--deterministic] [--busy-poll] [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
@@ -120,6 +121,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "fault", required_argument, NULL, 'f' },
 		{ "fault-rx", required_argument, NULL, 'F' },
 		{ "deterministic", no_argument, NULL, 'T' },
+		{ "busy-poll", no_argument, NULL, 'B' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "daemonize", no_argument, NULL, 'D' },
@@ -200,6 +202,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			break;
 		case 'T': o->deterministic = 1; break;
+		case 'B': o->busy_poll = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -373,6 +376,19 @@ static void raise_priority(void)
 		     strerror(errno));
 }
 
+/* --busy-poll: an idle watcher is always active, so the loop never sleeps
+ * in epoll_wait (libev polls with timeout 0 while one is): a doorbell or a
+ * datagram is seen without the wake-up of a sleeping thread, at the price
+ * of one CPU kept busy. */
+static ev_idle busy_idle;
+
+static void on_busy_idle(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -456,6 +472,11 @@ int main(int argc, char **argv)
 	ulog(ULOG_INFO, "%s up: addr %s udp port %u mtu %u gid_tbl_len %u clock %llu kHz %u bits sock %s",
 	     dev.name, dev.addr_str, dev.port, dev.mtu, dev.gid_tbl_len,
 	     (unsigned long long)dev.clock.freq_khz, dev.clock.bits, o.sock);
+	if (o.busy_poll) {
+		ev_idle_init(&busy_idle, on_busy_idle);
+		ev_idle_start(loop, &busy_idle);
+		ulog(ULOG_INFO, "busy-polling: the event loop never sleeps (one CPU kept busy)");
+	}
 	if (o.daemonize)
 		daemon_ready(pipefd[1]);
 

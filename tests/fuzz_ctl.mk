@@ -13,8 +13,8 @@ TESTS += tests/fuzz_ctl.sh
 tests/fuzz_ctl: $(FUZZ_CTL_SRCS) $(addprefix $(srcdir)/,$(filter %.h,$(noinst_HEADERS) \
 		$(emu_liburoced_la_SOURCES) $(emu_libxport_la_SOURCES))) config.h
 	@$(MKDIR_P) tests
-	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(IBVERBS_CFLAGS) $(ZLIB_CFLAGS) $(PCAP_CFLAGS) \
-	  -o $@ $(FUZZ_CTL_SRCS) $(LIBEV_LIBS) $(PCAP_LIBS) $(ZLIB_LIBS)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(IBVERBS_CFLAGS) $(CRC_CFLAGS) $(PCAP_CFLAGS) \
+	  -o $@ $(FUZZ_CTL_SRCS) $(LIBEV_LIBS) $(PCAP_LIBS) $(CRC_LIBS)
 
 fuzz-ctl: tests/fuzz_ctl
 	top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) FUZZ_SECONDS=$(FUZZ_SECONDS) \

@@ -39,7 +39,7 @@ check_SCRIPTS += tests/inspect_fuzz
 TESTS += tests/inspect_fuzz.sh
 tests/inspect_fuzz: $(INSPECT_FUZZ_SRCS) $(addprefix $(srcdir)/,$(filter %.h,$(noinst_HEADERS) $(scripts_uroce_inspect_SOURCES))) $(srcdir)/netstack/wire.h
 	@$(MKDIR_P) tests
-	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(ZLIB_CFLAGS) $(PCAP_CFLAGS) -o $@ $(INSPECT_FUZZ_SRCS) $(ZLIB_LIBS)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(CRC_CFLAGS) $(PCAP_CFLAGS) -o $@ $(INSPECT_FUZZ_SRCS) $(CRC_LIBS)
 
 fuzz-inspect: tests/inspect_fuzz
 	top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) FUZZ_SECONDS=$(FUZZ_SECONDS) \

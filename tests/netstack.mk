@@ -49,7 +49,7 @@ check_SCRIPTS += tests/fuzz_parse
 TESTS += tests/fuzz_parse.sh
 tests/fuzz_parse: $(FUZZ_PARSE_SRCS) $(addprefix $(srcdir)/,$(filter %.h,$(noinst_HEADERS))) $(srcdir)/netstack/wire.h
 	@$(MKDIR_P) tests
-	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(ZLIB_CFLAGS) -o $@ $(FUZZ_PARSE_SRCS) $(ZLIB_LIBS)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(CRC_CFLAGS) -o $@ $(FUZZ_PARSE_SRCS) $(CRC_LIBS)
 
 fuzz: tests/fuzz_parse
 	top_builddir=$(top_builddir) top_srcdir=$(top_srcdir) FUZZ_SECONDS=$(FUZZ_SECONDS) \

@@ -63,10 +63,13 @@ static enum xport_mem_status cb_mem(void *ctx, struct xport_qp *qp,
 		return XPORT_MEM_BOUNDS;
 	if ((access & mr->access) != access)
 		return XPORT_MEM_ACCESS;
-	if (op == XPORT_MEM_READ)
+	if (op == XPORT_MEM_READ) {
 		memcpy(buf, mr->buf + (addr - mr->addr), len);
-	else if (op == XPORT_MEM_WRITE)
+		n->mem_reads++;
+	} else if (op == XPORT_MEM_WRITE) {
 		memcpy(mr->buf + (addr - mr->addr), buf, len);
+		n->mem_writes++;
+	}
 	return XPORT_MEM_OK;
 }
 

@@ -56,6 +56,7 @@ struct th_node {
 	union ibv_gid gid;
 	struct th_mr mr[TH_MAX_MR];
 	unsigned nmr;
+	unsigned mem_reads, mem_writes;	/* ops->mem calls that copied bytes */
 	struct th_cqe_log cqes;
 	struct xport_qp *timer_qp[TH_MAX_QP];
 	uint64_t timer_when[TH_MAX_QP];

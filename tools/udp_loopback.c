@@ -5,15 +5,24 @@
  * compiles it with the system compiler.
  *
  *   udp_loopback bw SIZE SECONDS   sender process blasts SIZE-byte datagrams
- *                                  for SECONDS; prints "bw MB/s" as the
+ *                                  for SECONDS, one sendto and one recv per
+ *                                  datagram; prints "bw MB/s Mpps" as the
  *                                  receiver counted them (1 MB = 10^6 bytes,
  *                                  perftest's unit)
- *   udp_loopback lat SIZE ITERS    ping-pong of SIZE-byte datagrams; prints
- *                                  "lat usec" = average round trip / 2
- *                                  (one-way, as perftest's t_avg)
+ *   udp_loopback bwm SIZE SECONDS  the same with sendmmsg/recvmmsg, 64
+ *                                  datagrams per call (sendmmsg(2),
+ *                                  recvmmsg(2)): the batching baseline
+ *   udp_loopback lat SIZE ITERS    ping-pong of SIZE-byte datagrams on
+ *                                  blocking sockets; prints "lat usec" =
+ *                                  average round trip / 2 (one-way, as
+ *                                  perftest's t_avg)
+ *   udp_loopback latbusy SIZE ITERS  the same, both sides polling with
+ *                                  MSG_DONTWAIT instead of sleeping in recv
  * Address 127.0.0.1, ports chosen by the kernel. Exit 0 on success.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,45 +63,124 @@ static int sock(struct sockaddr_in *addr)
 	return s;
 }
 
-static int bw(size_t size, double seconds)
+#define BATCH 64
+
+/* Sends N datagrams of SIZE bytes from BUF to TO: one sendto each, or
+ * sendmmsg calls of up to BATCH when MMSG. */
+static void send_burst(int s, const char *buf, size_t size, const struct sockaddr_in *to, int n,
+		       int mmsg)
+{
+	struct mmsghdr mh[BATCH];
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = size };
+
+	if (!mmsg) {
+		for (int i = 0; i < n; i++)
+			sendto(s, buf, size, 0, (const struct sockaddr *)to, sizeof(*to));
+		return;
+	}
+	memset(mh, 0, sizeof(mh));
+	for (int i = 0; i < BATCH; i++) {
+		mh[i].msg_hdr.msg_name = (void *)to;
+		mh[i].msg_hdr.msg_namelen = sizeof(*to);
+		mh[i].msg_hdr.msg_iov = &iov;
+		mh[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (n > 0) {
+		int k = sendmmsg(s, mh, n < BATCH ? (unsigned int)n : BATCH, 0);
+
+		if (k <= 0)
+			return;
+		n -= k;
+	}
+}
+
+/* Receives up to BATCH datagrams (recvmmsg) or one (recv) into BUFS (BATCH
+ * buffers of SIZE bytes); their lengths into LEN[]. Returns the count or -1. */
+static int recv_burst(int r, char *bufs, size_t size, int *len, int mmsg)
+{
+	struct mmsghdr mh[BATCH];
+	struct iovec iov[BATCH];
+	int k;
+
+	if (!mmsg) {
+		ssize_t n = recv(r, bufs, size, 0);
+
+		if (n < 0)
+			return -1;
+		len[0] = (int)n;
+		return 1;
+	}
+	memset(mh, 0, sizeof(mh));
+	for (int i = 0; i < BATCH; i++) {
+		iov[i].iov_base = bufs + (size_t)i * size;
+		iov[i].iov_len = size;
+		mh[i].msg_hdr.msg_iov = &iov[i];
+		mh[i].msg_hdr.msg_iovlen = 1;
+	}
+	k = recvmmsg(r, mh, BATCH, MSG_WAITFORONE, NULL);
+	for (int i = 0; i < k; i++)
+		len[i] = (int)mh[i].msg_len;
+	return k;
+}
+
+static int bw(size_t size, double seconds, int mmsg)
 {
 	struct sockaddr_in ra, sa;
-	int r = sock(&ra), s = sock(&sa);
-	char *buf = calloc(1, size);
+	int r = sock(&ra), s = sock(&sa), len[BATCH];
+	char *buf = calloc(BATCH, size);
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
-	unsigned long long bytes = 0;
+	unsigned long long bytes = 0, pkts = 0;
 	double t0 = 0, t1 = 0;
+	int done = 0;
 	pid_t pid = fork();
 
 	if (pid == 0) { /* sender */
 		double end = now() + seconds;
 		while (now() < end)
-			for (int i = 0; i < 64; i++)
-				sendto(s, buf, size, 0, (struct sockaddr *)&ra, sizeof(ra));
-		sendto(s, buf, 1, 0, (struct sockaddr *)&ra, sizeof(ra)); /* end marker */
+			send_burst(s, buf, size, &ra, BATCH, mmsg);
+		for (int i = 0; i < 3; i++) /* end markers: 1 byte */
+			sendto(s, buf, 1, 0, (struct sockaddr *)&ra, sizeof(ra));
 		_exit(0);
 	}
 	setsockopt(r, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	for (;;) {
-		ssize_t n = recv(r, buf, size, 0);
-		if (n < 0 && t0 > 0)
+	while (!done) {
+		int k = recv_burst(r, buf, size, len, mmsg);
+
+		if (k < 0 && t0 > 0)
 			break; /* the sender went quiet */
-		if (n <= 0)
-			continue;
-		if (n == 1)
-			break;
-		if (t0 == 0)
-			t0 = now();
-		else
-			bytes += (unsigned long long)n;
-		t1 = now();
+		for (int i = 0; i < k; i++) {
+			if (len[i] == 1) {
+				done = 1;
+				break;
+			}
+			if (t0 == 0) {
+				t0 = now();
+				continue;
+			}
+			bytes += (unsigned long long)len[i];
+			pkts++;
+		}
+		if (k > 0 && pkts)
+			t1 = now();
 	}
 	waitpid(pid, NULL, 0);
-	printf("bw %.2f\n", t1 > t0 ? (double)bytes / (t1 - t0) / 1e6 : 0.0);
+	printf("bw %.2f %.4f\n", t1 > t0 ? (double)bytes / (t1 - t0) / 1e6 : 0.0,
+	       t1 > t0 ? (double)pkts / (t1 - t0) / 1e6 : 0.0);
 	return 0;
 }
 
-static int lat(size_t size, long iters)
+/* One datagram into BUF: blocking recv, or MSG_DONTWAIT polled when BUSY. */
+static ssize_t recv1(int s, char *buf, size_t size, int busy)
+{
+	ssize_t n;
+
+	do
+		n = recv(s, buf, size, busy ? MSG_DONTWAIT : 0);
+	while (n < 0 && busy && (errno == EAGAIN || errno == EWOULDBLOCK));
+	return n;
+}
+
+static int lat(size_t size, long iters, int busy)
 {
 	struct sockaddr_in aa, ba;
 	int a = sock(&aa), b = sock(&ba);
@@ -102,7 +190,7 @@ static int lat(size_t size, long iters)
 
 	if (pid == 0) { /* echo side */
 		for (long i = 0; i < iters; i++) {
-			if (recv(b, buf, size, 0) < 0)
+			if (recv1(b, buf, size, busy) < 0)
 				_exit(1);
 			sendto(b, buf, size, 0, (struct sockaddr *)&aa, sizeof(aa));
 		}
@@ -111,7 +199,7 @@ static int lat(size_t size, long iters)
 	t0 = now();
 	for (long i = 0; i < iters; i++) {
 		sendto(a, buf, size, 0, (struct sockaddr *)&ba, sizeof(ba));
-		if (recv(a, buf, size, 0) < 0) {
+		if (recv1(a, buf, size, busy) < 0) {
 			perror("recv");
 			kill(pid, SIGKILL);
 			return 1;
@@ -125,9 +213,13 @@ static int lat(size_t size, long iters)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "bw"))
-		return bw((size_t)atol(argv[2]), atof(argv[3]));
+		return bw((size_t)atol(argv[2]), atof(argv[3]), 0);
+	if (argc == 4 && !strcmp(argv[1], "bwm"))
+		return bw((size_t)atol(argv[2]), atof(argv[3]), 1);
 	if (argc == 4 && !strcmp(argv[1], "lat"))
-		return lat((size_t)atol(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: udp_loopback bw SIZE SECONDS | lat SIZE ITERS\n");
+		return lat((size_t)atol(argv[2]), atol(argv[3]), 0);
+	if (argc == 4 && !strcmp(argv[1], "latbusy"))
+		return lat((size_t)atol(argv[2]), atol(argv[3]), 1);
+	fprintf(stderr, "usage: udp_loopback bw|bwm SIZE SECONDS | lat|latbusy SIZE ITERS\n");
 	return 2;
 }

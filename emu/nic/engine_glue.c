@@ -182,7 +182,10 @@ static uint8_t qp_tclass(struct xport_qp *xqp)
 static int dp_xmit(void *ctx, struct xport_qp *xqp, const union ibv_gid *dgid, uint16_t sport,
 		   const void *pkt, size_t len)
 {
-	return port_xmit(ctx, dgid, sport, qp_tclass(xqp), pkt, len);
+	const struct ctl_qp *qp = xport_qp_user(xqp);
+
+	/* a UD WQE completes with the send's error: no queueing */
+	return port_xmit(ctx, dgid, sport, qp_tclass(xqp), pkt, len, !qp || qp->type == IBV_QPT_UD);
 }
 
 /* Transport events (retransmissions, NAKs, RNR waits, errors): debug level,

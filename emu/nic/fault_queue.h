@@ -9,6 +9,7 @@
 #ifndef UROCE_EMU_NIC_FAULT_QUEUE_H
 #define UROCE_EMU_NIC_FAULT_QUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct fault_meta {
 	socklen_t tolen;
 	struct sockaddr_storage addr;   /* tx: destination; rx: source */
 	struct roce_l3 l3;              /* tx: for the capture */
+	bool now;                       /* tx: sent at once, not queued (udp_port_queue) */
 };
 
 /* Puts one packet on the wire (tx) or into the engine (rx); 0 or an errno. */

@@ -83,7 +83,7 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 }
 
 int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, uint8_t tclass,
-	      const void *pkt, size_t len)
+	      const void *pkt, size_t len, bool now)
 {
 	struct sockaddr_storage to;
 	socklen_t tolen;
@@ -133,6 +133,7 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 		int rc;
 
 		m.fd = fd;
+		m.now = now;
 		m.tclass = tclass;
 		m.tolen = tolen;
 		memcpy(&m.addr, &to, sizeof(to));
@@ -153,18 +154,17 @@ static bool is_self(const struct uroce_dev *d, const uint8_t gid[16])
 	return !memcmp(me, gid, 16);
 }
 
-/* The wire: one datagram leaves (after the fault injector). */
+/* The wire: one datagram leaves (after the fault injector), through the
+ * transmit queue. It is recorded when queued, so the capture keeps the
+ * order (and, in deterministic mode, the virtual times) of transmission;
+ * one the kernel then refuses is counted in tx_errors. */
 static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *pkt, size_t len)
 {
-	if (udp_port_send(m->fd, pkt, len, (const struct sockaddr *)&m->addr, m->tolen, m->tclass) !=
-	    (ssize_t)len) {
-		int e = errno;
+	int e = udp_port_queue(&d->udp, m->fd, pkt, len, (const struct sockaddr *)&m->addr, m->tolen,
+			       m->tclass, m->now);
 
-		udp_port_send_failed(&d->udp, e, len, (const struct sockaddr *)&m->addr);
+	if (e)
 		return e;
-	}
-	d->udp.tx_packets++;
-	d->udp.tx_bytes += len;
 	nic_vtime_packet(d, true, is_self(d, m->l3.dst));
 	capture_packet(d, &m->l3, pkt, len);
 	return 0;
@@ -262,6 +262,7 @@ void port_fini(struct uroce_dev *d)
 
 	d->udp.rx = NULL;
 	fault_dev_fini(d);
+	udp_port_flush(&d->udp); /* before the source-port sockets close */
 	nic_vtime_fini(d);
 	if (!d->sport_fd)
 		return;

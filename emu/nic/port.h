@@ -15,6 +15,7 @@
 #ifndef UROCE_EMU_NIC_PORT_H
 #define UROCE_EMU_NIC_PORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
@@ -35,11 +36,15 @@ void port_local_gid(const struct uroce_dev *d, union ibv_gid *gid);
  * at the device's UDP port from source port SPORT with IP TOS / IPv6 traffic
  * class TCLASS, subject to --loss
  * (fault.c) and recorded by a running capture (capture.c).
- * Returns 0 (sent, or dropped on purpose), EAFNOSUPPORT (DGID of the other
- * address family), EMSGSIZE, EINVAL (ICRC recomputation refused), or the
- * errno of the send (counted and logged by udp_port_send_failed).
+ * The datagram is queued and leaves with others in one sendmmsg(2)
+ * (udp_port_queue), unless NOW: then it is sent before port_xmit returns
+ * and its send's errno is returned (a UD WQE fails on it, ibv_post_send(3)).
+ * Returns 0 (sent or queued, or dropped on purpose), EAFNOSUPPORT (DGID of
+ * the other address family), EMSGSIZE, EINVAL (ICRC recomputation
+ * refused), or, with NOW, the errno of the send (counted and logged by
+ * udp_port_send_failed, as the errors of queued datagrams are).
  */
 int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, uint8_t tclass,
-	      const void *pkt, size_t len);
+	      const void *pkt, size_t len, bool now);
 
 #endif

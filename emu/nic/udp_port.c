@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <linux/sockios.h>
 #include <netinet/udp.h>
+#include <stdlib.h>
 #include <linux/sock_diag.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -18,28 +19,19 @@
 #include <time.h>
 #include <unistd.h>
 
-/*
- * One datagram into buf (recvmsg, non-blocking); takes the socket's drop
- * count from the SO_RXQ_OVFL control message (socket(7): datagrams the
- * kernel dropped since the socket was created, before this one) into
- * u->rx_ovfl. Returns recvmsg's result.
- */
-static ssize_t udp_port_recv_one(struct udp_port *u, uint8_t *buf, size_t len,
-				 struct sockaddr_storage *from)
+/* Receive buffers of one recvmmsg call: whole datagrams of any size, so a
+ * hostile oversized one reaches the parser (and its counter) untruncated.
+ * One set for the process: the callback is not re-entered. */
+static uint8_t rx_buf[UDP_PORT_RX_MMSG][65536];
+
+/* The drop count of one datagram's SO_RXQ_OVFL control message (socket(7):
+ * datagrams the kernel dropped since the socket was created, before this
+ * one) into u->rx_ovfl. */
+static void rx_ovfl_of(struct udp_port *u, struct msghdr *m)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(uint32_t))];
-	} c;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr m = { .msg_name = from, .msg_namelen = sizeof(*from), .msg_iov = &iov,
-			    .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b) };
-	ssize_t n = recvmsg(u->fd, &m, MSG_DONTWAIT);
 	struct cmsghdr *cm;
 
-	if (n < 0)
-		return n;
-	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
 			uint32_t v;
 
@@ -47,26 +39,46 @@ static ssize_t udp_port_recv_one(struct udp_port *u, uint8_t *buf, size_t len,
 			u->rx_ovfl = v;
 		}
 	}
-	return n;
 }
 
 static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct udp_port *u = w->data;
-	uint8_t buf[65536];
-	struct sockaddr_storage from;
-	ssize_t n;
-	int i;
+	struct mmsghdr mh[UDP_PORT_RX_MMSG];
+	struct iovec iov[UDP_PORT_RX_MMSG];
+	struct sockaddr_storage from[UDP_PORT_RX_MMSG];
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+	} c[UDP_PORT_RX_MMSG];
+	int i, n, done;
 
-	/* Bounded batch so one busy socket cannot starve the control socket. */
-	for (i = 0; i < UDP_PORT_RX_BATCH; i++) {
-		n = udp_port_recv_one(u, buf, sizeof(buf), &from);
-		if (n < 0)
+	/* Bounded batch so one busy socket cannot starve the control socket;
+	 * recvmmsg(2): up to UDP_PORT_RX_MMSG datagrams per system call. */
+	for (done = 0; done < UDP_PORT_RX_BATCH; done += n) {
+		for (i = 0; i < UDP_PORT_RX_MMSG; i++) {
+			iov[i].iov_base = rx_buf[i];
+			iov[i].iov_len = sizeof(rx_buf[i]);
+			memset(&mh[i], 0, sizeof(mh[i]));
+			mh[i].msg_hdr.msg_name = &from[i];
+			mh[i].msg_hdr.msg_namelen = sizeof(from[i]);
+			mh[i].msg_hdr.msg_iov = &iov[i];
+			mh[i].msg_hdr.msg_iovlen = 1;
+			mh[i].msg_hdr.msg_control = c[i].b;
+			mh[i].msg_hdr.msg_controllen = sizeof(c[i].b);
+		}
+		n = recvmmsg(u->fd, mh, UDP_PORT_RX_MMSG, MSG_DONTWAIT, NULL);
+		if (n <= 0)
 			return;
-		u->rx_packets++;
-		u->rx_bytes += (uint64_t)n;
-		if (u->rx)
-			u->rx(u->rx_ctx, buf, (size_t)n, &from);
+		for (i = 0; i < n; i++) {
+			rx_ovfl_of(u, &mh[i].msg_hdr);
+			u->rx_packets++;
+			u->rx_bytes += mh[i].msg_len;
+			if (u->rx)
+				u->rx(u->rx_ctx, rx_buf[i], mh[i].msg_len, &from[i]);
+		}
+		if (n < UDP_PORT_RX_MMSG)
+			return; /* the socket is empty: no call that would say EAGAIN */
 	}
 }
 
@@ -88,27 +100,117 @@ int udp_port_sockopts(int fd, int family)
 	return rc < 0 ? errno : 0;
 }
 
+/* Ancillary data of one datagram: its IP TOS / IPv6 traffic class. */
+union tx_cmsg {
+	struct cmsghdr h;
+	char b[CMSG_SPACE(sizeof(int))];
+};
+
+/* M describes LEN bytes at PKT to TO with TCLASS (IOV and C: its storage). */
+static void tx_msghdr(struct msghdr *m, struct iovec *iov, union tx_cmsg *c, const void *pkt,
+		      size_t len, const struct sockaddr *to, socklen_t tolen, uint8_t tclass)
+{
+	int v = tclass;
+
+	iov->iov_base = (void *)pkt;
+	iov->iov_len = len;
+	memset(m, 0, sizeof(*m));
+	m->msg_name = (void *)to;
+	m->msg_namelen = tolen;
+	m->msg_iov = iov;
+	m->msg_iovlen = 1;
+	if (tclass) {
+		memset(c, 0, sizeof(*c));
+		m->msg_control = c->b;
+		m->msg_controllen = sizeof(c->b);
+		c->h.cmsg_level = to->sa_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+		c->h.cmsg_type = to->sa_family == AF_INET ? IP_TOS : IPV6_TCLASS;
+		c->h.cmsg_len = CMSG_LEN(sizeof(v));
+		memcpy(CMSG_DATA(&c->h), &v, sizeof(v));
+	}
+}
+
 ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr *to, socklen_t tolen,
 		      uint8_t tclass)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct iovec iov = { .iov_base = (void *)pkt, .iov_len = len };
-	struct msghdr m = { .msg_name = (void *)to, .msg_namelen = tolen, .msg_iov = &iov, .msg_iovlen = 1 };
-	int v = tclass;
+	union tx_cmsg c;
+	struct iovec iov;
+	struct msghdr m;
 
-	if (tclass) {
-		memset(&c, 0, sizeof(c));
-		m.msg_control = c.b;
-		m.msg_controllen = sizeof(c.b);
-		c.h.cmsg_level = to->sa_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
-		c.h.cmsg_type = to->sa_family == AF_INET ? IP_TOS : IPV6_TCLASS;
-		c.h.cmsg_len = CMSG_LEN(sizeof(v));
-		memcpy(CMSG_DATA(&c.h), &v, sizeof(v));
-	}
+	tx_msghdr(&m, &iov, &c, pkt, len, to, tolen, tclass);
 	return sendmsg(fd, &m, MSG_DONTWAIT);
+}
+
+void udp_port_flush(struct udp_port *u)
+{
+	struct mmsghdr mh[UDP_PORT_TX_MMSG];
+	struct iovec iov[UDP_PORT_TX_MMSG];
+	union tx_cmsg c[UDP_PORT_TX_MMSG];
+	unsigned int i, n = u->txq_n;
+
+	if (!n)
+		return;
+	u->txq_n = 0;
+	for (i = 0; i < n; i++) {
+		struct udp_tx_slot *t = &u->txq[i];
+
+		tx_msghdr(&mh[i].msg_hdr, &iov[i], &c[i], t->pkt, t->len,
+			  (const struct sockaddr *)&t->to, t->tolen, t->tclass);
+		mh[i].msg_len = 0;
+	}
+	/* sendmmsg(2): a datagram the kernel refuses ends the call; its
+	 * error comes with the next call if some were sent before it */
+	for (i = 0; i < n;) {
+		int r = sendmmsg(u->txq[0].fd, mh + i, n - i, MSG_DONTWAIT);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			udp_port_send_failed(u, errno, u->txq[i].len, (const struct sockaddr *)&u->txq[i].to);
+			i++;
+			continue;
+		}
+		for (; r > 0; r--, i++) {
+			u->tx_packets++;
+			u->tx_bytes += u->txq[i].len;
+		}
+	}
+}
+
+int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
+		   const struct sockaddr *to, socklen_t tolen, uint8_t tclass, bool now)
+{
+	struct udp_tx_slot *t;
+
+	if (now || len > UDP_PORT_TX_MAX || !u->txq) {
+		udp_port_flush(u);
+		if (udp_port_send(fd, pkt, len, to, tolen, tclass) != (ssize_t)len) {
+			int e = errno;
+
+			udp_port_send_failed(u, e, len, to);
+			return e;
+		}
+		u->tx_packets++;
+		u->tx_bytes += len;
+		return 0;
+	}
+	if (u->txq_n && u->txq[0].fd != fd)
+		udp_port_flush(u);
+	t = &u->txq[u->txq_n++];
+	t->fd = fd;
+	t->tolen = tolen;
+	t->tclass = tclass;
+	t->len = (uint32_t)len;
+	memcpy(&t->to, to, tolen);
+	memcpy(t->pkt, pkt, len);
+	if (u->txq_n == UDP_PORT_TX_MMSG)
+		udp_port_flush(u);
+	return 0;
+}
+
+static void tx_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	udp_port_flush(w->data);
 }
 
 void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct sockaddr *to)
@@ -207,6 +309,13 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = u->tx_dropped = 0;
 	u->tx_errors = u->tx_too_big = u->tx_errors_logged = 0;
 	u->tx_error_log_at = 0;
+	u->txq_n = 0;
+	u->txq = malloc(UDP_PORT_TX_MMSG * sizeof(*u->txq));
+	if (!u->txq)
+		ulog(ULOG_WARN, "no memory for the transmit queue: one sendmsg per datagram");
+	ev_prepare_init(&u->tx_flush, tx_prepare);
+	u->tx_flush.data = u;
+	ev_prepare_start(loop, &u->tx_flush);
 	ev_io_init(&u->io, udp_readable, fd, EV_READ);
 	u->io.data = u;
 	ev_io_start(loop, &u->io);
@@ -217,6 +326,10 @@ void udp_port_close(struct udp_port *u, struct ev_loop *loop)
 {
 	if (u->fd < 0)
 		return;
+	udp_port_flush(u);
+	ev_prepare_stop(loop, &u->tx_flush);
+	free(u->txq);
+	u->txq = NULL;
 	ev_io_stop(loop, &u->io);
 	close(u->fd);
 	u->fd = -1;

@@ -20,9 +20,30 @@
  * device to itself (loopback) cannot outpace reception. */
 #define UDP_PORT_RX_BATCH 512
 
+/* Datagrams per recvmmsg(2) call (UDP_PORT_RX_BATCH is a multiple). */
+#define UDP_PORT_RX_MMSG 32
+
+/* Datagrams queued for one sendmmsg(2) call, and the largest one queued
+ * (a RoCEv2 UDP payload at IB MTU 4096 with every extension header). */
+#define UDP_PORT_TX_MMSG 32
+#define UDP_PORT_TX_MAX 4224
+
+/* One queued datagram: sent from FD to TO with TCLASS. */
+struct udp_tx_slot {
+	int fd;
+	socklen_t tolen;
+	uint8_t tclass;
+	uint32_t len;
+	struct sockaddr_storage to;
+	uint8_t pkt[UDP_PORT_TX_MAX];
+};
+
 struct udp_port {
 	int fd;
 	ev_io io;
+	ev_prepare tx_flush;            /* sends the queue before the loop polls */
+	struct udp_tx_slot *txq;        /* UDP_PORT_TX_MMSG slots, one socket's */
+	unsigned int txq_n;             /* datagrams queued */
 	uint64_t rx_packets, rx_bytes;  /* datagrams and bytes received */
 	uint64_t tx_packets, tx_bytes;  /* datagrams and bytes sent */
 	uint64_t tx_dropped;            /* dropped on purpose (--loss) */
@@ -89,6 +110,24 @@ ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr
 		      uint8_t tclass);
 
 /*
+ * udp_port_queue - transmit one datagram (LEN bytes at PKT) on FD to TO
+ * with TCLASS (as udp_port_send) through U's queue: copied, and sent with
+ * the other queued ones of the same socket in one sendmmsg(2) call when the
+ * queue is full, when a datagram for another socket comes, and before the
+ * event loop polls (ev_prepare), so nothing waits past one loop turn. With
+ * NOW (the caller needs the result), or a datagram longer than
+ * UDP_PORT_TX_MAX, the queue is sent and then this datagram alone.
+ * Sent datagrams count in tx_packets/tx_bytes, refused ones go to
+ * udp_port_send_failed (from the queue: when it is sent).
+ * Returns 0 (queued or sent) or, sent at once, the errno of the send.
+ */
+int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
+		   const struct sockaddr *to, socklen_t tolen, uint8_t tclass, bool now);
+
+/* udp_port_flush - send U's queued datagrams now (sendmmsg(2)). */
+void udp_port_flush(struct udp_port *u);
+
+/*
  * udp_port_send_failed - account a datagram of LEN bytes to TO that the
  * kernel refused with errno ERR (from any of the device's sockets): counted
  * in tx_errors (EMSGSIZE also in tx_too_big, both shown by `uroce status`)
@@ -96,7 +135,7 @@ ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr
  */
 void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct sockaddr *to);
 
-/* Stop watching and close. */
+/* Send what is queued, stop watching and close. */
 void udp_port_close(struct udp_port *u, struct ev_loop *loop);
 
 #endif

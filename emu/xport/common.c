@@ -286,17 +286,28 @@ static enum xport_mem_status sge_copy(struct xport_qp *qp, const struct ibv_sge 
 	return len ? XPORT_MEM_BOUNDS : XPORT_MEM_OK;
 }
 
+/* xport_fetch_fn of a send WQE: its SGE list through the lkeys. */
+static enum xport_mem_status gather_fetch(struct xport_qp *qp, const void *src, uint32_t offset,
+					  void *buf, uint32_t len)
+{
+	const struct xport_send_wqe *wr = src;
+
+	return sge_copy(qp, wr->sg_list, wr->num_sge, offset, buf, len, XPORT_MEM_READ);
+}
+
 enum xport_mem_status xport_gather(struct xport_qp *qp,
-				   const struct xport_send_wqe *wr,
+				   const struct xport_swqe *w,
 				   uint32_t offset, void *buf, uint32_t len)
 {
+	const struct xport_send_wqe *wr = &w->wr;
+
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		if ((uint64_t)offset + len > wr->inline_len)
 			return XPORT_MEM_BOUNDS;
 		memcpy(buf, wr->inline_data + offset, len);
 		return XPORT_MEM_OK;
 	}
-	return sge_copy(qp, wr->sg_list, wr->num_sge, offset, buf, len, XPORT_MEM_READ);
+	return xport_read_ahead(qp, w->tag, w->length, offset, buf, len, gather_fetch, wr);
 }
 
 enum xport_mem_status xport_scatter(struct xport_qp *qp,

@@ -377,6 +377,7 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 		w->wr.send_flags |= IBV_SEND_SIGNALED;
 	w->length = (uint32_t)len;
 	w->state = SWQE_POSTED;
+	w->tag = ++qp->dev->read_tag;
 	qp->sq.head++;
 
 	if (qp->state == IBV_QPS_ERR) {

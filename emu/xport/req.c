@@ -167,7 +167,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 				   (last ? POS_LAST : POS_MIDDLE);
 	int err;
 
-	if (n && xport_gather(qp, &w->wr, qp->req.offset, payload, n)) {
+	if (n && xport_gather(qp, w, qp->req.offset, payload, n)) {
 		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
 		return false;
 	}

@@ -304,6 +304,7 @@ static void read_queue(struct xport_qp *qp, uint32_t psn, uint64_t va,
 	j->i = 0;
 	j->n = xport_npkts(len, qp->mtu);
 	j->replay = replay;
+	j->tag = ++qp->dev->read_tag;
 	xport_mark(qp, XPORT_WORK_RESP);
 }
 
@@ -382,6 +383,16 @@ bool xport_resp_read_restart(struct xport_qp *qp, const struct roce_pkt *pkt)
 	return true;
 }
 
+/* xport_fetch_fn of a READ job: its range through the R_Key. */
+static enum xport_mem_status rd_fetch(struct xport_qp *qp, const void *src, uint32_t off,
+				      void *buf, uint32_t len)
+{
+	const struct xport_rd_job *j = src;
+
+	return qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true, j->rkey, j->va + off, buf, len,
+				IBV_ACCESS_REMOTE_READ, XPORT_MEM_READ);
+}
+
 /* Send packet j->i of READ job J. Returns false if memory failed (NAK
  * Remote Access Error sent). */
 static bool read_send_one(struct xport_qp *qp, struct xport_rd_job *j)
@@ -404,9 +415,7 @@ static bool read_send_one(struct xport_qp *qp, struct xport_rd_job *j)
 	h.psn = roce_psn_add(j->psn, j->i);
 	h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
 	h.aeth.msn = qp->resp.msn;
-	if (n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true, j->rkey,
-				  j->va + off, buf, n, IBV_ACCESS_REMOTE_READ,
-				  XPORT_MEM_READ)) {
+	if (n && xport_read_ahead(qp, j->tag, j->len, off, buf, n, rd_fetch, j)) {
 		send_aeth(qp, h.psn, ROCE_AETH_SYN_NAK(ROCE_NAK_REM_ACCESS_ERR));
 		return false;
 	}

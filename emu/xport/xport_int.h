@@ -37,6 +37,7 @@ struct xport_swqe {
 	bool psn_assigned;
 	enum ibv_wc_status err_status;	/* != SUCCESS: local error found while
 					 * sending; reported when flushed */
+	uint64_t tag;		/* its read-ahead tag (xport_read_ahead) */
 };
 
 /* Send queue: ring of depth slots; free-running indices, slot = i % depth.
@@ -111,6 +112,7 @@ struct xport_rd_job {
 	uint32_t len;
 	uint32_t i, n;
 	bool replay;		/* answers a duplicate (holds no new resource) */
+	uint64_t tag;		/* its read-ahead tag (xport_read_ahead) */
 };
 
 #define XPORT_RD_JOBS XPORT_RD_RESOURCES
@@ -207,6 +209,44 @@ struct xport_qp {
 
 #define XPORT_QP_HASH 256
 
+/* Bytes read in one ops->mem call once a source is read in order (one
+ * message of ib_write_bw -s 65536). */
+#define XPORT_READ_AHEAD 65536
+
+/*
+ * The device's read-ahead: bytes of one source (a send WQE's SGE payload,
+ * a READ response job's range) read past the packet being built, so that
+ * the packets after it are copied from here instead of costing one ops->mem
+ * call (a pread of the client's memory) each. A source is named by a tag
+ * from dev->read_tag, never reused: a WQE posted later, or the same range
+ * read again for a later request, is read afresh. A send WQE's bytes may
+ * not change before its completion (ibv_post_send(3)); a READ's range is
+ * read when its first response leaves, as a NIC's DMA would.
+ */
+struct xport_read_ahead {
+	uint64_t tag;		/* source whose bytes are held; 0: none */
+	uint32_t off, len;	/* source bytes [off, off+len) held in buf */
+	uint32_t next;		/* offset after the last read of tag;
+				 * UINT32_MAX: no read-ahead for this tag */
+	uint8_t buf[XPORT_READ_AHEAD];
+};
+
+/* Copies LEN bytes at OFFSET of source SRC into BUF (ops->mem underneath). */
+typedef enum xport_mem_status (*xport_fetch_fn)(struct xport_qp *qp, const void *src,
+						uint32_t offset, void *buf, uint32_t len);
+
+/*
+ * xport_read_ahead - LEN bytes at OFFSET of source SRC (TOTAL bytes long,
+ * named TAG; 0: no read-ahead) into BUF. The first read of a tag fetches
+ * LEN bytes; the next in-order one fetches up to XPORT_READ_AHEAD bytes
+ * from its offset at once, which the following ones are copied from.
+ * Returns XPORT_MEM_OK or FETCH's error for these LEN bytes (a read-ahead
+ * that fails further on is not an error: reads go on one fetch each).
+ */
+enum xport_mem_status xport_read_ahead(struct xport_qp *qp, uint64_t tag, uint32_t total,
+				       uint32_t offset, void *buf, uint32_t len,
+				       xport_fetch_fn fetch, const void *src);
+
 struct xport_dev {
 	struct xport_ops ops;
 	void *ctx;
@@ -215,6 +255,8 @@ struct xport_dev {
 	uint32_t port_mtu;
 	struct xport_qp *hash[XPORT_QP_HASH];
 	struct xport_dev_stats stats;
+	uint64_t read_tag;	/* read-ahead tags handed out so far */
+	struct xport_read_ahead ahead;
 };
 
 /* ---- helpers shared by the engine's files ---- */
@@ -302,10 +344,11 @@ void xport_flush(struct xport_qp *qp);
 /* The send-queue half of xport_flush. */
 void xport_flush_sq(struct xport_qp *qp);
 
-/* Gather LEN bytes of a send WQE's payload starting at message OFFSET into
- * BUF (inline data or SGEs through the lkey). XPORT_MEM_OK or the error. */
+/* Gather LEN bytes of send WQE W's payload starting at message OFFSET into
+ * BUF (inline data or SGEs through the lkey; in-order gathers of one WQE
+ * are served by the device's read-ahead). XPORT_MEM_OK or the error. */
 enum xport_mem_status xport_gather(struct xport_qp *qp,
-				   const struct xport_send_wqe *wr,
+				   const struct xport_swqe *w,
 				   uint32_t offset, void *buf, uint32_t len);
 /* Scatter LEN bytes from BUF into SGL at byte OFFSET of the list (lkey,
  * LOCAL_WRITE). XPORT_MEM_BOUNDS if the list is shorter. */
