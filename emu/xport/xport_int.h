@@ -205,7 +205,7 @@ struct xport_qp {
 	struct xport_qp_stats stats;
 };
 
-#define XPORT_QP_HASH 256
+#define XPORT_QP_HASH 4096
 
 struct xport_dev {
 	struct xport_ops ops;
