@@ -10,7 +10,9 @@ TESTS += tests/scale_qps.sh
 EXTRA_DIST += tests/scale_qps.sh
 
 # The full size: 16,384 RC QPs and 1,000 processes.
+# The last line is the "N passed, N failed" line .ci/run adds up.
 check-scale: tests/scale_qps uroce
-	SCALE_QPS=16384 SCALE_OPENS=1000 top_srcdir=$(abs_top_srcdir) top_builddir=$(abs_top_builddir) \
-		$(SHELL) $(top_srcdir)/tests/scale_qps.sh
+	@if SCALE_QPS=16384 SCALE_OPENS=1000 top_srcdir=$(abs_top_srcdir) top_builddir=$(abs_top_builddir) \
+		$(SHELL) $(top_srcdir)/tests/scale_qps.sh; then echo "1 passed, 0 failed (check-scale)"; \
+	else echo "0 passed, 1 failed (check-scale)"; exit 1; fi
 .PHONY: check-scale
