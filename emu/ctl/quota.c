@@ -14,7 +14,7 @@ static const struct {
 	uint32_t def;
 } kinds[QUOTA_NKINDS] = {
 	[QUOTA_CLIENTS] = { "clients", 64 }, [QUOTA_PD] = { "pd", DEV_MAX_PD / 4 },
-	[QUOTA_CQ] = { "cq", DEV_MAX_CQ / 4 }, [QUOTA_QP] = { "qp", DEV_MAX_QP / 4 },
+	[QUOTA_CQ] = { "cq", DEV_MAX_CQ / 4 }, [QUOTA_QP] = { "qp", 1024 },
 	[QUOTA_MR] = { "mr", (DEV_MAX_MR + 1) / 4 }, [QUOTA_AH] = { "ah", (DEV_MAX_AH + 1) / 4 },
 	[QUOTA_SRQ] = { "srq", DEV_MAX_SRQ / 4 },
 };

@@ -29,7 +29,7 @@ struct pcapw;
 struct xport_dev;
 
 /* Limits the device reports (ibv_query_device) and enforces. */
-#define DEV_MAX_QP 4096u
+#define DEV_MAX_QP 65536u
 #define DEV_MAX_QP_WR 4096u
 #define DEV_MAX_SGE 16u
 #define DEV_MAX_CQ 4096u
@@ -81,6 +81,7 @@ struct uroce_dev {
 	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */
+	unsigned int sport_open;        /* sockets in sport_fd (port.c bounds it) */
 	char capture_path[256];
 
 	uint64_t seed;                  /* --seed: fault injector, deterministic mode */

@@ -54,6 +54,19 @@ void port_local_gid(const struct uroce_dev *d, union ibv_gid *gid)
 	local_gid(d, gid->raw);
 }
 
+/* At most this many source-port sockets, and at most a quarter of the
+ * descriptor limit: 16,384 QPs hash to nearly as many source ports, and
+ * without a bound their sockets would fill the descriptor table that clients
+ * need (quota.h). Past the bound packets leave from the device socket. */
+#define SPORT_SOCKETS_MAX 1024u
+
+static unsigned int sport_budget(const struct uroce_dev *d)
+{
+	unsigned int q = d->quota.fd_limit > 0 ? (unsigned int)d->quota.fd_limit / 4 : SPORT_SOCKETS_MAX;
+
+	return q < SPORT_SOCKETS_MAX ? q : SPORT_SOCKETS_MAX;
+}
+
 /* Socket to send from with source port SPORT, or -1 (use the device's). */
 static int sport_socket(struct uroce_dev *d, uint16_t sport)
 {
@@ -64,6 +77,8 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 		return -1;
 	if (d->sport_fd[sport])
 		return d->sport_fd[sport];
+	if (d->sport_open >= sport_budget(d))
+		return -1;
 	fd = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (a.ss_family == AF_INET)
 		((struct sockaddr_in *)&a)->sin_port = htons(sport);
@@ -79,6 +94,8 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 		fd = -1;
 	}
 	d->sport_fd[sport] = fd;
+	if (fd >= 0)
+		d->sport_open++;
 	return fd;
 }
 
@@ -269,6 +286,7 @@ void port_fini(struct uroce_dev *d)
 	for (i = 0; i < SPORT_COUNT; i++)
 		if (d->sport_fd[i] > 0)
 			close(d->sport_fd[i]);
+	d->sport_open = 0;
 	free(d->sport_fd);
 	d->sport_fd = NULL;
 }

@@ -207,7 +207,7 @@ struct xport_qp {
 	struct xport_qp_stats stats;
 };
 
-#define XPORT_QP_HASH 256
+#define XPORT_QP_HASH 4096
 
 /* Bytes read in one ops->mem call once a source is read in order (one
  * message of ib_write_bw -s 65536). */
