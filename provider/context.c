@@ -280,7 +280,10 @@ static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event 
 
 /* Slots left NULL keep libibverbs' dummies, which fail with EOPNOTSUPP. */
 const struct verbs_context_ops uroce_ctx_ops = {
+	.advise_mr = uroce_advise_mr,
+	.alloc_parent_domain = uroce_alloc_parent_domain,
 	.alloc_pd = uroce_alloc_pd,
+	.alloc_td = uroce_alloc_td,
 	.async_event = uroce_async_event,
 	.cq_event = uroce_cq_event,
 	.create_ah = uroce_create_ah,
@@ -291,6 +294,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.create_srq = uroce_create_srq,
 	.create_srq_ex = uroce_create_srq_ex,
 	.dealloc_pd = uroce_dealloc_pd,
+	.dealloc_td = uroce_dealloc_td,
 	.dereg_mr = uroce_dereg_mr,
 	.destroy_ah = uroce_destroy_ah,
 	.destroy_cq = uroce_destroy_cq,

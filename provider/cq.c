@@ -32,7 +32,7 @@
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
 /* Creates, sizes, seals and maps the ring memfd; every CQE starts INVALID, owner 0. */
-static int map_ring(struct uroce_cq *cq)
+static int map_ring(struct uroce_cq *cq, struct ibv_pd *pdom)
 {
 	int fd = memfd_create("uroce-cq", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	int err;
@@ -43,7 +43,7 @@ static int map_ring(struct uroce_cq *cq)
 	if (ftruncate(fd, (off_t)cq->ring_size) ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
-	cq->ring = mmap(NULL, cq->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cq->ring = uroce_ring_map(pdom, fd, cq->ring_size, UROCE_RES_TYPE_CQ);
 	if (cq->ring == MAP_FAILED) {
 		cq->ring = NULL;
 		goto fail;
@@ -63,7 +63,7 @@ fail:
 static void unmap_ring(struct uroce_cq *cq)
 {
 	if (cq->ring)
-		munmap(cq->ring, cq->ring_size);
+		uroce_ring_unmap(cq->ring, cq->ring_size);
 	if (cq->ring_fd >= 0)
 		close(cq->ring_fd);
 }
@@ -88,7 +88,8 @@ static const struct uroce_event_hold_cq_ops cq_event_ops = {
  */
 static struct uroce_cq *create(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel, int comp_vector,
-			       uint32_t cq_flags, uint64_t wc_flags, bool single_threaded)
+			       uint32_t cq_flags, uint64_t wc_flags, bool single_threaded,
+			       struct ibv_pd *pdom)
 {
 	struct uroce_context *ctx = to_uctx(context);
 	struct uroce_create_cq_req req;
@@ -125,7 +126,7 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	cq->wc_flags = wc_flags;
 	cq->single_threaded = single_threaded;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	ret = map_ring(cq);
+	ret = map_ring(cq, pdom);
 	if (ret)
 		goto err;
 	if (channel) {
@@ -166,7 +167,7 @@ err:
 struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct uroce_cq *cq = create(context, cqe, channel, comp_vector, 0, 0, false);
+	struct uroce_cq *cq = create(context, cqe, channel, comp_vector, 0, 0, false, NULL);
 
 	if (!cq)
 		return NULL;
@@ -176,7 +177,8 @@ struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
 
 /*
  * ibv_create_cq_ex. comp_mask: IBV_CQ_INIT_ATTR_MASK_FLAGS accepted;
- * MASK_PD (parent domains) → EOPNOTSUPP; unknown bits → EINVAL. wc_flags
+ * MASK_PD: parent_domain must be a parent domain of this context (EINVAL),
+ * whose allocator then gives the ring's memory; unknown bits → EINVAL. wc_flags
  * beyond UROCE_SUP_WC_FLAGS (CVLAN, FLOW_TAG, TM_INFO) → EOPNOTSUPP. Create
  * flags SINGLE_THREADED (no CQ lock) and IGNORE_OVERRUN (the daemon
  * overwrites instead of raising IBV_EVENT_CQ_ERR); others → EOPNOTSUPP.
@@ -185,12 +187,17 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr)
 {
 	uint32_t cq_flags = 0, create_flags = 0;
+	struct ibv_pd *pdom = NULL;
 	struct uroce_cq *cq;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 		return uroce_fail_null(EINVAL);
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		/* as mlx5: a parent domain of this context */
+		pdom = attr->parent_domain;
+		if (!pdom || pdom->context != context || !to_upd(pdom)->base)
+			return uroce_fail_null(EINVAL);
+	}
 	if (attr->wc_flags & ~(uint64_t)UROCE_SUP_WC_FLAGS)
 		return uroce_fail_null(EOPNOTSUPP);
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
@@ -203,7 +210,7 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 		return uroce_fail_null(EINVAL);
 
 	cq = create(context, (int)attr->cqe, attr->channel, (int)attr->comp_vector, cq_flags,
-		    attr->wc_flags, create_flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+		    attr->wc_flags, create_flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED, pdom);
 	if (!cq)
 		return NULL;
 	uroce_cq_fill_ex_ops(cq);

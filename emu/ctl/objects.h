@@ -39,6 +39,7 @@ struct ctl_mr {
 	uint64_t length;         /* bytes */
 	uint32_t access;         /* enum ibv_access_flags */
 	uint32_t key;            /* lkey == rkey */
+	bool odp;                /* IBV_ACCESS_ON_DEMAND: mapping checked at each access */
 	struct ctl_client *owner;
 };
 
@@ -140,6 +141,7 @@ int op_alloc_pd(struct ctl_client *c, struct ctl_call *call);
 int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call);
 int op_reg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_dereg_mr(struct ctl_client *c, struct ctl_call *call);
+int op_advise_mr(struct ctl_client *c, struct ctl_call *call);
 int op_create_cq(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
 int op_create_qp(struct ctl_client *c, struct ctl_call *call);

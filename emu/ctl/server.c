@@ -58,6 +58,7 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_MODIFY_SRQ] = { op_modify_srq, "MODIFY_SRQ", 0, 0, F_HELLO },
 	[UROCE_OP_QUERY_SRQ] = { op_query_srq, "QUERY_SRQ", 0, 0, F_HELLO | F_HANDLE },
 	[UROCE_OP_DESTROY_SRQ] = { op_destroy_srq, "DESTROY_SRQ", 0, 0, F_HELLO | F_HANDLE },
+	[UROCE_OP_ADVISE_MR] = { op_advise_mr, "ADVISE_MR", 0, 0, F_HELLO },
 	[UROCE_OP_ADMIN_STATUS] = { op_admin_status, "ADMIN_STATUS", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_LINK] = { op_admin_link, "ADMIN_LINK", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_CAPTURE_START] = { op_admin_capture_start, "ADMIN_CAPTURE_START", 1, 1, F_ADMIN },
