@@ -33,7 +33,7 @@ EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh tests/provi
 check_PROGRAMS += tests/provider_cq_poll
 TESTS += tests/provider_cq_poll
 tests_provider_cq_poll_SOURCES = tests/provider_cq_poll.c \
-	provider/cq_poll.c provider/qp.c provider/srq.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c
+	provider/cq_poll.c provider/qp.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c
 tests_provider_cq_poll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_cq_poll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_cq_poll_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
