@@ -150,6 +150,15 @@ static void *pdom_alloc(struct uroce_pd *pdom, size_t size, uint64_t res_type)
 	return buf;
 }
 
+static void pdom_say_once(void *buf, int err)
+{
+	static bool said;
+
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, UROCE_LOG_PREFIX "cannot place a ring at %p from the parent domain allocator (%s): "
+			"using memory of our own for it\n", buf, strerror(err));
+}
+
 void *uroce_ring_map(struct ibv_pd *pd, int fd, size_t size, uint64_t res_type)
 {
 	struct uroce_pd *pdom = pd && to_upd(pd)->base ? to_upd(pd) : NULL;
@@ -168,17 +177,20 @@ void *uroce_ring_map(struct ibv_pd *pd, int fd, size_t size, uint64_t res_type)
 		free(r);
 		return MAP_FAILED;
 	}
-	ring = mmap(buf, size, PROT_READ | PROT_WRITE, MAP_SHARED | (buf ? MAP_FIXED : 0), fd, 0);
+	ring = buf ? mmap(buf, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) : MAP_FAILED;
+	if (buf && ring == MAP_FAILED) {
+		/* Inside a huge-page mapping (hugetlbfs) 4 KiB pages of a memfd
+		 * cannot replace part of it: the ring goes where the kernel puts it. */
+		pdom_say_once(buf, errno);
+		pdom->free(&pdom->ibv_pd, pdom->pd_context, buf, res_type);
+		buf = NULL;
+	}
+	if (!buf)
+		ring = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (ring == MAP_FAILED) {
 		err = errno;
-		if (buf) {
-			/* e.g. inside a huge-page mapping: 4 KiB pages cannot replace part of it */
-			fprintf(stderr, UROCE_LOG_PREFIX "cannot place a ring at %p from the parent domain allocator: %s\n",
-				buf, strerror(err));
-			pdom->free(&pdom->ibv_pd, pdom->pd_context, buf, res_type);
-		}
 		free(r);
-		errno = err == ENOMEM ? ENOMEM : EINVAL;
+		errno = err;
 		return MAP_FAILED;
 	}
 	r->ring = ring;

@@ -309,9 +309,10 @@ int uroce_dealloc_td(struct ibv_td *td);
  * Maps ring memfd FD (SIZE bytes) read-write shared for a queue of RES_TYPE
  * created on PD (NULL: none). On a parent domain with an allocator the ring
  * lies in memory the allocator gave (page aligned, SIZE rounded up to pages;
- * IBV_ALLOCATOR_USE_DEFAULT: our own mapping). Returns the mapping or
- * MAP_FAILED with errno (ENOMEM: the allocator returned NULL; EINVAL: its
- * memory is not page aligned or cannot be remapped).
+ * IBV_ALLOCATOR_USE_DEFAULT, or memory a memfd cannot be mapped over, such
+ * as hugetlbfs pages: our own mapping). Returns the mapping or MAP_FAILED
+ * with errno (ENOMEM: the allocator returned NULL; EINVAL: its memory is
+ * not page aligned).
  */
 void *uroce_ring_map(struct ibv_pd *pd, int fd, size_t size, uint64_t res_type);
 /* Undoes uroce_ring_map: the allocator's memory goes back to it as plain
