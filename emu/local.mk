@@ -15,7 +15,7 @@ emu_liburoced_la_SOURCES = \
 	emu/ctl/objtab.c emu/ctl/objtab.h emu/ctl/async_event.c emu/ctl/async_event.h \
 	emu/ctl/objects.h \
 	emu/ctl/hello.c emu/ctl/query_port.c emu/ctl/quota.c emu/ctl/quota.h \
-	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_mw.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_srq.c emu/ctl/obj_ah.c \
+	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_mw.c emu/ctl/obj_advise.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_srq.c emu/ctl/obj_ah.c \
 	emu/ctl/server.c emu/ctl/server.h \
 	emu/ctl/admin.c emu/ctl/admin.h tools/admin_client.c \
 	emu/nic/cq_ring.c emu/nic/cq_ring.h \

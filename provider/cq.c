@@ -31,9 +31,11 @@
 #define UROCE_SUP_CREATE_FLAGS                                               \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
-/* Creates, sizes, seals and maps a ring memfd of NENT entries (*FD, *SIZE);
- * every CQE starts INVALID, owner 0. Returns the mapping, or NULL with errno. */
-static void *ring_new(uint32_t nent, int *fd, size_t *size)
+/* Creates, sizes, seals and maps a ring memfd of NENT entries (*FD, *SIZE)
+ * for a CQ on PDOM (a parent domain whose allocator places the ring, or
+ * NULL); every CQE starts INVALID, owner 0. Returns the mapping, or NULL
+ * with errno. */
+static void *ring_new(uint32_t nent, struct ibv_pd *pdom, int *fd, size_t *size)
 {
 	int mfd = memfd_create("uroce-cq", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	struct mlx5_cqe64 *cqes;
@@ -46,7 +48,7 @@ static void *ring_new(uint32_t nent, int *fd, size_t *size)
 	if (ftruncate(mfd, (off_t)*size) ||
 	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
-	ring = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	ring = uroce_ring_map(pdom, mfd, *size, UROCE_RES_TYPE_CQ);
 	if (ring == MAP_FAILED)
 		goto fail;
 	cqes = (struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE);
@@ -71,10 +73,10 @@ static void ring_use(struct uroce_cq *cq, void *ring, size_t size, uint32_t nent
 	cq->cqes = (struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE);
 }
 
-static int map_ring(struct uroce_cq *cq)
+static int map_ring(struct uroce_cq *cq, struct ibv_pd *pdom)
 {
 	size_t size;
-	void *ring = ring_new(cq->nent, &cq->ring_fd, &size);
+	void *ring = ring_new(cq->nent, pdom, &cq->ring_fd, &size);
 
 	if (!ring)
 		return errno;
@@ -85,7 +87,7 @@ static int map_ring(struct uroce_cq *cq)
 static void unmap_ring(struct uroce_cq *cq)
 {
 	if (cq->ring)
-		munmap(cq->ring, cq->ring_size);
+		uroce_ring_unmap(cq->ring, cq->ring_size);
 	if (cq->ring_fd >= 0)
 		close(cq->ring_fd);
 }
@@ -110,7 +112,8 @@ static const struct uroce_event_hold_cq_ops cq_event_ops = {
  */
 static struct uroce_cq *create(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel, int comp_vector,
-			       uint32_t cq_flags, uint64_t wc_flags, bool single_threaded)
+			       uint32_t cq_flags, uint64_t wc_flags, bool single_threaded,
+			       struct ibv_pd *pdom)
 {
 	struct uroce_context *ctx = to_uctx(context);
 	struct uroce_create_cq_req req;
@@ -147,7 +150,7 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	cq->wc_flags = wc_flags;
 	cq->single_threaded = single_threaded;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	ret = map_ring(cq);
+	ret = map_ring(cq, pdom);
 	if (ret)
 		goto err;
 	if (channel) {
@@ -188,7 +191,7 @@ err:
 struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
 			       struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct uroce_cq *cq = create(context, cqe, channel, comp_vector, 0, 0, false);
+	struct uroce_cq *cq = create(context, cqe, channel, comp_vector, 0, 0, false, NULL);
 
 	if (!cq)
 		return NULL;
@@ -198,7 +201,8 @@ struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
 
 /*
  * ibv_create_cq_ex. comp_mask: IBV_CQ_INIT_ATTR_MASK_FLAGS accepted;
- * MASK_PD (parent domains) → EOPNOTSUPP; unknown bits → EINVAL. wc_flags
+ * MASK_PD: parent_domain must be a parent domain of this context (EINVAL),
+ * whose allocator then gives the ring's memory; unknown bits → EINVAL. wc_flags
  * beyond UROCE_SUP_WC_FLAGS (CVLAN, FLOW_TAG, TM_INFO) → EOPNOTSUPP. Create
  * flags SINGLE_THREADED (no CQ lock) and IGNORE_OVERRUN (the daemon
  * overwrites instead of raising IBV_EVENT_CQ_ERR); others → EOPNOTSUPP.
@@ -207,12 +211,17 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr)
 {
 	uint32_t cq_flags = 0, create_flags = 0;
+	struct ibv_pd *pdom = NULL;
 	struct uroce_cq *cq;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
 		return uroce_fail_null(EINVAL);
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		/* as mlx5: a parent domain of this context */
+		pdom = attr->parent_domain;
+		if (!pdom || pdom->context != context || !to_upd(pdom)->base)
+			return uroce_fail_null(EINVAL);
+	}
 	if (attr->wc_flags & ~(uint64_t)UROCE_SUP_WC_FLAGS)
 		return uroce_fail_null(EOPNOTSUPP);
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS)
@@ -225,7 +234,7 @@ struct ibv_cq_ex *uroce_create_cq_ex(struct ibv_context *context,
 		return uroce_fail_null(EINVAL);
 
 	cq = create(context, (int)attr->cqe, attr->channel, (int)attr->comp_vector, cq_flags,
-		    attr->wc_flags, create_flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+		    attr->wc_flags, create_flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED, pdom);
 	if (!cq)
 		return NULL;
 	uroce_cq_fill_ex_ops(cq);
@@ -406,7 +415,8 @@ int uroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 		cq_unlock(cq);
 		return 0;
 	}
-	ring = ring_new(nent, &fd, &size);
+	/* the new ring is the provider's own mapping, also on a parent domain */
+	ring = ring_new(nent, NULL, &fd, &size);
 	if (!ring) {
 		ret = errno;
 		cq_unlock(cq);
@@ -432,7 +442,7 @@ int uroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	ring_use(cq, ring, size, nent);
 	ibcq->cqe = (int)nent - 1;
 	cq_unlock(cq);
-	munmap(old, old_size);
+	uroce_ring_unmap(old, old_size);
 	return 0;
 }
 

@@ -35,12 +35,18 @@ struct ibv_pd *uroce_alloc_pd(struct ibv_context *context)
 	return &pd->ibv_pd;
 }
 
-/* ibv_dealloc_pd. Returns 0 or EBUSY (MRs, QPs or AHs still use it), EINVAL. */
+/* ibv_dealloc_pd. Returns 0 or EBUSY (MRs, QPs, AHs or parent domains still
+ * use it), EINVAL. A parent domain goes to parent_domain.c. */
 int uroce_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct uroce_pd *pd = to_upd(ibpd);
-	int ret = uroce_ctl_destroy(to_uctx(ibpd->context), UROCE_OP_DEALLOC_PD, pd->handle);
+	int ret;
 
+	if (pd->base)
+		return uroce_dealloc_parent_domain(pd);
+	if (__atomic_load_n(&pd->refs, __ATOMIC_ACQUIRE))
+		return EBUSY;
+	ret = uroce_ctl_destroy(to_uctx(ibpd->context), UROCE_OP_DEALLOC_PD, pd->handle);
 	if (ret)
 		return ret;
 	free(pd);
@@ -51,8 +57,11 @@ int uroce_dealloc_pd(struct ibv_pd *ibpd)
  * ibv_reg_mr (libibverbs sets mr->context/pd/addr/length afterwards).
  * addr/length in bytes of this process's address space; hca_va must equal
  * addr (no IOVA remapping: EOPNOTSUPP otherwise). Errors (errno): EINVAL
- * (bad access combination, zero length), EOPNOTSUPP (ON_DEMAND,
- * ZERO_BASED, HUGETLB), ENOMEM. IBV_ACCESS_MW_BIND lets windows be bound.
+ * (bad access combination, zero length), EOPNOTSUPP (ZERO_BASED, HUGETLB
+ * without ON_DEMAND), EFAULT (not mapped, unless ON_DEMAND), ENOMEM.
+ * IBV_ACCESS_MW_BIND lets windows be bound. ON_DEMAND registers an
+ * on-demand paging MR; with addr NULL and length SIZE_MAX an implicit one
+ * over the whole address space (odp.c).
  */
 struct ibv_mr *uroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access)

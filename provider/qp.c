@@ -27,7 +27,7 @@
 static void release_qp(struct uroce_qp *qp)
 {
 	if (qp->ring)
-		munmap(qp->ring, qp->layout.size);
+		uroce_ring_unmap(qp->ring, qp->layout.size);
 	if (qp->ring_fd >= 0)
 		close(qp->ring_fd);
 	free(qp->sq_wrid);
@@ -48,7 +48,7 @@ static void free_qp(struct uroce_qp *qp)
 }
 
 /* Sizes, seals and maps the ring memfd and allocates the wr_id arrays. */
-static int alloc_rings(struct uroce_qp *qp)
+static int alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
 {
 	uint32_t sq = qp->cap.max_send_wr, rq = qp->cap.max_recv_wr;
 
@@ -59,8 +59,7 @@ static int alloc_rings(struct uroce_qp *qp)
 	if (ftruncate(qp->ring_fd, (off_t)qp->layout.size) ||
 	    fcntl(qp->ring_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		return errno;
-	qp->ring = mmap(NULL, qp->layout.size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			qp->ring_fd, 0);
+	qp->ring = uroce_ring_map(pd, qp->ring_fd, qp->layout.size, UROCE_RES_TYPE_QP);
 	if (qp->ring == MAP_FAILED) {
 		qp->ring = NULL;
 		return errno;
@@ -136,7 +135,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	uroce_qp_caps_round(&qp->cap);
 	if (attr->srq)
 		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
-	ret = alloc_rings(qp);
+	ret = alloc_rings(qp, attr->pd);
 	if (ret)
 		goto err;
 

@@ -14,6 +14,23 @@
 #include "uroce.h"
 
 /*
+ * On-demand paging (odp.c): every MR is reached at access time and pinned
+ * never, so ODP is what the daemon does anyway. Explicit and implicit ODP
+ * MRs; per transport the operations the engine executes (no XRC).
+ */
+static void uroce_odp_caps(struct ibv_device_attr_ex *a)
+{
+	a->odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
+	a->odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC |
+		IBV_ODP_SUPPORT_SRQ_RECV;
+	a->odp_caps.per_transport_caps.uc_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_SRQ_RECV;
+	a->odp_caps.per_transport_caps.ud_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		IBV_ODP_SUPPORT_SRQ_RECV;
+}
+
+/*
  * ibv_query_device_ex / ibv_query_device (libibverbs calls this op with
  * input NULL and attr_size = sizeof(struct ibv_device_attr) for the legacy
  * call). Fills min(attr_size, sizeof(*attr)) bytes.
@@ -40,6 +57,7 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.completion_timestamp_mask = ctx->clock->mask ? ctx->clock->mask : ctx->hello.timestamp_mask;
 	a.hca_core_clock = ctx->clock->freq_khz ? ctx->clock->freq_khz : ctx->hello.hca_core_clock_khz;
 	a.device_cap_flags_ex = ctx->hello.dev.device_cap_flags;
+	uroce_odp_caps(&a);
 	a.phys_port_cnt_ex = 1;
 	a.cq_mod_caps.max_cq_count = UROCE_CQ_MOD_MAX_COUNT;
 	a.cq_mod_caps.max_cq_period = UROCE_CQ_MOD_MAX_PERIOD_US;

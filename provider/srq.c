@@ -27,7 +27,7 @@
 static void release_srq(struct uroce_srq *srq)
 {
 	if (srq->ring)
-		munmap(srq->ring, srq->ring_size);
+		uroce_ring_unmap(srq->ring, srq->ring_size);
 	if (srq->ring_fd >= 0)
 		close(srq->ring_fd);
 	free(srq->wrid);
@@ -40,7 +40,7 @@ static void release_srq(struct uroce_srq *srq)
 }
 
 /* The ring memfd, sealed and mapped, and the tag arrays. */
-static int alloc_srq_ring(struct uroce_srq *srq)
+static int alloc_srq_ring(struct uroce_srq *srq, struct ibv_pd *pd)
 {
 	uroce_srq_ring_layout(srq->max_wr, srq->max_sge, &srq->stride, &srq->ring_size);
 	srq->ring_fd = memfd_create("uroce-srq", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -49,7 +49,7 @@ static int alloc_srq_ring(struct uroce_srq *srq)
 	if (ftruncate(srq->ring_fd, (off_t)srq->ring_size) ||
 	    fcntl(srq->ring_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		return errno;
-	srq->ring = mmap(NULL, srq->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, srq->ring_fd, 0);
+	srq->ring = uroce_ring_map(pd, srq->ring_fd, srq->ring_size, UROCE_RES_TYPE_SRQ);
 	if (srq->ring == MAP_FAILED) {
 		srq->ring = NULL;
 		return errno;
@@ -86,7 +86,7 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	srq->max_wr = uroce_roundup_pow2(attr->max_wr ? attr->max_wr : 1);
 	srq->max_sge = attr->max_sge ? attr->max_sge : 1;
-	ret = alloc_srq_ring(srq);
+	ret = alloc_srq_ring(srq, pd);
 	if (ret)
 		goto err;
 	memset(&req, 0, sizeof(req));

@@ -85,9 +85,31 @@ struct uroce_context {
 	struct uroce_srq *srq_table[UROCE_SRQT_SIZE];
 };
 
+/*
+ * A PD, or a parent domain (ibv_alloc_parent_domain(3), parent_domain.c):
+ * then base is the PD it stands for (handle is base's, so every request
+ * names the real PD), td its thread domain or NULL, and alloc/free/pd_context
+ * the application's allocator for queue rings. refs counts parent domains
+ * on a PD, and rings mapped through a parent domain (dealloc: EBUSY).
+ */
 struct uroce_pd {
 	struct ibv_pd ibv_pd;
 	uint32_t handle;
+	struct uroce_pd *base;
+	struct ibv_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+	void *pd_context;
+	unsigned int refs;
+};
+
+/* resource_type passed to a parent domain's allocator: driver id 0 (uroce
+ * has none in enum rdma_driver_id) in the high 32 bits, as mlx5 puts its own. */
+enum uroce_res_type {
+	UROCE_RES_TYPE_QP = 1,
+	UROCE_RES_TYPE_CQ = 2,
+	UROCE_RES_TYPE_SRQ = 3,
 };
 
 struct uroce_mr {
@@ -294,6 +316,26 @@ struct ibv_mr *uroce_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int uroce_dereg_mr(struct verbs_mr *vmr);
 int uroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
 		   size_t length, int access);
+struct ibv_pd *uroce_alloc_parent_domain(struct ibv_context *context,
+					 struct ibv_parent_domain_init_attr *attr);
+int uroce_dealloc_parent_domain(struct uroce_pd *pdom);
+struct ibv_td *uroce_alloc_td(struct ibv_context *context, struct ibv_td_init_attr *attr);
+int uroce_dealloc_td(struct ibv_td *td);
+/*
+ * Maps ring memfd FD (SIZE bytes) read-write shared for a queue of RES_TYPE
+ * created on PD (NULL: none). On a parent domain with an allocator the ring
+ * lies in memory the allocator gave (page aligned, SIZE rounded up to pages;
+ * IBV_ALLOCATOR_USE_DEFAULT, or memory a memfd cannot be mapped over, such
+ * as hugetlbfs pages: our own mapping). Returns the mapping or MAP_FAILED
+ * with errno (ENOMEM: the allocator returned NULL; EINVAL: its memory is
+ * not page aligned).
+ */
+void *uroce_ring_map(struct ibv_pd *pd, int fd, size_t size, uint64_t res_type);
+/* Undoes uroce_ring_map: the allocator's memory goes back to it as plain
+ * private memory through its free callback. */
+void uroce_ring_unmap(void *ring, size_t size);
+int uroce_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+		    struct ibv_sge *sg_list, uint32_t num_sge);
 
 /* cq.c */
 struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,

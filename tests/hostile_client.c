@@ -34,7 +34,7 @@ struct msg {
 /* Objects of the prepared session the rows refer to. */
 struct ctx {
 	struct dp_session ss;
-	uint32_t pd, cq, cq_free, qp, mr;
+	uint32_t pd, cq, cq_free, qp, mr, mr_key;
 	int sealed_ring;   /* a correct CQ ring memfd for 8 entries (nent 16) */
 };
 
@@ -187,6 +187,34 @@ static void mw_type0(struct msg *m) { mw(m, X.pd, 0, 0); }
 static void mw_type3(struct msg *m) { mw(m, X.pd, 3, 0); }
 static void mw_resv(struct msg *m) { mw(m, X.pd, IBV_MW_TYPE_2, 1); }
 static void mw_ok(struct msg *m) { mw(m, X.pd, IBV_MW_TYPE_2, 0); }
+static void mr_huge(struct msg *m) { mr(m, X.pd, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_HUGETLB); }
+static void mr_implicit_huge(struct msg *m)
+{
+	mr(m, X.pd, 0, ~0ull, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB);
+}
+static void mr_all_no_odp(struct msg *m) { mr(m, X.pd, 0, ~0ull, IBV_ACCESS_LOCAL_WRITE); }
+
+/* ADVISE_MR of one SGE over the session's (non-ODP) MR, then one field changed. */
+static struct uroce_advise_mr_req *advise(struct msg *m)
+{
+	struct uroce_advise_mr_req *r = BODY(m, struct uroce_advise_mr_req);
+
+	r->pd_handle = X.pd;
+	r->advice = IBV_ADVISE_MR_ADVICE_PREFETCH;
+	r->num_sge = 1;
+	r->sge[0].addr = MRMEM;
+	r->sge[0].length = 4096;
+	r->sge[0].lkey = X.mr_key;
+	return r;
+}
+static void adv_badpd(struct msg *m) { advise(m)->pd_handle = 77; }
+static void adv_advice(struct msg *m) { advise(m)->advice = 9; }
+static void adv_flag(struct msg *m) { advise(m)->flags = 2; }
+static void adv_nsge0(struct msg *m) { advise(m)->num_sge = 0; }
+static void adv_nsge33(struct msg *m) { advise(m)->num_sge = UROCE_ADVISE_MR_MAX_SGE + 1; }
+static void adv_not_odp(struct msg *m) { advise(m); }
+static void adv_badkey(struct msg *m) { advise(m)->sge[0].lkey = X.mr_key + 1; }
+static void adv_fd(struct msg *m) { advise(m); with_fd(m); }
 static void mr_unknown(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 1u << 14); }
 static void mr_fd(struct msg *m) { mr(m, X.pd, 0x10000, 4096, 0); with_fd(m); }
 static void mr_ok(struct msg *m) { mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING); }
@@ -470,7 +498,18 @@ static const struct hcase cases[] = {
 	{ "REG_MR longer than max_mr_size", SESSION, UROCE_OP_REG_MR, mr_toolong, EINVAL },
 	{ "REG_MR REMOTE_WRITE without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_rw_nolw, EINVAL },
 	{ "REG_MR REMOTE_ATOMIC without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_ra_nolw, EINVAL },
-	{ "REG_MR ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_odp, EOPNOTSUPP },
+	{ "REG_MR ON_DEMAND of an unmapped page", SESSION, UROCE_OP_REG_MR, mr_odp, 0 },
+	{ "REG_MR HUGETLB without ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_huge, EOPNOTSUPP },
+	{ "REG_MR HUGETLB on implicit ODP", SESSION, UROCE_OP_REG_MR, mr_implicit_huge, EOPNOTSUPP },
+	{ "REG_MR 0 + UINT64_MAX without ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_all_no_odp, EINVAL },
+	{ "ADVISE_MR bad PD", SESSION, UROCE_OP_ADVISE_MR, adv_badpd, EINVAL },
+	{ "ADVISE_MR advice 9", SESSION, UROCE_OP_ADVISE_MR, adv_advice, EOPNOTSUPP },
+	{ "ADVISE_MR unknown flag", SESSION, UROCE_OP_ADVISE_MR, adv_flag, EINVAL },
+	{ "ADVISE_MR num_sge 0", SESSION, UROCE_OP_ADVISE_MR, adv_nsge0, EINVAL },
+	{ "ADVISE_MR num_sge 33", SESSION, UROCE_OP_ADVISE_MR, adv_nsge33, EINVAL },
+	{ "ADVISE_MR lkey of a non-ODP MR", SESSION, UROCE_OP_ADVISE_MR, adv_not_odp, ENOENT },
+	{ "ADVISE_MR lkey + 1", SESSION, UROCE_OP_ADVISE_MR, adv_badkey, ENOENT },
+	{ "ADVISE_MR with an fd", SESSION, UROCE_OP_ADVISE_MR, adv_fd, EINVAL },
 	{ "REG_MR MW_BIND", SESSION, UROCE_OP_REG_MR, mr_mwbind, 0 },
 	{ "ALLOC_MW bad PD", SESSION, UROCE_OP_ALLOC_MW, mw_badpd, EINVAL },
 	{ "ALLOC_MW type 0", SESSION, UROCE_OP_ALLOC_MW, mw_type0, EINVAL },
@@ -647,6 +686,7 @@ static int setup(void)
 		return -1;
 	}
 	X.mr = mrr.handle;
+	X.mr_key = mrr.lkey;
 	X.qp = qpr.handle;
 	X.sealed_ring = dp_ring_memfd(uroce_cq_ring_size(16), 1);
 	return 0;

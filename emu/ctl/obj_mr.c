@@ -1,7 +1,9 @@
 /*
  * obj_mr.c - memory regions: REG_MR / DEREG_MR (include/uroce/abi.h).
  * Registration records the range, access flags and a key from the device's
- * key table (keytab.c); the memory itself is not touched here (the data path
+ * key table (keytab.c); an ODP MR (IBV_ACCESS_ON_DEMAND) also skips the
+ * mapping check, which its accesses make instead; the memory itself is not
+ * touched here (the data path
  * reads and writes it with pread/pwrite on the client's own /proc/self/mem
  * descriptor, mem_access.h, docs/security.md).
  */
@@ -20,18 +22,30 @@
  * is a hint a device may ignore. */
 #define MR_ACCESS_OK (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		      IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
-#define MR_ACCESS_UNSUPPORTED (IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB)
+#define MR_ACCESS_UNSUPPORTED IBV_ACCESS_ZERO_BASED
 
 #define MR_ACCESS_WRITES (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
+
+/* ibv_reg_mr(3): addr 0, length SIZE_MAX and ON_DEMAND register the whole
+ * address space (implicit ODP). */
+static bool mr_is_implicit(uint64_t addr, uint64_t length, uint32_t acc)
+{
+	return (acc & IBV_ACCESS_ON_DEMAND) && addr == 0 && length == UINT64_MAX;
+}
 
 /* REG_MR's checks of a range and access flags: 0, EINVAL or EOPNOTSUPP. */
 static int mr_args_check(uint64_t addr, uint64_t length, uint32_t acc)
 {
-	if (length == 0 || length > DEV_MAX_MR_SIZE || addr + length < addr)
+	bool implicit = mr_is_implicit(addr, length, acc);
+
+	if (!implicit && (length == 0 || length > DEV_MAX_MR_SIZE || addr + length < addr))
 		return EINVAL;
 	if (acc & MR_ACCESS_UNSUPPORTED)
 		return EOPNOTSUPP;
-	if (acc & ~(MR_ACCESS_OK | IBV_ACCESS_OPTIONAL_RANGE))
+	/* HUGETLB is the application's promise about an explicit ODP range */
+	if ((acc & IBV_ACCESS_HUGETLB) && (!(acc & IBV_ACCESS_ON_DEMAND) || implicit))
+		return EOPNOTSUPP;
+	if (acc & ~(MR_ACCESS_OK | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | IBV_ACCESS_OPTIONAL_RANGE))
 		return EINVAL;
 	/* IBTA §10.6.3.1: remote write or atomic access requires local write. */
 	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(acc & IBV_ACCESS_LOCAL_WRITE))
@@ -60,9 +74,11 @@ int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 	/* as the kernel's ib_umem_get: the range mapped, and writable if the
 	 * MR may be written (writes through the mem descriptor would pass a
 	 * read-only mapping: FOLL_FORCE) */
-	rc = mem_range_check(c, req->addr, req->length, acc & MR_ACCESS_WRITES);
-	if (rc)
-		return rc;
+	if (!(acc & IBV_ACCESS_ON_DEMAND)) {
+		rc = mem_range_check(c, req->addr, req->length, acc & MR_ACCESS_WRITES);
+		if (rc)
+			return rc;
+	}
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return ENOMEM;
@@ -78,14 +94,16 @@ int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 	mr->addr = req->addr;
 	mr->length = req->length;
 	mr->access = acc & MR_ACCESS_OK;
+	mr->odp = acc & IBV_ACCESS_ON_DEMAND;
 	mr->owner = c;
 	pd->users++;
 	d->counts.mr++;
 	resp->handle = mr->handle;
 	resp->lkey = mr->key;
 	resp->rkey = mr->key;
-	ulog(ULOG_DEBUG, "client#%u reg_mr 0x%llx+%llu access 0x%x key 0x%x", c->id,
-	     (unsigned long long)mr->addr, (unsigned long long)mr->length, mr->access, mr->key);
+	ulog(ULOG_DEBUG, "client#%u reg_mr 0x%llx+%llu access 0x%x%s key 0x%x", c->id,
+	     (unsigned long long)mr->addr, (unsigned long long)mr->length, mr->access,
+	     mr->odp ? " (on demand)" : "", mr->key);
 	return 0;
 fail:
 	free(mr);
@@ -138,13 +156,15 @@ int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
 	pd = fl & IBV_REREG_MR_CHANGE_PD ? objtab_get(&c->pds, req->pd_handle) : mr->pd;
 	if (!pd)
 		return EINVAL;
-	acc = fl & IBV_REREG_MR_CHANGE_ACCESS ? req->access : mr->access;
+	acc = fl & IBV_REREG_MR_CHANGE_ACCESS ? req->access :
+	      mr->access | (mr->odp ? IBV_ACCESS_ON_DEMAND : 0);
 	addr = fl & IBV_REREG_MR_CHANGE_TRANSLATION ? req->addr : mr->addr;
 	len = fl & IBV_REREG_MR_CHANGE_TRANSLATION ? req->length : mr->length;
 	if ((rc = mr_args_check(addr, len, acc)))
 		return rc;
 	/* a new range, or new rights over the old one: mapped and writable as needed */
 	if ((fl & (IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS)) &&
+	    !(acc & IBV_ACCESS_ON_DEMAND) &&
 	    (rc = mem_range_check(c, addr, len, acc & MR_ACCESS_WRITES)))
 		return rc;
 	mr->pd->users--;
@@ -153,6 +173,7 @@ int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
 	mr->addr = addr;
 	mr->length = len;
 	mr->access = acc & MR_ACCESS_OK;
+	mr->odp = acc & IBV_ACCESS_ON_DEMAND;
 	resp->handle = mr->handle;
 	resp->lkey = mr->key;
 	resp->rkey = mr->key;

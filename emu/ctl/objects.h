@@ -39,6 +39,7 @@ struct ctl_mr {
 	uint64_t length;         /* bytes */
 	uint32_t access;         /* enum ibv_access_flags (MW_BIND included) */
 	uint32_t key;            /* lkey == rkey */
+	bool odp;                /* IBV_ACCESS_ON_DEMAND: mapping checked at each access */
 	uint32_t mw_bound;       /* windows bound to it (DEREG_MR: EBUSY) */
 	struct ctl_client *owner;
 };
@@ -167,6 +168,7 @@ int op_dereg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_alloc_mw(struct ctl_client *c, struct ctl_call *call);
 int op_dealloc_mw(struct ctl_client *c, struct ctl_call *call);
 int op_rereg_mr(struct ctl_client *c, struct ctl_call *call);
+int op_advise_mr(struct ctl_client *c, struct ctl_call *call);
 int op_create_cq(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
 int op_resize_cq(struct ctl_client *c, struct ctl_call *call);

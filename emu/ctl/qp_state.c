@@ -214,8 +214,10 @@ static int av_ok(const struct ibv_ah_attr *ah, const struct qp_limits *lim)
 	return 0;
 }
 
+/* ON_DEMAND is an MR flag that applications pass to QPs too (pyverbs
+ * test_odp); mlx5 reads only the REMOTE_* bits of qp_access_flags. */
 #define QP_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-		       IBV_ACCESS_REMOTE_ATOMIC)
+		       IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ON_DEMAND)
 
 int qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur, const struct ibv_qp_attr *attr,
 		    uint32_t mask, const struct qp_limits *lim, enum ibv_qp_state *next)

@@ -63,6 +63,7 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_REREG_MR] = { op_rereg_mr, "REREG_MR", 0, 0, F_HELLO },
 	[UROCE_OP_RESIZE_CQ] = { op_resize_cq, "RESIZE_CQ", 1, 1, F_HELLO },
 	[UROCE_OP_MODIFY_CQ] = { op_modify_cq, "MODIFY_CQ", 0, 0, F_HELLO },
+	[UROCE_OP_ADVISE_MR] = { op_advise_mr, "ADVISE_MR", 0, 0, F_HELLO },
 	[UROCE_OP_ADMIN_STATUS] = { op_admin_status, "ADMIN_STATUS", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_LINK] = { op_admin_link, "ADMIN_LINK", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_CAPTURE_START] = { op_admin_capture_start, "ADMIN_CAPTURE_START", 1, 1, F_ADMIN },

@@ -80,6 +80,11 @@ enum xport_mem_status mem_access_qp(struct uroce_dev *d, uint32_t pdn, uint32_t 
 		return XPORT_MEM_BOUNDS;
 	if (op == XPORT_MEM_CHECK)
 		return XPORT_MEM_OK;
+	/* On-demand paging: the mapping as it is now, with its protection
+	 * (the mem descriptor's FOLL_FORCE access would pass PROT_NONE and
+	 * read-only pages, a page fault on a NIC would not). */
+	if (mr->odp && mem_range_check(mr->owner, addr, len, op == XPORT_MEM_WRITE))
+		return XPORT_MEM_FAULT;
 	/* The fd reaches the mm the client had when it opened it only: not
 	 * the image of a later execve. Its writes are FOLL_FORCE (they pass a
 	 * read-only mapping): the access flags above are the guard. */

@@ -28,7 +28,9 @@ struct uroce_dev;
  * variant), _BAD_PD (MR of another PD), _BOUNDS (range not inside the MR;
  * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a
  * needed flag), _FAULT (the process's memory could not be read/written in
- * full: unmapped, process gone or its image replaced by execve — the fd is
+ * full: unmapped — for an ODP MR also not readable, or not writable for a
+ * write, in the maps at this moment (mem_range_check) —, process gone or its
+ * image replaced by execve — the fd is
  * bound to the mm it was opened in, so a new (setuid) program is never
  * reached — or no fd).
  */

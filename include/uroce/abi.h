@@ -75,6 +75,7 @@ enum uroce_op {
 	UROCE_OP_REREG_MR = 21,
 	UROCE_OP_RESIZE_CQ = 22,   /* fds: [new ring memfd] */
 	UROCE_OP_MODIFY_CQ = 23,
+	UROCE_OP_ADVISE_MR = 26,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -276,9 +277,15 @@ struct uroce_handle_resp {
  *   access     enum ibv_access_flags. REMOTE_WRITE or REMOTE_ATOMIC without
  *              LOCAL_WRITE → EINVAL (IBTA §10.6.3.1, as the kernel checks);
  *              IBV_ACCESS_MW_BIND lets memory windows be bound to the MR;
- *              IBV_ACCESS_ON_DEMAND, ZERO_BASED, HUGETLB → EOPNOTSUPP;
+ *              ZERO_BASED → EOPNOTSUPP; HUGETLB only with ON_DEMAND on an
+ *              explicit range (ibv_reg_mr(3)), else EOPNOTSUPP;
  *              optional-range bits (RELAXED_ORDERING) accepted and ignored;
  *              any other unknown bit → EINVAL.
+ *              IBV_ACCESS_ON_DEMAND (on-demand paging): the range need not be
+ *              mapped now; every access checks the mapping and its
+ *              protection at that moment (a failure is a data-path access
+ *              error). addr 0 with length UINT64_MAX and ON_DEMAND is an
+ *              implicit ODP MR: the whole address space (ibv_reg_mr(3)).
  * Reply: handle, lkey, rkey. Keys are index<<8 | variant (index 1..2^24-1,
  * unique per device; variant 8 bits, random per index and advanced by a random
  * odd stride each time the index is reused), lkey == rkey, so lkey+1 / rkey+1
@@ -327,6 +334,37 @@ struct uroce_alloc_mw_resp {
 	struct uroce_hdr hdr;
 	uint32_t handle;
 	uint32_t rkey;
+};
+
+/*
+ * ADVISE_MR (ibv_advise_mr(3)): prefetch advice for ranges of ODP MRs.
+ *   pd_handle  PD of this client, the PD of every MR named
+ *   advice     enum ibv_advise_mr_advice: PREFETCH, PREFETCH_WRITE,
+ *              PREFETCH_NO_FAULT; others → EOPNOTSUPP
+ *   flags      0 (asynchronous: keys checked, ranges not) or
+ *              IBV_ADVISE_MR_FLAG_FLUSH (synchronous); other bits → EINVAL
+ *   num_sge    1 .. UROCE_ADVISE_MR_MAX_SGE (EINVAL otherwise); the provider
+ *              splits longer lists
+ *   sge        addr/length/lkey, as struct ibv_sge
+ * Errors as mlx5: ENOENT when an lkey is not an ODP MR of this client and PD,
+ * or PREFETCH_WRITE names an MR without LOCAL_WRITE; EFAULT (FLUSH only) when
+ * a range leaves its MR or, for PREFETCH / PREFETCH_WRITE, is not mapped
+ * (readable; writable for PREFETCH_WRITE) now. Nothing is pinned: the data
+ * path reaches the memory at access time anyway. Reply: uroce_hdr only.
+ */
+#define UROCE_ADVISE_MR_MAX_SGE 32
+struct uroce_advise_sge {
+	uint64_t addr;   /* virtual address in the client process */
+	uint32_t length; /* bytes */
+	uint32_t lkey;
+};
+struct uroce_advise_mr_req {
+	struct uroce_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t advice;
+	uint32_t flags;
+	uint32_t num_sge;
+	struct uroce_advise_sge sge[UROCE_ADVISE_MR_MAX_SGE];
 };
 
 /* -------------------------------------------------------------------- CQ */
@@ -713,6 +751,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_REREG_MR: return sizeof(struct uroce_rereg_mr_req);
 	case UROCE_OP_RESIZE_CQ: return sizeof(struct uroce_resize_cq_req);
 	case UROCE_OP_MODIFY_CQ: return sizeof(struct uroce_modify_cq_req);
+	case UROCE_OP_ADVISE_MR: return sizeof(struct uroce_advise_mr_req);
 	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_req);
 	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_req);
 	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_req);
@@ -776,5 +815,6 @@ _Static_assert(sizeof(struct ib_uverbs_comp_event_desc) == 8, "completion event 
 _Static_assert(sizeof(struct uroce_hello_resp) <= UROCE_MSG_MAX, "HELLO reply fits");
 _Static_assert(sizeof(struct uroce_modify_qp_req) <= UROCE_MSG_MAX, "MODIFY_QP fits");
 _Static_assert(sizeof(struct uroce_query_qp_resp) <= UROCE_MSG_MAX, "QUERY_QP reply fits");
+_Static_assert(sizeof(struct uroce_advise_mr_req) <= UROCE_MSG_MAX, "ADVISE_MR fits");
 
 #endif /* UROCE_ABI_H */
