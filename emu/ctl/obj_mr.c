@@ -156,6 +156,9 @@ int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
 	pd = fl & IBV_REREG_MR_CHANGE_PD ? objtab_get(&c->pds, req->pd_handle) : mr->pd;
 	if (!pd)
 		return EINVAL;
+	/* an MR does not turn on-demand or back: the bit must stay as it is */
+	if ((fl & IBV_REREG_MR_CHANGE_ACCESS) && !(req->access & IBV_ACCESS_ON_DEMAND) != !mr->odp)
+		return EOPNOTSUPP;
 	acc = fl & IBV_REREG_MR_CHANGE_ACCESS ? req->access :
 	      mr->access | (mr->odp ? IBV_ACCESS_ON_DEMAND : 0);
 	addr = fl & IBV_REREG_MR_CHANGE_TRANSLATION ? req->addr : mr->addr;
