@@ -13,7 +13,7 @@ expect_eq "node_guid derived from 127.0.0.1 (abi.h uroce_node_guid)" "0200:7fff:
 
 expect_eq "infiniband_verbs/abi_version" 6 "$(cat "$C/infiniband_verbs/abi_version")"
 expect_eq "uverbs_uroce0/ibdev" uroce0 "$(cat "$C/infiniband_verbs/uverbs_uroce0/ibdev")"
-expect_eq "uverbs_uroce0/dev" 0:0 "$(cat "$C/infiniband_verbs/uverbs_uroce0/dev")"
+expect_eq "uverbs_uroce0/dev: /dev/null's number" "$(printf '%d:%d' "0x$(stat -L -c %t /dev/null)" "0x$(stat -L -c %T /dev/null)")" "$(cat "$C/infiniband_verbs/uverbs_uroce0/dev")"
 expect_eq "uverbs_uroce0/abi_version" 1 "$(cat "$C/infiniband_verbs/uverbs_uroce0/abi_version")"
 expect_eq "node_type" "1: CA" "$(cat "$D/node_type")"
 expect_eq "node_guid" "$guid" "$(cat "$D/node_guid")"
