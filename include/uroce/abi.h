@@ -1,8 +1,8 @@
 /*
  * uroce provider <-> daemon contract: control messages and the CQ ring here;
  * the HCA clock page in uroce/abi_clock.h, the SQ/RQ rings and the WQE format
- * in uroce/abi_ring.h, REREG_MR / RESIZE_CQ / MODIFY_CQ in uroce/abi_cq_mr.h
- * (all three included below).
+ * in uroce/abi_ring.h, REREG_MR / RESIZE_CQ / MODIFY_CQ / ADVISE_MR in
+ * uroce/abi_cq_mr.h (all three included below).
  *
  * Both liburoce-rdmav<PABI>.so (the provider, "driver") and uroced (the daemon, "NIC")
  * include this header; nothing else crosses the boundary. Every type that
@@ -334,37 +334,6 @@ struct uroce_alloc_mw_resp {
 	struct uroce_hdr hdr;
 	uint32_t handle;
 	uint32_t rkey;
-};
-
-/*
- * ADVISE_MR (ibv_advise_mr(3)): prefetch advice for ranges of ODP MRs.
- *   pd_handle  PD of this client, the PD of every MR named
- *   advice     enum ibv_advise_mr_advice: PREFETCH, PREFETCH_WRITE,
- *              PREFETCH_NO_FAULT; others → EOPNOTSUPP
- *   flags      0 (asynchronous: keys checked, ranges not) or
- *              IBV_ADVISE_MR_FLAG_FLUSH (synchronous); other bits → EINVAL
- *   num_sge    1 .. UROCE_ADVISE_MR_MAX_SGE (EINVAL otherwise); the provider
- *              splits longer lists
- *   sge        addr/length/lkey, as struct ibv_sge
- * Errors as mlx5: ENOENT when an lkey is not an ODP MR of this client and PD,
- * or PREFETCH_WRITE names an MR without LOCAL_WRITE; EFAULT (FLUSH only) when
- * a range leaves its MR or, for PREFETCH / PREFETCH_WRITE, is not mapped
- * (readable; writable for PREFETCH_WRITE) now. Nothing is pinned: the data
- * path reaches the memory at access time anyway. Reply: uroce_hdr only.
- */
-#define UROCE_ADVISE_MR_MAX_SGE 32
-struct uroce_advise_sge {
-	uint64_t addr;   /* virtual address in the client process */
-	uint32_t length; /* bytes */
-	uint32_t lkey;
-};
-struct uroce_advise_mr_req {
-	struct uroce_hdr hdr;
-	uint32_t pd_handle;
-	uint32_t advice;
-	uint32_t flags;
-	uint32_t num_sge;
-	struct uroce_advise_sge sge[UROCE_ADVISE_MR_MAX_SGE];
 };
 
 /* -------------------------------------------------------------------- CQ */

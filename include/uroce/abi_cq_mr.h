@@ -1,8 +1,9 @@
 /*
- * abi_cq_mr.h - the control messages that change a live MR or CQ:
- * REREG_MR, RESIZE_CQ, MODIFY_CQ. Part of the provider <-> daemon contract;
- * included by uroce/abi.h after struct uroce_hdr (see there for transport,
- * versioning, the CQ ring and the errors common to every opcode).
+ * abi_cq_mr.h - the control messages that change a live MR or CQ, or
+ * advise on an MR: REREG_MR, RESIZE_CQ, MODIFY_CQ, ADVISE_MR. Part of the
+ * provider <-> daemon contract; included by uroce/abi.h after struct
+ * uroce_hdr (see there for transport, versioning, the CQ ring and the
+ * errors common to every opcode).
  */
 #ifndef UROCE_ABI_CQ_MR_H
 #define UROCE_ABI_CQ_MR_H
@@ -90,6 +91,37 @@ struct uroce_modify_cq_req {
 	uint16_t cq_count;
 	uint16_t cq_period;
 	uint32_t reserved;
+};
+
+/*
+ * ADVISE_MR (ibv_advise_mr(3)): prefetch advice for ranges of ODP MRs.
+ *   pd_handle  PD of this client, the PD of every MR named
+ *   advice     enum ibv_advise_mr_advice: PREFETCH, PREFETCH_WRITE,
+ *              PREFETCH_NO_FAULT; others → EOPNOTSUPP
+ *   flags      0 (asynchronous: keys checked, ranges not) or
+ *              IBV_ADVISE_MR_FLAG_FLUSH (synchronous); other bits → EINVAL
+ *   num_sge    1 .. UROCE_ADVISE_MR_MAX_SGE (EINVAL otherwise); the provider
+ *              splits longer lists
+ *   sge        addr/length/lkey, as struct ibv_sge
+ * Errors as mlx5: ENOENT when an lkey is not an ODP MR of this client and PD,
+ * or PREFETCH_WRITE names an MR without LOCAL_WRITE; EFAULT (FLUSH only) when
+ * a range leaves its MR or, for PREFETCH / PREFETCH_WRITE, is not mapped
+ * (readable; writable for PREFETCH_WRITE) now. Nothing is pinned: the data
+ * path reaches the memory at access time anyway. Reply: uroce_hdr only.
+ */
+#define UROCE_ADVISE_MR_MAX_SGE 32
+struct uroce_advise_sge {
+	uint64_t addr;   /* virtual address in the client process */
+	uint32_t length; /* bytes */
+	uint32_t lkey;
+};
+struct uroce_advise_mr_req {
+	struct uroce_hdr hdr;
+	uint32_t pd_handle;
+	uint32_t advice;
+	uint32_t flags;
+	uint32_t num_sge;
+	struct uroce_advise_sge sge[UROCE_ADVISE_MR_MAX_SGE];
 };
 
 #endif /* UROCE_ABI_CQ_MR_H */
