@@ -30,8 +30,33 @@ static void bad_wqe(struct ctl_qp *qp, uint32_t n, bool is_recv, int why)
 	xport_post_refused(qp->xqp, is_recv, n);
 }
 
+/* Posts the QP's new receive WQEs (a QP on an SRQ has none of its own). */
+static void qp_recv_doorbell(struct ctl_qp *qp)
+{
+	struct uroce_qp_ring_hdr *h = qp->ring;
+	uint32_t pi, n, budget;
+	int rc;
+
+	if (!qp->cap.max_recv_wr || qp->srq)
+		return;
+	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
+	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
+		struct xport_recv_wqe w;
+
+		n = qp->rq_next++;
+		rc = wqe_read_recv(qp, n, &w);
+		if (!rc)
+			rc = xport_post_recv(qp->xqp, &w);
+		if (rc) {
+			bad_wqe(qp, n, true, rc);
+			qp->rq_next = pi;
+			break;
+		}
+	}
+}
+
 /*
- * Posts the QP's new WQEs: every receive WQE, at most DOORBELL_SEND_BATCH
+ * Posts the new WQEs: every receive WQE, at most DOORBELL_SEND_BATCH
  * send WQEs. Returns whether send WQEs are left for the next turn.
  */
 static bool qp_doorbell(struct ctl_qp *qp)
@@ -56,22 +81,7 @@ static bool qp_doorbell(struct ctl_qp *qp)
 		}
 	}
 	more = qp->sq_next != pi;
-	if (!qp->cap.max_recv_wr || qp->srq)
-		return more;
-	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
-	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
-		struct xport_recv_wqe w;
-
-		n = qp->rq_next++;
-		rc = wqe_read_recv(qp, n, &w);
-		if (!rc)
-			rc = xport_post_recv(qp->xqp, &w);
-		if (rc) {
-			bad_wqe(qp, n, true, rc);
-			qp->rq_next = pi;
-			break;
-		}
-	}
+	qp_recv_doorbell(qp);
 	return more;
 }
 
@@ -102,6 +112,16 @@ static void srq_doorbell(struct ctl_srq *srq)
 		srq->next++;
 	}
 	__atomic_store_n(&h->ci, srq->next, __ATOMIC_RELEASE);
+}
+
+void doorbell_recv_refill(struct ctl_qp *qp)
+{
+	if (qp->srq) {
+		if (qp->srq->xsrq)
+			srq_doorbell(qp->srq);
+	} else if (qp->ring && qp->xqp) {
+		qp_recv_doorbell(qp);
+	}
 }
 
 bool doorbell_post_wqes(struct ctl_client *c)

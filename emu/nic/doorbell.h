@@ -36,4 +36,10 @@ void doorbell_close(struct ctl_client *c);
  * DOORBELL_SEND_BATCH send WQEs per QP. Returns whether send WQEs are left. */
 bool doorbell_post_wqes(struct ctl_client *c);
 
+/* Posts the receive WQEs written to QP's RQ ring (or its SRQ's ring) since
+ * the last doorbell was read: the engine's rq_refill, when a message finds
+ * no receive WQE (xport.h). */
+struct ctl_qp;
+void doorbell_recv_refill(struct ctl_qp *qp);
+
 #endif

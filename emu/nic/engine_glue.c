@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "emu/nic/engine_glue.h"
+#include "emu/nic/doorbell.h"
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
 #include "emu/log.h"
@@ -195,6 +196,14 @@ static void dp_log(void *ctx, struct xport_qp *xqp, int level, const char *msg)
 	ulog(ULOG_DEBUG, "%s", msg);
 }
 
+/* The engine found no receive WQE: read the rings first, as a NIC reads
+ * its RQ from host memory (xport.h rq_refill). */
+static void dp_rq_refill(void *ctx, struct xport_qp *xqp)
+{
+	(void)ctx;
+	doorbell_recv_refill(xport_qp_user(xqp));
+}
+
 static const struct xport_ops engine_ops = {
 	.now_ns = dp_now_ns,
 	.mem = dp_mem,
@@ -207,6 +216,7 @@ static const struct xport_ops engine_ops = {
 	.srq_event = dp_srq_event,
 	.local_op = dp_local_op,
 	.invalidate = dp_invalidate,
+	.rq_refill = dp_rq_refill,
 };
 
 int engine_init(struct uroce_dev *d)

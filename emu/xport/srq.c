@@ -90,7 +90,10 @@ int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq)
 bool xport_rq_take(struct xport_qp *qp, struct xport_recv_wqe *out)
 {
 	struct xport_srq *srq = qp->srq;
+	bool empty = srq ? srq->tail == srq->head : qp->rq.tail == qp->rq.head;
 
+	if (empty && qp->dev->ops.rq_refill)
+		qp->dev->ops.rq_refill(qp->dev->ctx, qp);
 	if (!srq) {
 		if (qp->rq.tail == qp->rq.head)
 			return false;

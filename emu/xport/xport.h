@@ -214,6 +214,11 @@ enum xport_mem_status {
  * invalidate: the responder received SEND with Invalidate of rkey on QP
  *   (IBTA 9.4.6.1, 10.6.7.2.5): invalidate it; false if rkey names no
  *   window or MR this QP may invalidate (NULL: always false).
+ * rq_refill: a message needs a receive WQE and the QP's RQ (or its SRQ)
+ *   holds none: post, through xport_post_recv / xport_srq_post, the receive
+ *   WQEs the application wrote to the ring since its last doorbell was
+ *   read, as a NIC reads its RQ from host memory when a packet arrives
+ *   (the doorbell and the packet may be read in either order). May be NULL.
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -240,6 +245,7 @@ struct xport_ops {
 				       const struct xport_send_wqe *wqe);
 	bool (*invalidate)(void *ctx, struct xport_qp *qp, uint32_t pd,
 			   uint32_t rkey);
+	void (*rq_refill)(void *ctx, struct xport_qp *qp);
 };
 
 /* Levels of ops->log. */
