@@ -134,11 +134,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		fill_wc(cq, cqe, &qp, &wc[n]);
 		uroce_consume(cq);
 	}
-	if (n)
-		uroce_update_ci(cq);
-	if (!cq->single_threaded)
-		pthread_spin_unlock(&cq->lock);
-	return n;
+	return uroce_poll_done(cq, n);
 }
 
 /* ---- extended CQ iterator (ibv_create_cq_ex(3)) ---- */

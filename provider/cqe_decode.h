@@ -71,6 +71,17 @@ static inline void uroce_update_ci(struct uroce_cq *cq)
 			 __ATOMIC_RELEASE);
 }
 
+/* The end of a poll call that took N completions: the consumer index
+ * published if it moved, the CQ lock released (when the CQ has one). */
+static inline int uroce_poll_done(struct uroce_cq *cq, int n)
+{
+	if (n)
+		uroce_update_ci(cq);
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
 static inline bool uroce_cqe_is_req(uint8_t op)
 {
 	return op == MLX5_CQE_REQ || op == MLX5_CQE_REQ_ERR;

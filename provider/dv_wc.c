@@ -111,11 +111,7 @@ static inline __attribute__((always_inline)) int poll_wc(struct uroce_cq *cq, in
 		fill_fields(cq, cqe, op, sop, p, f, l);
 		uroce_consume(cq);
 	}
-	if (n)
-		uroce_update_ci(cq);
-	if (!cq->single_threaded)
-		pthread_spin_unlock(&cq->lock);
-	return n;
+	return uroce_poll_done(cq, n);
 }
 
 /* Any field set: the layout copied to locals (the stores into wc cannot alias them). */
