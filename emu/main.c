@@ -475,6 +475,7 @@ int main(int argc, char **argv)
 	if (o.busy_poll) {
 		ev_idle_init(&busy_idle, on_busy_idle);
 		ev_idle_start(loop, &busy_idle);
+		dev.busy_poll = true;
 		ulog(ULOG_INFO, "busy-polling: the event loop never sleeps (one CPU kept busy)");
 	}
 	if (o.daemonize)

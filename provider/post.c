@@ -7,7 +7,8 @@
  * while the daemon is done with it (ci) and its completion was polled
  * (in_use() below). After the WQEs,
  * a release store of the new producer index and one doorbell write per
- * call. As in mlx5, the wr_id stays in the provider (sq_wrid / rq_wrid,
+ * call, skipped while the daemon has said it will look at the ring anyway
+ * (abi_ring.h "Doorbell suppression"). As in mlx5, the wr_id stays in the provider (sq_wrid / rq_wrid,
  * indexed like the ring) and comes back through the CQE's wqe_counter
  * (cq_poll.c). These ops are registered only when the daemon says it runs
  * the rings (UROCE_HELLO_CAP_WQE_RINGS, context.c).
@@ -123,7 +124,8 @@ void uroce_sq_ring_doorbell(struct uroce_qp *qp, uint32_t nreq)
 {
 	qp->sq_head += nreq;
 	__atomic_store_n(&ring_hdr(qp)->sq_pi, qp->sq_head, __ATOMIC_RELEASE);
-	eventfd_write(to_uctx(qp->vqp.qp.context)->doorbell, 1);
+	if (uroce_qp_doorbell_needed(ring_hdr(qp)))
+		eventfd_write(to_uctx(qp->vqp.qp.context)->doorbell, 1);
 }
 
 /* The LOCAL_INV or BIND_MW fields of W from WR (abi_ring.h layout); SGEs
@@ -307,7 +309,8 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 	}
 	if (posted) {
 		__atomic_store_n(&h->rq_pi, qp->rq_head, __ATOMIC_RELEASE);
-		eventfd_write(to_uctx(ibqp->context)->doorbell, 1);
+		if (uroce_qp_doorbell_needed(h))
+			eventfd_write(to_uctx(ibqp->context)->doorbell, 1);
 	}
 	pthread_spin_unlock(&qp->rq_lock);
 	if (ret)

@@ -85,3 +85,12 @@ dist_check_DATA += tests/traffic_lib.sh
 EXTRA_DIST += scripts/bench tools/udp_loopback.c
 # The CQ polling benchmark (docs/performance.md, "CQ polling"; not a test).
 EXTRA_DIST += scripts/bench-cq
+
+# Doorbell suppression under two concurrent posters (abi_ring.h).
+check_PROGRAMS += tests/traffic_doorbell
+tests_traffic_doorbell_SOURCES = tests/traffic_doorbell.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_doorbell_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_doorbell_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+tests_traffic_doorbell_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
+TESTS += tests/traffic_doorbell.sh
+EXTRA_DIST += tests/traffic_doorbell.sh

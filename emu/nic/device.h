@@ -74,6 +74,8 @@ struct uroce_dev {
 	uint64_t node_guid;             /* host order */
 
 	struct ev_loop *loop;
+	bool busy_poll;                 /* --busy-poll: the loop never sleeps (doorbell.c keeps
+					 * its no_doorbell promises while a QP is active) */
 	struct hca_clock clock;
 	ev_timer clock_timer;
 	struct udp_port udp;

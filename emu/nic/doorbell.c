@@ -11,6 +11,7 @@
 #include "emu/log.h"
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
+#include "emu/nic/udp_port.h"
 #include "emu/nic/wqe_reader.h"
 #include "emu/xport/xport.h"
 
@@ -85,6 +86,80 @@ static bool qp_doorbell(struct ctl_qp *qp)
 	return more;
 }
 
+/* Whether QP's rings hold WQEs the daemon has not read (the RQ only when
+ * the QP reads its own: a pi moved on a QP without one is ignored). */
+static bool qp_has_new(const struct ctl_qp *qp)
+{
+	struct uroce_qp_ring_hdr *h = qp->ring;
+
+	if (__atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE) != qp->sq_next)
+		return true;
+	return qp->cap.max_recv_wr && !qp->srq &&
+	       __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE) != qp->rq_next;
+}
+
+/* Takes QP's new WQEs; the send WQEs left over ring the doorbell again, so
+ * the next loop turn (after the UDP socket's) takes them. */
+static void qp_take(struct ctl_qp *qp)
+{
+	if (qp_doorbell(qp))
+		eventfd_write(qp->owner->db_fd, 1);
+}
+
+/*
+ * The daemon's half of doorbell suppression (abi_ring.h): runs before the
+ * loop polls while QP's no_doorbell promise stands. New WQEs are taken and
+ * the promise kept; after a turn without any, it is withdrawn (store 0,
+ * full fence, look once more) and the watcher stops, so the loop never
+ * sleeps with a post nobody rang for. Packets the WQEs produce are sent
+ * here: the device's own prepare watcher may already have flushed.
+ */
+static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct ctl_qp *qp = w->data;
+	struct uroce_qp_ring_hdr *h = qp->ring;
+
+	(void)revents;
+	if (!qp_has_new(qp)) {
+		/* --busy-poll: the loop spins anyway, the promise costs one
+		 * look per turn; it stands while the QP is in use */
+		if (qp->owner->dev->busy_poll && ++qp->db_idle_turns < DOORBELL_BUSY_KEEP)
+			return;
+		__atomic_store_n(&h->no_doorbell, 0, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!qp_has_new(qp)) {
+			qp->db_idle_turns = 0;
+			ev_prepare_stop(loop, w);
+			return;
+		}
+		__atomic_store_n(&h->no_doorbell, 1, __ATOMIC_RELAXED);
+	}
+	qp->db_idle_turns = 0;
+	qp_take(qp);
+	udp_port_flush(&qp->owner->dev->udp);
+}
+
+/* Promise (abi_ring.h "Doorbell suppression") to read QP's rings again
+ * before the loop sleeps. */
+static void qp_promise(struct ctl_qp *qp)
+{
+	if (ev_is_active(&qp->db_poll))
+		return;
+	__atomic_store_n(&((struct uroce_qp_ring_hdr *)qp->ring)->no_doorbell, 1, __ATOMIC_RELAXED);
+	ev_prepare_start(qp->owner->dev->loop, &qp->db_poll);
+}
+
+void doorbell_qp_init(struct ctl_qp *qp)
+{
+	ev_prepare_init(&qp->db_poll, qp_poll_cb);
+	qp->db_poll.data = qp;
+}
+
+void doorbell_qp_stop(struct ctl_qp *qp)
+{
+	ev_prepare_stop(qp->owner->dev->loop, &qp->db_poll);
+}
+
 /* New WQEs of an SRQ into the engine. A WQE the daemon cannot take puts
  * the SRQ in error (abi_ring.h "SRQ ring"): IBV_EVENT_SRQ_ERR once, and
  * its ring is not read any more. */
@@ -139,7 +214,10 @@ bool doorbell_post_wqes(struct ctl_client *c)
 	for (h = 1; h <= c->qps.cap; h++) {
 		struct ctl_qp *qp = objtab_get(&c->qps, h);
 
-		if (qp && qp->ring && qp->xqp && qp_doorbell(qp))
+		if (!qp || !qp->ring || !qp->xqp || !qp_has_new(qp))
+			continue;
+		qp_promise(qp);
+		if (qp_doorbell(qp))
 			more = true;
 	}
 	return more;

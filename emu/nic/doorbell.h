@@ -33,13 +33,27 @@ void doorbell_close(struct ctl_client *c);
 #define DOORBELL_SEND_BATCH 16
 
 /* Post the new WQEs of C's QP rings: every receive WQE, at most
- * DOORBELL_SEND_BATCH send WQEs per QP. Returns whether send WQEs are left. */
+ * DOORBELL_SEND_BATCH send WQEs per QP; a QP with new WQEs gets the
+ * no_doorbell promise (abi_ring.h) until a loop turn finds it idle.
+ * Returns whether send WQEs are left. */
 bool doorbell_post_wqes(struct ctl_client *c);
+
+/* Loop turns without new WQEs after which a QP's no_doorbell promise is
+ * withdrawn under --busy-poll (a turn there is about a microsecond); without
+ * it, after one turn, since the loop may then sleep. */
+#define DOORBELL_BUSY_KEEP 65536
+
+/* Prepare QP's doorbell-suppression watcher (before any doorbell). */
+struct ctl_qp;
+void doorbell_qp_init(struct ctl_qp *qp);
+
+/* Withdraw the daemon's no_doorbell promise watcher of QP (abi_ring.h
+ * "Doorbell suppression"); before the QP and its ring go. */
+void doorbell_qp_stop(struct ctl_qp *qp);
 
 /* Posts the receive WQEs written to QP's RQ ring (or its SRQ's ring) since
  * the last doorbell was read: the engine's rq_refill, when a message finds
  * no receive WQE (xport.h). */
-struct ctl_qp;
 void doorbell_recv_refill(struct ctl_qp *qp);
 
 #endif

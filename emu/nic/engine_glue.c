@@ -228,6 +228,8 @@ int engine_init(struct uroce_dev *d)
 	d->xdev = xport_dev_new(&engine_ops, d, &me, d->port, d->mtu);
 	if (!d->xdev)
 		return errno ? errno : ENOMEM;
+	/* one ACK per QP per receive batch: port.c flushes after each */
+	xport_ack_coalescing(d->xdev, true);
 	rc = port_init(d);
 	if (rc) {
 		xport_dev_free(d->xdev);
@@ -261,6 +263,7 @@ int engine_qp_create(struct ctl_qp *qp)
 	ev_check_init(&qp->run_check, qp_run_cb);
 	qp->run_check.data = qp;
 	ev_idle_init(&qp->run_idle, qp_idle_cb);
+	doorbell_qp_init(qp);
 	return 0;
 }
 
@@ -272,6 +275,7 @@ void engine_qp_destroy(struct ctl_qp *qp)
 	if (!qp->xqp)
 		return;
 	nic_timer_stop(&qp->timer);
+	doorbell_qp_stop(qp);
 	ev_check_stop(qp->owner->dev->loop, &qp->run_check);
 	ev_idle_stop(qp->owner->dev->loop, &qp->run_idle);
 	st = xport_qp_stats(qp->xqp);

@@ -45,6 +45,28 @@
  * one of the client's AHs in the QP's PD and remote_qpn < 2^24. The daemon
  * copies a WQE when it reads it, right after the doorbell, so a slot may be
  * rewritten as soon as sq_ci/rq_ci has passed it.
+ *
+ * Doorbell suppression (as virtio's VRING_USED_F_NO_NOTIFY): while
+ * no_doorbell is non-zero the daemon has promised to read this QP's sq_pi
+ * and rq_pi again before its event loop next sleeps, so the provider may
+ * skip the eventfd write after a post to this QP's SQ or RQ. The ordering
+ * that makes a lost wake-up impossible (a store-load pair on each side, a
+ * full fence between them, so at least one side sees the other's store):
+ *   provider: release-store sq_pi (rq_pi); full fence (seq_cst);
+ *             load no_doorbell; if 0: eventfd_write(doorbell, 1)
+ *   daemon, before it may sleep: store no_doorbell = 0; full fence;
+ *             load sq_pi and rq_pi; WQEs beyond what it read: take them
+ *             (and set no_doorbell again)
+ * If the provider read a stale 1, its pi store precedes the daemon's
+ * re-read, which therefore sees the WQE; if the daemon's re-read missed
+ * the WQE, the provider's load follows the store of 0 and it rings.
+ * uroce_qp_doorbell_needed() is the provider's half. The daemon keeps its
+ * own copy of the promise and never reads no_doorbell (the client can
+ * write the page: a wrong value only costs that client its doorbells or
+ * delays its own WQEs). A daemon that never sets it (0: the memfd starts
+ * zeroed) gets a doorbell per post, as before; the word is a former
+ * reserved one, so the ABI version is unchanged. SRQ posts and CQ arms
+ * always ring.
  */
 #define UROCE_QP_RING_HDR_SIZE 128
 struct uroce_qp_ring_hdr {
@@ -53,8 +75,20 @@ struct uroce_qp_ring_hdr {
 	uint32_t reserved0[14];
 	uint32_t sq_ci;          /* daemon writes: SQ WQEs whose slots are free again */
 	uint32_t rq_ci;          /* daemon writes: RQ WQEs consumed */
-	uint32_t reserved1[14];
+	uint32_t no_doorbell;    /* daemon writes: non-zero = it reads the pis again unasked */
+	uint32_t reserved1[13];
 };
+
+/*
+ * uroce_qp_doorbell_needed - the provider's half of doorbell suppression
+ * (above): call after the release store of sq_pi or rq_pi. Returns whether
+ * the eventfd must be written (the daemon has not promised to look).
+ */
+static inline int uroce_qp_doorbell_needed(const struct uroce_qp_ring_hdr *h)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&h->no_doorbell, __ATOMIC_RELAXED) == 0;
+}
 
 /* Scatter/gather entry (16 bytes), as struct ibv_sge. */
 struct uroce_sge {
