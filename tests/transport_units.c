@@ -2,8 +2,8 @@
  * transport_units.c: table-driven checks of the engine's small pieces:
  * the RNR timer table (IBA Table 45 / docs/wire-format.md §1.3), the retransmit
  * timeout (4.096 us * 2^timeout), path MTU sizes, QP creation errors,
- * attribute validation in xport_qp_modify, and the UDP source port each
- * QP type uses.
+ * attribute validation in xport_qp_modify, the UDP source port each
+ * QP type uses, read-ahead and coalesced ACKs.
  */
 #include "config.h"
 
@@ -215,6 +215,77 @@ START_TEST(test_gather_readahead)
 }
 END_TEST
 
+/* The ACKs node 1 put on the wire since log entry FROM: their count, the
+ * last one's PSN and MSN. */
+static unsigned acks_from_b(const struct th_world *w, unsigned from, uint32_t *psn, uint32_t *msn)
+{
+	unsigned n = 0;
+
+	for (unsigned i = from; i < w->nlog; i++)
+		if (w->log[i].from == 1 && w->log[i].opcode == ROCE_OP_RC_ACK) {
+			n++;
+			*psn = w->log[i].psn;
+			*msn = w->log[i].msn;
+		}
+	return n;
+}
+
+/* Coalesced ACKs (ack.c, IBTA 9.7.5.1.2): with coalescing on, eight
+ * one-packet WRITEs with AckReq received in one batch earn one ACK, held
+ * until xport_ack_flush and equal to the last of the eight (PSN 7, MSN 8);
+ * it retires all eight WQEs. A held ACK leaves before a later READ
+ * response of the same QP (responses stay in PSN order). */
+START_TEST(test_ack_coalescing)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, 0x11, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, 0x22, 16);
+	uint32_t psn = 0, msn = 0;
+	unsigned i, mark;
+
+	th_reg_mr(w, 0, 0x101, 1, 0x10000, 4096, IBV_ACCESS_LOCAL_WRITE, 1);
+	th_reg_mr(w, 1, 0x201, 1, 0x80000, 4096, IBV_ACCESS_LOCAL_WRITE |
+		  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, 2);
+	th_connect(w, a, b, IBV_MTU_1024, 0, 0, 14, 7, 7, 1);
+	xport_ack_coalescing(w->node[1].dev, true);
+	w->log_on = true;
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(th_post_send(a, i, IBV_WR_RDMA_WRITE, 0x10000 + i * 64, 64, 0x101,
+					      0x80000 + i * 64, 0x201, 0, IBV_SEND_SIGNALED), 0);
+	ck_assert_uint_eq(th_run(w, 8), 8);
+	ck_assert_uint_eq(w->qlen, 0);
+	ck_assert_uint_eq(acks_from_b(w, 0, &psn, &msn), 0);
+	ck_assert_uint_eq(xport_qp_stats(b)->acks_coalesced, 7);
+	xport_ack_flush(w->node[1].dev);
+	ck_assert_uint_eq(w->qlen, 1);
+	ck_assert_uint_eq(acks_from_b(w, 0, &psn, &msn), 1);
+	ck_assert_uint_eq(psn, 7);
+	ck_assert_uint_eq(msn, 8);
+	th_run(w, 1000);
+	ck_assert_uint_eq(w->node[0].cqes.n, 8);
+	for (i = 0; i < 8; i++) {
+		ck_assert_uint_eq(w->node[0].cqes.v[i].wr_id, i);
+		ck_assert_int_eq(w->node[0].cqes.v[i].status, IBV_WC_SUCCESS);
+	}
+	/* a WRITE (PSN 8), then a READ (PSN 9): ACK 8 leaves first */
+	mark = w->nlog;
+	ck_assert_int_eq(th_post_send(a, 8, IBV_WR_RDMA_WRITE, 0x10000, 64, 0x101, 0x80000, 0x201,
+				      0, IBV_SEND_SIGNALED), 0);
+	ck_assert_int_eq(th_post_send(a, 9, IBV_WR_RDMA_READ, 0x10800, 64, 0x101, 0x80000, 0x201,
+				      0, IBV_SEND_SIGNALED), 0);
+	ck_assert_uint_eq(th_run(w, 2), 2);
+	ck_assert_uint_eq(w->nlog, mark + 4);
+	ck_assert_uint_eq(w->log[mark + 2].opcode, ROCE_OP_RC_ACK);
+	ck_assert_uint_eq(w->log[mark + 2].psn, 8);
+	ck_assert_uint_eq(w->log[mark + 3].opcode, ROCE_OP_RC_READ_RESP_ONLY);
+	ck_assert_uint_eq(w->log[mark + 3].psn, 9);
+	th_run(w, 1000);
+	ck_assert_uint_eq(w->node[0].cqes.n, 10);
+	ck_assert_int_eq(w->node[0].cqes.v[9].status, IBV_WC_SUCCESS);
+	th_world_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_units");
@@ -227,6 +298,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_create_errors);
 	tcase_add_test(tc, test_udp_sport);
 	tcase_add_test(tc, test_gather_readahead);
+	tcase_add_test(tc, test_ack_coalescing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -254,6 +254,15 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 	fault_apply(d, FAULT_RX, &m, buf, len, NULL);
 }
 
+/* End of a receive batch: the ACKs the engine held for it (xport_ack_flush). */
+static void port_rx_done(void *ctx)
+{
+	struct uroce_dev *d = ctx;
+
+	if (d->xdev)
+		xport_ack_flush(d->xdev);
+}
+
 int port_init(struct uroce_dev *d)
 {
 	int rc;
@@ -269,6 +278,7 @@ int port_init(struct uroce_dev *d)
 		return rc;
 	}
 	d->udp.rx = port_rx;
+	d->udp.rx_done = port_rx_done;
 	d->udp.rx_ctx = d;
 	return 0;
 }
@@ -278,6 +288,7 @@ void port_fini(struct uroce_dev *d)
 	unsigned int i;
 
 	d->udp.rx = NULL;
+	d->udp.rx_done = NULL;
 	fault_dev_fini(d);
 	udp_port_flush(&d->udp); /* before the source-port sockets close */
 	nic_vtime_fini(d);

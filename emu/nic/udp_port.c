@@ -77,6 +77,8 @@ static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 			if (u->rx)
 				u->rx(u->rx_ctx, rx_buf[i], mh[i].msg_len, &from[i]);
 		}
+		if (u->rx_done)
+			u->rx_done(u->rx_ctx);
 		if (n < UDP_PORT_RX_MMSG)
 			return; /* the socket is empty: no call that would say EAGAIN */
 	}
@@ -210,7 +212,11 @@ int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
 
 static void tx_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 {
-	udp_port_flush(w->data);
+	struct udp_port *u = w->data;
+
+	if (u->rx_done)
+		u->rx_done(u->rx_ctx);
+	udp_port_flush(u);
 }
 
 void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct sockaddr *to)

@@ -55,6 +55,10 @@ struct udp_port {
 	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
+	/* Called after each batch of rx calls (one recvmmsg) and before the
+	 * queue is sent as the loop goes to poll (NULL = none): what the data
+	 * path holds for a batch (coalesced ACKs) goes out then. */
+	void (*rx_done)(void *ctx);
 	void *rx_ctx;
 };
 

@@ -228,6 +228,7 @@ void xport_resp_clear(struct xport_qp *qp)
 	}
 	qp->rxq_len = 0;
 	qp->resp.job_head = qp->resp.job_tail;
+	xport_ack_forget(qp);
 }
 
 void xport_qp_fatal(struct xport_qp *qp, int event)
@@ -335,6 +336,10 @@ int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
 	l3.dport = qp->dev->udp_port;
 	if (!h->pkey)
 		h->pkey = ROCE_DEFAULT_PKEY;
+	/* a held ACK goes before any later response of the QP (ack.c) */
+	if (qp->resp.ack_held && h->opcode >= ROCE_OP_RC_READ_RESP_FIRST &&
+	    h->opcode <= ROCE_OP_RC_ATOMIC_ACK)
+		xport_ack_send_held(qp);
 	err = roce_build_udp(buf, sizeof(buf), &l3, h, payload, len, &n);
 	if (err)
 		return EINVAL;

@@ -8,7 +8,8 @@
  * sending its NAK (RC) and moving the QP to ERR where the spec says so.
  *
  * Decisions (docs/transport.md): ACKs are sent only for packets with
- * AckReq (coalescing, as rxe); one PSN-sequence NAK per gap; after an RNR
+ * AckReq (coalescing, as rxe), and held for one receive batch when the
+ * device asks (ack.c); one PSN-sequence NAK per gap; after an RNR
  * NAK further out-of-sequence packets are dropped silently until the
  * NAKed PSN returns; duplicate SEND/WRITE packets are re-ACKed with
  * ePSN-1 when they carry AckReq or are the last one before ePSN (C9-105);
@@ -494,8 +495,7 @@ static enum resp_state complete(struct resp_pkt *p)
 static enum resp_state acknowledge(struct resp_pkt *p)
 {
 	if (p->qp->type == IBV_QPT_RC && p->pkt->h.ackreq)
-		send_aeth(p->qp, p->pkt->h.psn,
-			  ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID));
+		xport_resp_ack(p->qp, p->pkt->h.psn);
 	return RESPST_DONE;
 }
 

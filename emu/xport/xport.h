@@ -294,6 +294,7 @@ struct xport_qp_stats {
 	uint64_t read_restarts;		/* duplicate READs that restarted a job in progress */
 	uint64_t dropped;		/* packets dropped (bad state, UC gap, Q_Key ...) */
 	uint64_t acks_tx;
+	uint64_t acks_coalesced;	/* ACKs replaced by a later one of the same batch (ack.c) */
 };
 
 /*
@@ -404,6 +405,18 @@ void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index);
 int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 		const union ibv_gid *sgid, const union ibv_gid *dgid,
 		uint16_t sport, uint16_t dport);
+
+/*
+ * Coalesced ACKs (IBTA 9.7.5.1.2; emu/xport/ack.c): with ON, the RC
+ * responder holds the ACK a packet with AckReq earns, a newer one of the
+ * same QP replacing it, until xport_ack_flush; the caller must then call
+ * xport_ack_flush after each batch of xport_input calls and before it
+ * waits for anything (the requester's retransmit timer runs meanwhile).
+ * Off (the default): every ACK leaves at once. Turning it off flushes.
+ */
+void xport_ack_coalescing(struct xport_dev *dev, bool on);
+/* Send every held ACK: one per QP, the last one earned. */
+void xport_ack_flush(struct xport_dev *dev);
 
 /* The timer armed through ops->timer_arm fired (at or after its time). */
 void xport_timer_expired(struct xport_qp *qp);

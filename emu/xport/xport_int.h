@@ -161,6 +161,8 @@ struct xport_resp {
 				 * processed arrived (atomic.c) */
 	uint32_t rx_next;	/* while requests are queued: the PSN after
 				 * the last one received (atomic.c) */
+	bool ack_held;		/* an ACK waits for xport_ack_flush (ack.c) */
+	uint32_t ack_psn, ack_msn;	/* ... its PSN and MSN */
 };
 
 /* Work an entry point marked for xport_run (run.c). */
@@ -200,6 +202,7 @@ struct xport_qp {
 	struct xport_req req;
 	struct xport_comp comp;
 	struct xport_resp resp;
+	struct xport_qp *ack_next;	/* on dev->ack_list */
 	uint64_t timer_armed;		/* deadline last passed to timer_arm */
 	unsigned int work;		/* XPORT_WORK_* marked, not yet done */
 	struct xport_queued_pkt *rxq, **rxq_tail;
@@ -257,6 +260,8 @@ struct xport_dev {
 	struct xport_dev_stats stats;
 	uint64_t read_tag;	/* read-ahead tags handed out so far */
 	struct xport_read_ahead ahead;
+	bool ack_coalesce;	/* ACKs held until xport_ack_flush (ack.c) */
+	struct xport_qp *ack_list;	/* QPs holding an ACK */
 };
 
 /* ---- helpers shared by the engine's files ---- */
@@ -405,8 +410,14 @@ bool xport_resp_busy(const struct xport_qp *qp);
 /* Responder: send READ responses and then take queued requests, at most
  * BUDGET packets. Returns true if work remains. */
 bool xport_resp_run(struct xport_qp *qp, uint32_t budget);
-/* Free the queued request packets (reset, ERR, destroy). */
+/* Free the queued request packets (reset, ERR, destroy); a held ACK is
+ * dropped. */
 void xport_resp_clear(struct xport_qp *qp);
+/* Coalesced ACKs (ack.c): the ACK earned by PSN, sent now or held;
+ * send QP's held ACK now (before another response); drop it. */
+void xport_resp_ack(struct xport_qp *qp, uint32_t psn);
+void xport_ack_send_held(struct xport_qp *qp);
+void xport_ack_forget(struct xport_qp *qp);
 /* Responder atomics and resources (atomic.c), called by resp.c. */
 enum xport_atomic_status {
 	XPORT_ATOMIC_OK,	/* executed, ATOMIC Acknowledge sent */
