@@ -230,7 +230,7 @@ static unsigned acks_from_b(const struct th_world *w, unsigned from, uint32_t *p
 	return n;
 }
 
-/* Coalesced ACKs (ack.c, IBTA 9.7.5.1.2): with coalescing on, eight
+/* Coalesced ACKs (ack.c, IBTA Vol 1 9.7.5.1): with coalescing on, eight
  * one-packet WRITEs with AckReq received in one batch earn one ACK, held
  * until xport_ack_flush and equal to the last of the eight (PSN 7, MSN 8);
  * it retires all eight WQEs. A held ACK leaves before a later READ

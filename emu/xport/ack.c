@@ -1,7 +1,7 @@
 /*
  * ack.c: coalesced ACKs of the RC responder. A responder may acknowledge
  * several requests with one ACK, the ACK of a PSN acknowledging every
- * earlier one (IBTA 9.7.5.1.2, coalesced acknowledges; rxe and ConnectX
+ * earlier one (IBTA Vol 1 9.7.5.1, coalesced acknowledges; rxe and ConnectX
  * coalesce too). When the device asks for it (xport_ack_coalescing), the
  * ACK a packet with AckReq earns is held on the QP, each newer one
  * replacing it, and sent by xport_ack_flush: the device calls it once per

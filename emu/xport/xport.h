@@ -407,7 +407,7 @@ int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 		uint16_t sport, uint16_t dport);
 
 /*
- * Coalesced ACKs (IBTA 9.7.5.1.2; emu/xport/ack.c): with ON, the RC
+ * Coalesced ACKs (IBTA Vol 1 9.7.5.1; emu/xport/ack.c): with ON, the RC
  * responder holds the ACK a packet with AckReq earns, a newer one of the
  * same QP replacing it, until xport_ack_flush; the caller must then call
  * xport_ack_flush after each batch of xport_input calls and before it
