@@ -1,7 +1,8 @@
 #!/bin/sh
 # it_harness: the harness of tests/lib.sh itself, on plain TCP programs:
 # `pair` waits for the server to listen, returns 0 only when both sides
-# exit 0, and reports a hang as rc 124; `fail` prints expected vs actual
+# exit 0, and reports a hang as rc 124 (with a note on empty logs); `tmo`
+# scales a bound by UROCE_TIMEOUT_FACTOR; `fail` prints expected vs actual
 # and exits 1; `free_tcp_port` gives a port nobody listens on.
 . "$top_srcdir/tests/lib.sh"
 PY=/usr/bin/python3
@@ -26,7 +27,12 @@ port=$(free_tcp_port)
 srv="$PY -c 'import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((\"127.0.0.1\", $port)); s.listen(1); time.sleep(60)'"
 pair 2 "$port" "$srv" "true" >"$T/pair.out"
 expect_eq "pair with a hanging server: status" 1 $?
-expect_eq "pair report" "pair: server rc=124 client rc=0" "$(cat "$T/pair.out")"
+expect_eq "pair report" "pair: server rc=124 client rc=0
+pair: stopped after 2 s; an empty log does not mean the device was never opened (see the daemon log's client lines)" "$(cat "$T/pair.out")"
+
+# tmo scales a bound by UROCE_TIMEOUT_FACTOR (1 when unset).
+expect_eq "tmo 60, factor unset" 60 "$(unset UROCE_TIMEOUT_FACTOR; tmo 60)"
+expect_eq "tmo 60, factor 3" 180 "$(UROCE_TIMEOUT_FACTOR=3 tmo 60)"
 
 # fail's report.
 (fail "a check" "one" "two") >"$T/fail.out"

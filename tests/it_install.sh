@@ -84,13 +84,13 @@ if [ "${1:-}" = inner ]; then
 	fi
 	ok "a non-login shell does not see uroce0 ($(head -n 1 "$NS/nologin.log"))"
 	pp="ibv_rc_pingpong -d uroce0 -g 0 -p $TCP -n 1000 -s 4096"
-	timeout 60 env -i HOME=/ TERM=dumb PATH=/usr/bin:/bin sh -l -c "$pp" >"$NS/server.log" 2>&1 &
+	timeout "$((60 * ${UROCE_TIMEOUT_FACTOR:-1}))" env -i HOME=/ TERM=dumb PATH=/usr/bin:/bin sh -l -c "$pp" >"$NS/server.log" 2>&1 &
 	spid=$!
 	i=0
 	while [ $i -lt 100 ] && ! ss -H -t -l -n 2>/dev/null | awk '{print $4}' | grep -q ":$TCP\$"; do
 		sleep 0.1; i=$((i + 1))
 	done
-	timeout 60 env -i HOME=/ TERM=dumb PATH=/usr/bin:/bin sh -l -c "$pp 127.0.0.1" >"$NS/client.log" 2>&1
+	timeout "$((60 * ${UROCE_TIMEOUT_FACTOR:-1}))" env -i HOME=/ TERM=dumb PATH=/usr/bin:/bin sh -l -c "$pp 127.0.0.1" >"$NS/client.log" 2>&1
 	crc=$?
 	wait $spid
 	src=$?

@@ -150,21 +150,37 @@ wait_listen() {
 	return 1
 }
 
+# tmo SECONDS: the bound for a busy-polling client run (rdma-core's
+# pingpongs spin on ibv_poll_cq, so each round trip waits for the scheduler:
+# on 2 shared cores at load 14-22 one ibv_rc_pingpong iteration took 24 ms,
+# 64 ms when the test runs under nice), times UROCE_TIMEOUT_FACTOR (default
+# 1; make check-asan sets 3: its daemon is instrumented and the suite runs
+# under nice).
+tmo() {
+	echo $(($1 * ${UROCE_TIMEOUT_FACTOR:-1}))
+}
+
 # pair TIMEOUT TCPPORT SERVER CLIENT: run SERVER (sh -c, in the background),
-# wait until it listens on TCPPORT, run CLIENT; both under `timeout TIMEOUT`
-# (rc 124 = hang).  Output in $T/srv.log and $T/cli.log; returns 0 iff both
-# exit 0, prints both exit codes.
+# wait until it listens on TCPPORT, run CLIENT; both under `timeout` of
+# `tmo TIMEOUT` (rc 124 = hang).  Output in $T/srv.log and $T/cli.log;
+# returns 0 iff both exit 0, prints both exit codes.
 pair() {
-	timeout "$1" sh -c "$3" >"$T/srv.log" 2>&1 &
+	_t=$(tmo "$1")
+	timeout "$_t" sh -c "$3" >"$T/srv.log" 2>&1 &
 	_sp=$!
-	if ! wait_listen "$2" "$1"; then
+	if ! wait_listen "$2" "$_t"; then
 		echo "pair: server never listened on TCP port $2"
 	fi
-	timeout "$1" sh -c "$4" >"$T/cli.log" 2>&1
+	timeout "$_t" sh -c "$4" >"$T/cli.log" 2>&1
 	_c=$?
 	wait $_sp
 	_s=$?
 	echo "pair: server rc=$_s client rc=$_c"
+	if [ $_s -eq 124 ] || [ $_c -eq 124 ]; then
+		# stdout into a file is block-buffered: a killed client leaves
+		# an empty log even if it opened the device and ran
+		echo "pair: stopped after $_t s; an empty log does not mean the device was never opened (see the daemon log's client lines)"
+	fi
 	[ $_s -eq 0 ] && [ $_c -eq 0 ]
 }
 

@@ -68,6 +68,14 @@ tests_traffic_dv_wc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_dv_wc_LDFLAGS = -no-install
 tests_traffic_dv_wc_LDADD = $(CHECK_MAIN_LIBS) provider/liburoce.la $(IBVERBS_LIBS)
 
+# A hostile receiver that writes its own RQ ring: reads the provider's QP
+# (provider/uroce.h) for the ring's address, no provider code linked.
+check_PROGRAMS += tests/traffic_rq_refill
+tests_traffic_rq_refill_SOURCES = tests/traffic_rq_refill.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_rq_refill_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
+tests_traffic_rq_refill_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_rq_refill_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+
 # Passing, registered:
 TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
@@ -76,7 +84,8 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_forged_read.sh tests/traffic_atomic.sh tests/traffic_atomic_lossy.sh \
 	tests/traffic_pyverbs_atomic.sh tests/traffic_srq.sh tests/traffic_srq_clients.sh \
 	tests/traffic_ucx.sh tests/traffic_mpi.sh \
-	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh
+	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
+	tests/traffic_rq_refill.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py tests/traffic_mpi.c
 dist_check_DATA += tests/traffic_lib.sh

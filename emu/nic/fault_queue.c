@@ -146,6 +146,7 @@ void fault_dev_fini(struct uroce_dev *d)
 void fault_dev_set(struct uroce_dev *d, enum fault_dir_id dir, const struct fault_cfg *cfg)
 {
 	fault_dir_set(&d->fault->q[dir].dir, cfg);
+	d->fault->active[dir] = fault_cfg_active(&d->fault->q[dir].dir.cfg);
 }
 
 /* Hold a copy of the packet until V->release_ns; false if out of memory. */
@@ -192,7 +193,7 @@ int fault_apply(struct uroce_dev *d, enum fault_dir_id dir, const struct fault_m
 	if (!copies)
 		copies = &dummy;
 	*copies = 1;
-	if (!fault_cfg_active(&q->dir.cfg) || len > PKT_MAX)
+	if (!d->fault->active[dir] || len > PKT_MAX)
 		return q->out(d, m, pkt, len);
 	now = nic_now_ns(d);
 	fault_decide(&q->dir, len, now, q->n, &v);

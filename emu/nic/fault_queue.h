@@ -49,10 +49,21 @@ struct fault_queue {
 	struct uroce_dev *dev;
 };
 
-/* Both directions of a device. */
+/* Both directions of a device; active[dir] caches fault_cfg_active of
+ * q[dir]'s configuration (set with it by fault_dev_set). */
 struct fault_dev {
 	struct fault_queue q[FAULT_NDIRS];
+	bool active[FAULT_NDIRS];
 };
+
+/* Whether direction DIR of F (a device's fault injector) has any fault
+ * configured. When false, fault_apply would only pass the packet on to the
+ * direction's output: the port calls the output itself (one branch per
+ * packet instead of the call and fault_cfg_active's nine tests). */
+static inline bool fault_active(const struct fault_dev *f, enum fault_dir_id dir)
+{
+	return f->active[dir];
+}
 
 /* Set up D's injector (no faults) with seed SEED and the output functions
  * of each direction. Returns 0 or ENOMEM. */

@@ -185,6 +185,11 @@ static enum resp_state check_resource(struct resp_pkt *p)
 		qp->resp.recv_len = 0;
 		return RESPST_CHECK_LENGTH;
 	}
+	/* rq_refill met a receive WQE it cannot execute: it completed with
+	 * LOC_QP_OP_ERR, the QP is in ERR (xport_post_refused); the
+	 * requester gets the NAK of an error local to the responder. */
+	if (qp->state == IBV_QPS_ERR)
+		return RESPST_ERR_LOC_PROT;
 	if (qp->type == IBV_QPT_RC)
 		return RESPST_RNR_NAK;
 	abort_msg(qp);
