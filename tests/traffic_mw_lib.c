@@ -7,8 +7,6 @@
 
 #include "check_main.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +84,23 @@ struct ibv_mw *mw_setup(struct tv_side *i, struct tv_side *t, struct mw_pair *p,
 	return mw;
 }
 
+void mw_env_open(struct mw_env *e, enum ibv_mw_type type, uint64_t send_ops)
+{
+	e->mw = mw_setup(&e->i, &e->t, &e->p, type, send_ops);
+	e->win = mw_win(&e->t);
+	e->rkey = ibv_inc_rkey(e->mw->rkey);
+}
+
+void mw_env_close(struct mw_env *e)
+{
+	mw_pair_free(&e->p);
+	mw_drain(&e->i);
+	mw_drain(&e->t);
+	ck_assert_int_eq(ibv_dealloc_mw(e->mw), 0);
+	mw_side_close(&e->i);
+	mw_side_close(&e->t);
+}
+
 uint64_t mw_win(const struct tv_side *t)
 {
 	return (uintptr_t)t->buf + MW_WIN_OFF;
@@ -105,18 +120,6 @@ struct ibv_wc mw_wait_wc(struct ibv_cq *cq)
 
 	ck_assert_int_eq(tv_poll_one(cq, MW_WAIT_MS, &wc), 0);
 	return wc;
-}
-
-int mw_next_async(struct ibv_context *ctx, int ms, struct ibv_async_event *ev)
-{
-	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
-	int fl = fcntl(ctx->async_fd, F_GETFL);
-
-	ck_assert_int_eq(fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK), 0);
-	if (poll(&p, 1, ms) != 1)
-		return ETIMEDOUT;
-	ck_assert_int_eq(ibv_get_async_event(ctx, ev), 0);
-	return 0;
 }
 
 enum ibv_qp_state mw_qp_state(struct ibv_qp *qp)

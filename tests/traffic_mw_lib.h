@@ -56,6 +56,20 @@ void mw_pair_free(struct mw_pair *p);
 struct ibv_mw *mw_setup(struct tv_side *i, struct tv_side *t, struct mw_pair *p,
 			enum ibv_mw_type type, uint64_t send_ops);
 
+/* One test's objects as mw_setup makes them: the sides, the pair I -> T, the
+ * window, the address of its range and the key the test binds it with. */
+struct mw_env {
+	struct tv_side i, t;
+	struct mw_pair p;
+	struct ibv_mw *mw;
+	uint64_t win;
+	uint32_t rkey;	/* ibv_inc_rkey of the window's key at allocation */
+};
+
+void mw_env_open(struct mw_env *e, enum ibv_mw_type type, uint64_t send_ops);
+/* Free E's pair (its CQs drained), deallocate the window, close both sides. */
+void mw_env_close(struct mw_env *e);
+
 /* Address of T's window range (MW_WIN_OFF into its buffer). */
 uint64_t mw_win(const struct tv_side *t);
 
@@ -64,9 +78,6 @@ void mw_drain(struct tv_side *s);
 
 /* The next completion on CQ within MW_WAIT_MS (a timeout fails the test). */
 struct ibv_wc mw_wait_wc(struct ibv_cq *cq);
-
-/* Next async event of CTX within MS milliseconds: 0, or ETIMEDOUT. */
-int mw_next_async(struct ibv_context *ctx, int ms, struct ibv_async_event *ev);
 
 /* The state ibv_query_qp reports for QP. */
 enum ibv_qp_state mw_qp_state(struct ibv_qp *qp);

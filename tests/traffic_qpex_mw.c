@@ -29,50 +29,53 @@
 
 #include "traffic_mw_lib.h"
 
+/* Open a one-WQE batch on QP's extended form with WR_ID, signaled. */
+static struct ibv_qp_ex *start_one(struct ibv_qp *qp, uint64_t wr_id)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
+
+	ck_assert_ptr_nonnull(x);
+	ibv_wr_start(x);
+	x->wr_id = wr_id;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	return x;
+}
+
+/* Post the batch of start_one and wait on S's CQ: the completion's status;
+ * wr_id and qp_num always checked, OPCODE on success. */
+static enum ibv_wc_status finish_one(struct ibv_qp *qp, struct tv_side *s, uint64_t wr_id,
+				     enum ibv_wc_opcode opcode)
+{
+	struct ibv_wc wc;
+
+	ck_assert_int_eq(ibv_wr_complete(ibv_qp_to_qp_ex(qp)), 0);
+	wc = mw_wait_wc(s->cq);
+	ck_assert_uint_eq(wc.wr_id, wr_id);
+	ck_assert_uint_eq(wc.qp_num, qp->qp_num);
+	if (wc.status == IBV_WC_SUCCESS)
+		ck_assert_int_eq(wc.opcode, opcode);
+	return wc.status;
+}
+
 /* Bind MW to [ADDR, ADDR + LEN) of MR with ACCESS by ibv_wr_bind_mw on QP
- * (CQ of S): the completion's status; wr_id and qp_num always checked, the
- * opcode IBV_WC_BIND_MW on success. */
+ * (CQ of S): the completion's status (IBV_WC_BIND_MW on success). */
 static enum ibv_wc_status xbind(struct ibv_qp *qp, struct tv_side *s, struct ibv_mw *mw,
 				uint32_t rkey, struct ibv_mr *mr, uint64_t addr, uint64_t len,
 				unsigned int access)
 {
-	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
 	struct ibv_mw_bind_info bi = { .mr = mr, .addr = addr, .length = len,
 				       .mw_access_flags = access };
-	struct ibv_wc wc;
 
-	ck_assert_ptr_nonnull(x);
-	ibv_wr_start(x);
-	x->wr_id = 0xb1d;
-	x->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_bind_mw(x, mw, rkey, &bi);
-	ck_assert_int_eq(ibv_wr_complete(x), 0);
-	wc = mw_wait_wc(s->cq);
-	ck_assert_uint_eq(wc.wr_id, 0xb1d);
-	ck_assert_uint_eq(wc.qp_num, qp->qp_num);
-	if (wc.status == IBV_WC_SUCCESS)
-		ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
-	return wc.status;
+	ibv_wr_bind_mw(start_one(qp, 0xb1d), mw, rkey, &bi);
+	return finish_one(qp, s, 0xb1d, IBV_WC_BIND_MW);
 }
 
-/* ibv_wr_local_inv of RKEY on QP (CQ of S): the completion's status (opcode
- * IBV_WC_LOCAL_INV on success). */
+/* ibv_wr_local_inv of RKEY on QP (CQ of S): the completion's status
+ * (IBV_WC_LOCAL_INV on success). */
 static enum ibv_wc_status xlocal_inv(struct ibv_qp *qp, struct tv_side *s, uint32_t rkey)
 {
-	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp);
-	struct ibv_wc wc;
-
-	ibv_wr_start(x);
-	x->wr_id = 0x1e;
-	x->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_local_inv(x, rkey);
-	ck_assert_int_eq(ibv_wr_complete(x), 0);
-	wc = mw_wait_wc(s->cq);
-	ck_assert_uint_eq(wc.wr_id, 0x1e);
-	ck_assert_uint_eq(wc.qp_num, qp->qp_num);
-	if (wc.status == IBV_WC_SUCCESS)
-		ck_assert_int_eq(wc.opcode, IBV_WC_LOCAL_INV);
-	return wc.status;
+	ibv_wr_local_inv(start_one(qp, 0x1e), rkey);
+	return finish_one(qp, s, 0x1e, IBV_WC_LOCAL_INV);
 }
 
 static void post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
@@ -104,106 +107,101 @@ static void expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_opcode opco
 		ck_assert_uint_eq(wc.invalidated_rkey, val);
 }
 
-/* An access that must be refused: REM_ACCESS_ERR at the requester; the
- * responder QP in ERR (the NAK is fatal to both ends of an RC connection). */
-static void refused(struct mw_pair *p, struct tv_side *i, struct tv_side *t,
-		    enum ibv_wr_opcode op, uint64_t raddr, uint32_t len, uint32_t rkey)
+/* Bind E's window over its whole range with E's key and ACCESS by
+ * ibv_wr_bind_mw on the target QP: the completion's status. */
+static enum ibv_wc_status bind_win(struct mw_env *e, unsigned int access)
 {
-	ck_assert_int_eq(mw_rdma(p->i, i, op, 0, len, raddr, rkey), IBV_WC_REM_ACCESS_ERR);
-	ck_assert_int_eq(mw_qp_state(p->i), IBV_QPS_ERR);
-	ck_assert_int_eq(mw_qp_state(p->t), IBV_QPS_ERR);
+	return xbind(e->p.t, &e->t, e->mw, e->rkey, e->t.mr, e->win, MW_WIN_LEN, access);
 }
 
-/* On a fresh extended pair: bind MW with the next key after *RKEY and
- * ACCESS over the whole window range, then OP of LEN bytes at RADDR is
- * refused. The pair is freed after, both CQs drained. */
-static void bind_then_refused(struct tv_side *i, struct tv_side *t, struct ibv_mw *mw,
-			      uint32_t *rkey, unsigned int access, enum ibv_wr_opcode op,
+/* OP (mw_rdma) of LEN bytes at RADDR from I's buffer start with E's key. */
+static enum ibv_wc_status access_win(struct mw_env *e, enum ibv_wr_opcode op, uint64_t raddr,
+				     uint32_t len)
+{
+	return mw_rdma(e->p.i, &e->i, op, 0, len, raddr, e->rkey);
+}
+
+/* An access with RKEY that must be refused: REM_ACCESS_ERR at the requester,
+ * both QPs in ERR (the NAK ends an RC connection at both ends). */
+static void refused(struct mw_env *e, enum ibv_wr_opcode op, uint64_t raddr, uint32_t len,
+		    uint32_t rkey)
+{
+	ck_assert_int_eq(mw_rdma(e->p.i, &e->i, op, 0, len, raddr, rkey), IBV_WC_REM_ACCESS_ERR);
+	ck_assert_int_eq(mw_qp_state(e->p.i), IBV_QPS_ERR);
+	ck_assert_int_eq(mw_qp_state(e->p.t), IBV_QPS_ERR);
+}
+
+/* A fresh extended pair for E (the old one freed, its CQEs drained; a type
+ * 2 window bound to the old target QP goes free with it) and the next key. */
+static void next_pair(struct mw_env *e)
+{
+	mw_pair_free(&e->p);
+	mw_drain(&e->i);
+	mw_drain(&e->t);
+	mw_pair_new(&e->p, &e->i, &e->t, MW_OPS_RC);
+	e->rkey = ibv_inc_rkey(e->rkey);
+}
+
+/* On a fresh pair: bind with ACCESS, then OP of LEN bytes at RADDR is refused. */
+static void bind_then_refused(struct mw_env *e, unsigned int access, enum ibv_wr_opcode op,
 			      uint64_t raddr, uint32_t len)
 {
-	struct mw_pair p;
-
-	mw_pair_new(&p, i, t, MW_OPS_RC);
-	*rkey = ibv_inc_rkey(*rkey);
-	ck_assert_int_eq(xbind(p.t, t, mw, *rkey, t->mr, mw_win(t), MW_WIN_LEN, access),
-			 IBV_WC_SUCCESS);
-	refused(&p, i, t, op, raddr, len, *rkey);
-	mw_pair_free(&p);
-	mw_drain(i);
-	mw_drain(t);
-}
-
-static void teardown(struct tv_side *i, struct tv_side *t, struct ibv_mw *mw)
-{
-	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
-	mw_side_close(i);
-	mw_side_close(t);
+	next_pair(e);
+	ck_assert_int_eq(bind_win(e, access), IBV_WC_SUCCESS);
+	refused(e, op, raddr, len, e->rkey);
 }
 
 START_TEST(test_bind_bounds)
 {
-	struct tv_side i, t;
-	struct mw_pair p;
-	struct ibv_mw *mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, MW_OPS_RC);
-	uint64_t win = mw_win(&t);
-	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct mw_env e;
 	struct ibv_async_event ev;
+	unsigned char *end;
 
-	ck_assert_int_eq(xbind(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN,
-			       MW_ACC_ALL & ~IBV_ACCESS_LOCAL_WRITE), IBV_WC_SUCCESS);
-	mw_traffic_through(&p, &i, &t, rkey, 5);
+	mw_env_open(&e, IBV_MW_TYPE_2, MW_OPS_RC);
+	end = e.t.buf + MW_WIN_OFF + MW_WIN_LEN;
+	ck_assert_int_eq(bind_win(&e, MW_ACC_ALL & ~IBV_ACCESS_LOCAL_WRITE), IBV_WC_SUCCESS);
+	mw_traffic_through(&e.p, &e.i, &e.t, e.rkey, 5);
 	/* the window's last 8 bytes, then 8 bytes ending one byte past it */
-	memset(i.buf, 0x3c, 16);
-	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 8, win + MW_WIN_LEN - 8, rkey),
+	memset(e.i.buf, 0x3c, 16);
+	ck_assert_int_eq(access_win(&e, IBV_WR_RDMA_WRITE, e.win + MW_WIN_LEN - 8, 8),
 			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(t.buf + MW_WIN_OFF + MW_WIN_LEN - 8, i.buf, 8), 0);
-	memset(i.buf, 0x4d, 16);
-	refused(&p, &i, &t, IBV_WR_RDMA_WRITE, win + MW_WIN_LEN - 7, 8, rkey);
-	ck_assert_uint_eq(t.buf[MW_WIN_OFF + MW_WIN_LEN - 7], 0x3c);
-	ck_assert_uint_eq(t.buf[MW_WIN_OFF + MW_WIN_LEN], MW_GUARD);
-	ck_assert_int_eq(mw_next_async(t.ctx, MW_WAIT_MS, &ev), 0);
+	ck_assert_int_eq(memcmp(end - 8, e.i.buf, 8), 0);
+	memset(e.i.buf, 0x4d, 16);
+	refused(&e, IBV_WR_RDMA_WRITE, e.win + MW_WIN_LEN - 7, 8, e.rkey);
+	ck_assert_uint_eq(end[-7], 0x3c);
+	ck_assert_uint_eq(end[0], MW_GUARD);
+	/* the responder's QP went to ERR with IBV_EVENT_QP_ACCESS_ERR */
+	ck_assert_int_eq(tv_next_async(e.t.ctx, MW_WAIT_MS, &ev), 0);
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
-	ck_assert_ptr_eq(ev.element.qp, p.t);
+	ck_assert_ptr_eq(ev.element.qp, e.p.t);
 	ibv_ack_async_event(&ev);
-	mw_pair_free(&p);
-	mw_drain(&i);
-	mw_drain(&t);
 	/* a READ of the byte just past the window, and of the byte just before */
-	bind_then_refused(&i, &t, mw, &rkey, IBV_ACCESS_REMOTE_READ, IBV_WR_RDMA_READ,
-			  win + MW_WIN_LEN, 1);
-	bind_then_refused(&i, &t, mw, &rkey, IBV_ACCESS_REMOTE_READ, IBV_WR_RDMA_READ, win - 1, 1);
-	teardown(&i, &t, mw);
+	bind_then_refused(&e, IBV_ACCESS_REMOTE_READ, IBV_WR_RDMA_READ, e.win + MW_WIN_LEN, 1);
+	bind_then_refused(&e, IBV_ACCESS_REMOTE_READ, IBV_WR_RDMA_READ, e.win - 1, 1);
+	mw_env_close(&e);
 }
 END_TEST
 
 /* A window grants only the rights it was bound with, whatever the QP allows. */
 START_TEST(test_bind_rights)
 {
-	struct tv_side i, t;
-	struct mw_pair p;
-	struct ibv_mw *mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, MW_OPS_RC);
-	uint64_t win = mw_win(&t);
-	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct mw_env e;
 
+	mw_env_open(&e, IBV_MW_TYPE_2, MW_OPS_RC);
 	for (uint32_t k = 0; k < MW_WIN_LEN; k++)
-		t.buf[MW_WIN_OFF + k] = (unsigned char)(k * 13 + 1);
-	ck_assert_int_eq(xbind(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, IBV_ACCESS_REMOTE_READ),
-			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, MW_WIN_LEN, win, rkey),
-			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(i.buf, t.buf + MW_WIN_OFF, MW_WIN_LEN), 0);
-	refused(&p, &i, &t, IBV_WR_RDMA_WRITE, win, 64, rkey);
-	ck_assert_uint_eq(t.buf[MW_WIN_OFF], 1);
-	mw_pair_free(&p);
-	mw_drain(&i);
-	mw_drain(&t);
-	bind_then_refused(&i, &t, mw, &rkey, IBV_ACCESS_REMOTE_READ, IBV_WR_ATOMIC_FETCH_AND_ADD,
-			  win, 8);
-	bind_then_refused(&i, &t, mw, &rkey, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
-			  IBV_WR_ATOMIC_FETCH_AND_ADD, win, 8);
-	bind_then_refused(&i, &t, mw, &rkey, IBV_ACCESS_REMOTE_WRITE, IBV_WR_RDMA_READ, win, 8);
-	ck_assert_uint_eq(t.buf[MW_WIN_OFF], 1);
-	teardown(&i, &t, mw);
+		e.t.buf[MW_WIN_OFF + k] = (unsigned char)(k * 13 + 1);
+	ck_assert_int_eq(bind_win(&e, IBV_ACCESS_REMOTE_READ), IBV_WC_SUCCESS);
+	ck_assert_int_eq(access_win(&e, IBV_WR_RDMA_READ, e.win, MW_WIN_LEN), IBV_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(e.i.buf, e.t.buf + MW_WIN_OFF, MW_WIN_LEN), 0);
+	refused(&e, IBV_WR_RDMA_WRITE, e.win, 64, e.rkey);
+	bind_then_refused(&e, IBV_ACCESS_REMOTE_READ, IBV_WR_ATOMIC_FETCH_AND_ADD, e.win, 8);
+	bind_then_refused(&e, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
+			  IBV_WR_ATOMIC_FETCH_AND_ADD, e.win, 8);
+	bind_then_refused(&e, IBV_ACCESS_REMOTE_WRITE, IBV_WR_RDMA_READ, e.win, 8);
+	/* nothing of the refused WRITE and atomics landed */
+	for (uint32_t k = 0; k < 64; k++)
+		ck_assert_uint_eq(e.t.buf[MW_WIN_OFF + k], (unsigned char)(k * 13 + 1));
+	mw_env_close(&e);
 }
 END_TEST
 
@@ -238,106 +236,105 @@ END_TEST
 
 START_TEST(test_local_inv)
 {
-	struct tv_side i, t;
-	struct mw_pair p;
-	struct ibv_mw *mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, MW_OPS_RC);
-	uint64_t win = mw_win(&t);
-	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct mw_env e;
 	const unsigned int rw = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
 
+	mw_env_open(&e, IBV_MW_TYPE_2, MW_OPS_RC);
 	for (unsigned int round = 0; round < 2; round++) {
 		if (round)
-			mw_pair_new(&p, &i, &t, MW_OPS_RC);
-		ck_assert_int_eq(xbind(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, rw), IBV_WC_SUCCESS);
-		memset(i.buf, 0x60 + round, MW_WIN_LEN);
-		ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, MW_WIN_LEN, win, rkey),
+			next_pair(&e);
+		ck_assert_int_eq(bind_win(&e, rw), IBV_WC_SUCCESS);
+		memset(e.i.buf, 0x60 + round, MW_WIN_LEN);
+		ck_assert_int_eq(access_win(&e, IBV_WR_RDMA_WRITE, e.win, MW_WIN_LEN),
 				 IBV_WC_SUCCESS);
-		ck_assert_int_eq(memcmp(t.buf + MW_WIN_OFF, i.buf, MW_WIN_LEN), 0);
-		ck_assert_int_eq(xlocal_inv(p.t, &t, rkey), IBV_WC_SUCCESS);
+		ck_assert_int_eq(memcmp(e.t.buf + MW_WIN_OFF, e.i.buf, MW_WIN_LEN), 0);
+		ck_assert_int_eq(xlocal_inv(e.p.t, &e.t, e.rkey), IBV_WC_SUCCESS);
 		/* round 0 writes with the dead key, round 1 reads with it */
-		memset(i.buf, 0x70, MW_WIN_LEN);
-		refused(&p, &i, &t, round ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, win, 64, rkey);
-		ck_assert_uint_eq(t.buf[MW_WIN_OFF], 0x60 + round);
-		mw_pair_free(&p);
-		mw_drain(&i);
-		mw_drain(&t);
-		rkey = ibv_inc_rkey(rkey);
+		memset(e.i.buf, 0x70, MW_WIN_LEN);
+		refused(&e, round ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, e.win, 64, e.rkey);
+		ck_assert_uint_eq(e.t.buf[MW_WIN_OFF], 0x60 + round);
 	}
-	teardown(&i, &t, mw);
+	mw_env_close(&e);
 }
 END_TEST
 
+/* Replace E's pair by one whose target receives on an extended CQ (returned). */
+static struct ibv_cq_ex *pair_with_xcq(struct mw_env *e)
+{
+	struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq_ex *xcq = ibv_create_cq_ex(e->t.ctx, &ca);
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RC, .pd = e->t.pd, .send_cq = e->t.cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = MW_OPS_RC,
+	};
+
+	ck_assert_ptr_nonnull(xcq);
+	qa.recv_cq = ibv_cq_ex_to_cq(xcq);
+	mw_pair_free(&e->p);
+	e->p.i = mw_rc_qp(e->i.pd, e->i.cq, MW_OPS_RC);
+	e->p.t = ibv_create_qp_ex(e->t.ctx, &qa);
+	ck_assert_ptr_nonnull(e->p.t);
+	ck_assert_int_eq(tv_rc_connect(e->p.i, e->p.t->qp_num, &e->t.gid, IBV_MTU_1024, 12), 0);
+	ck_assert_int_eq(tv_rc_connect(e->p.t, e->p.i->qp_num, &e->i.gid, IBV_MTU_1024, 12), 0);
+	return xcq;
+}
+
+/* The receive CQE of a SEND_WITH_INV of LEN bytes with RKEY, read through
+ * the extended CQ's accessors. */
+static void expect_xcq_inv(struct ibv_cq_ex *xcq, struct ibv_qp *qp, uint32_t len, uint32_t rkey)
+{
+	ck_assert_int_eq(tv_start_poll(xcq, MW_WAIT_MS), 0);
+	ck_assert_int_eq(xcq->status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(xcq->wr_id, 0x4ec);
+	ck_assert_int_eq(ibv_wc_read_opcode(xcq), IBV_WC_RECV);
+	ck_assert_uint_eq(ibv_wc_read_wc_flags(xcq) & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM),
+			  IBV_WC_WITH_INV);
+	ck_assert_uint_eq(ibv_wc_read_invalidated_rkey(xcq), rkey);
+	ck_assert_uint_eq(ibv_wc_read_byte_len(xcq), len);
+	ck_assert_uint_eq(ibv_wc_read_qp_num(xcq), qp->qp_num);
+	ck_assert_int_eq(ibv_next_poll(xcq), ENOENT);
+	ibv_end_poll(xcq);
+}
+
 /* ibv_wr_send_inv of 64 KiB (64 packets, IETH on the last) from I: T's
- * receive CQE, read by ibv_poll_cq or (XCQ) through an extended CQ. */
+ * receive CQE, read by ibv_poll_cq or (loop 1) through an extended CQ. */
 START_TEST(test_send_inv)
 {
-	struct tv_side i, t;
-	struct mw_pair p;
-	struct ibv_mw *mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, MW_OPS_RC);
-	struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct mw_env e;
 	struct ibv_cq_ex *xcq = NULL;
-	uint64_t win = mw_win(&t);
-	uint32_t rkey = ibv_inc_rkey(mw->rkey);
 	struct ibv_qp_ex *x;
 
-	if (_i) {
-		struct ibv_qp_init_attr_ex qa = {
-			.qp_type = IBV_QPT_RC, .pd = t.pd, .send_cq = t.cq,
-			.cap = { .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 1,
-				 .max_recv_sge = 1 },
-			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-			.send_ops_flags = MW_OPS_RC,
-		};
-
-		xcq = ibv_create_cq_ex(t.ctx, &ca);
-		ck_assert_ptr_nonnull(xcq);
-		qa.recv_cq = ibv_cq_ex_to_cq(xcq);
-		mw_pair_free(&p);
-		p.i = mw_rc_qp(i.pd, i.cq, MW_OPS_RC);
-		p.t = ibv_create_qp_ex(t.ctx, &qa);
-		ck_assert_ptr_nonnull(p.t);
-		ck_assert_int_eq(tv_rc_connect(p.i, p.t->qp_num, &t.gid, IBV_MTU_1024, 12), 0);
-		ck_assert_int_eq(tv_rc_connect(p.t, p.i->qp_num, &i.gid, IBV_MTU_1024, 12), 0);
-	}
-	ck_assert_int_eq(xbind(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, IBV_ACCESS_REMOTE_WRITE),
-			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_SUCCESS);
+	mw_env_open(&e, IBV_MW_TYPE_2, MW_OPS_RC);
+	if (_i)
+		xcq = pair_with_xcq(&e);
+	ck_assert_int_eq(bind_win(&e, IBV_ACCESS_REMOTE_WRITE), IBV_WC_SUCCESS);
+	ck_assert_int_eq(access_win(&e, IBV_WR_RDMA_WRITE, e.win, 64), IBV_WC_SUCCESS);
 	for (uint32_t k = 0; k < MW_BUF; k++)
-		i.buf[k] = (unsigned char)(k ^ (k >> 8) ^ 0x5a);
-	post_recv(p.t, 0x4ec, t.buf, MW_BUF, t.mr->lkey);
-	x = ibv_qp_to_qp_ex(p.i);
+		e.i.buf[k] = (unsigned char)(k ^ (k >> 8) ^ 0x5a);
+	post_recv(e.p.t, 0x4ec, e.t.buf, MW_BUF, e.t.mr->lkey);
+	x = ibv_qp_to_qp_ex(e.p.i);
 	ibv_wr_start(x);
 	x->wr_id = 0x5e;
 	x->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_send_inv(x, rkey);
-	ibv_wr_set_sge(x, i.mr->lkey, (uintptr_t)i.buf, MW_BUF);
+	ibv_wr_send_inv(x, e.rkey);
+	ibv_wr_set_sge(x, e.i.mr->lkey, (uintptr_t)e.i.buf, MW_BUF);
 	ck_assert_int_eq(ibv_wr_complete(x), 0);
-	expect_wc(i.cq, 0x5e, IBV_WC_SEND, 0, 0, 0);
-	if (!_i) {
-		expect_wc(t.cq, 0x4ec, IBV_WC_RECV, MW_BUF, IBV_WC_WITH_INV, rkey);
-	} else {
-		ck_assert_int_eq(tv_start_poll(xcq, MW_WAIT_MS), 0);
-		ck_assert_int_eq(xcq->status, IBV_WC_SUCCESS);
-		ck_assert_uint_eq(xcq->wr_id, 0x4ec);
-		ck_assert_int_eq(ibv_wc_read_opcode(xcq), IBV_WC_RECV);
-		ck_assert_uint_eq(ibv_wc_read_wc_flags(xcq) & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM),
-				  IBV_WC_WITH_INV);
-		ck_assert_uint_eq(ibv_wc_read_invalidated_rkey(xcq), rkey);
-		ck_assert_uint_eq(ibv_wc_read_byte_len(xcq), MW_BUF);
-		ck_assert_uint_eq(ibv_wc_read_qp_num(xcq), p.t->qp_num);
-		ck_assert_int_eq(ibv_next_poll(xcq), ENOENT);
-		ibv_end_poll(xcq);
-	}
-	ck_assert_int_eq(memcmp(t.buf, i.buf, MW_BUF), 0);
-	ck_assert_uint_eq(t.buf[MW_BUF], MW_GUARD);
-	refused(&p, &i, &t, IBV_WR_RDMA_WRITE, win, 64, rkey);
-	ck_assert_uint_eq(t.buf[MW_WIN_OFF], (unsigned char)(MW_WIN_OFF ^ (MW_WIN_OFF >> 8) ^ 0x5a));
-	mw_pair_free(&p);
+	expect_wc(e.i.cq, 0x5e, IBV_WC_SEND, 0, 0, 0);
 	if (xcq)
+		expect_xcq_inv(xcq, e.p.t, MW_BUF, e.rkey);
+	else
+		expect_wc(e.t.cq, 0x4ec, IBV_WC_RECV, MW_BUF, IBV_WC_WITH_INV, e.rkey);
+	ck_assert_int_eq(memcmp(e.t.buf, e.i.buf, MW_BUF), 0);
+	ck_assert_uint_eq(e.t.buf[MW_BUF], MW_GUARD);
+	refused(&e, IBV_WR_RDMA_WRITE, e.win, 64, e.rkey);
+	ck_assert_int_eq(memcmp(e.t.buf, e.i.buf, MW_BUF), 0);
+	if (xcq) {	/* the CQ outlives its QP */
+		next_pair(&e);
 		ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(xcq)), 0);
-	mw_drain(&i);
-	mw_drain(&t);
-	teardown(&i, &t, mw);
+	}
+	mw_env_close(&e);
 }
 END_TEST
 
@@ -355,94 +352,107 @@ static void add_send(struct ibv_qp_ex *x, uint64_t id, struct tv_side *s, uint32
 	ibv_wr_set_sge(x, s->mr->lkey, (uintptr_t)s->buf + off, len);
 }
 
-static void add_bind(struct ibv_qp_ex *x, uint64_t id, struct ibv_mw *mw, uint32_t rkey,
-		     struct tv_side *t, unsigned int access)
+/* Append a signaled bind of E's window (whole range, RKEY, ACCESS). */
+static void add_bind(struct ibv_qp_ex *x, uint64_t id, struct mw_env *e, uint32_t rkey,
+		     unsigned int access)
 {
-	struct ibv_mw_bind_info bi = { t->mr, mw_win(t), MW_WIN_LEN, access };
+	struct ibv_mw_bind_info bi = { e->t.mr, e->win, MW_WIN_LEN, access };
 
 	x->wr_id = id;
 	x->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_bind_mw(x, mw, rkey, &bi);
+	ibv_wr_bind_mw(x, e->mw, rkey, &bi);
 }
 
 #define SRC (MW_BUF - 4096)	/* a send source outside the window */
 #define RCV (40 * 1024)		/* receive buffers of T (outside the window) */
+#define RCV_I (MW_BUF - 12288)	/* receive buffers of I (past its WRITE sources) */
+
+/* T: SEND, BIND_MW, SEND_WITH_IMM in one batch; I then WRITEs through it. */
+static void batch_send_bind(struct mw_env *e)
+{
+	struct ibv_qp_ex *xt = ibv_qp_to_qp_ex(e->p.t);
+
+	post_recv(e->p.i, 0xa1, e->i.buf + RCV_I, 4096, e->i.mr->lkey);
+	post_recv(e->p.i, 0xa2, e->i.buf + RCV_I + 4096, 4096, e->i.mr->lkey);
+	ibv_wr_start(xt);
+	add_send(xt, 1, &e->t, SRC, 1000, 0);
+	add_bind(xt, 2, e, e->rkey, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	add_send(xt, 3, &e->t, SRC + 1000, 500, 0x1234);
+	ck_assert_int_eq(ibv_wr_complete(xt), 0);
+	expect_wc(e->t.cq, 1, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e->t.cq, 2, IBV_WC_BIND_MW, 0, 0, 0);
+	expect_wc(e->t.cq, 3, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e->i.cq, 0xa1, IBV_WC_RECV, 1000, 0, 0);
+	expect_wc(e->i.cq, 0xa2, IBV_WC_RECV, 500, IBV_WC_WITH_IMM, 0x1234);
+	ck_assert_int_eq(memcmp(e->i.buf + RCV_I, e->t.buf + SRC, 1000), 0);
+	ck_assert_int_eq(memcmp(e->i.buf + RCV_I + 4096, e->t.buf + SRC + 1000, 500), 0);
+	memset(e->i.buf, 0x81, MW_WIN_LEN);
+	ck_assert_int_eq(access_win(e, IBV_WR_RDMA_WRITE, e->win, MW_WIN_LEN), IBV_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(e->t.buf + MW_WIN_OFF, e->i.buf, MW_WIN_LEN), 0);
+}
+
+/* I: SEND, SEND_WITH_INV of E's key, SEND in one batch. */
+static void batch_send_inv(struct mw_env *e)
+{
+	struct ibv_qp_ex *xi = ibv_qp_to_qp_ex(e->p.i);
+
+	for (unsigned int n = 0; n < 3; n++)
+		post_recv(e->p.t, 0xb1 + n, e->t.buf + RCV + n * 1024, 1024, e->t.mr->lkey);
+	ibv_wr_start(xi);
+	add_send(xi, 4, &e->i, SRC, 100, 0);
+	xi->wr_id = 5;
+	ibv_wr_send_inv(xi, e->rkey);
+	ibv_wr_set_sge(xi, e->i.mr->lkey, (uintptr_t)e->i.buf + SRC + 100, 200);
+	add_send(xi, 6, &e->i, SRC + 300, 300, 0);
+	ck_assert_int_eq(ibv_wr_complete(xi), 0);
+	expect_wc(e->i.cq, 4, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e->i.cq, 5, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e->i.cq, 6, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e->t.cq, 0xb1, IBV_WC_RECV, 100, 0, 0);
+	expect_wc(e->t.cq, 0xb2, IBV_WC_RECV, 200, IBV_WC_WITH_INV, e->rkey);
+	expect_wc(e->t.cq, 0xb3, IBV_WC_RECV, 300, 0, 0);
+	ck_assert_int_eq(memcmp(e->t.buf + RCV, e->i.buf + SRC, 100), 0);
+	ck_assert_int_eq(memcmp(e->t.buf + RCV + 1024, e->i.buf + SRC + 100, 200), 0);
+	ck_assert_int_eq(memcmp(e->t.buf + RCV + 2048, e->i.buf + SRC + 300, 300), 0);
+}
 
 /* The three window builders in ibv_wr_start/complete batches with sends:
  * every CQE in SQ order with its opcode, byte_len, flags and key. */
 START_TEST(test_batch)
 {
-	struct tv_side i, t;
-	struct mw_pair p;
-	struct ibv_mw *mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, MW_OPS_RC);
-	uint64_t win = mw_win(&t);
-	uint32_t k1 = ibv_inc_rkey(mw->rkey), k2 = ibv_inc_rkey(k1);
-	struct ibv_qp_ex *xt = ibv_qp_to_qp_ex(p.t), *xi = ibv_qp_to_qp_ex(p.i);
-	const unsigned int rw = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	struct mw_env e;
+	struct ibv_qp_ex *xt;
+	uint32_t k1, k2;
 
+	mw_env_open(&e, IBV_MW_TYPE_2, MW_OPS_RC);
+	xt = ibv_qp_to_qp_ex(e.p.t);
+	k1 = e.rkey;
+	k2 = ibv_inc_rkey(k1);
 	for (uint32_t k = 0; k < 4096; k++) {
-		t.buf[SRC + k] = (unsigned char)(k * 3 + 1);
-		i.buf[SRC + k] = (unsigned char)(k * 5 + 2);
+		e.t.buf[SRC + k] = (unsigned char)(k * 3 + 1);
+		e.i.buf[SRC + k] = (unsigned char)(k * 5 + 2);
 	}
-	/* T: SEND, BIND_MW, SEND_WITH_IMM; the bind is done when the last lands */
-	post_recv(p.i, 0xa1, i.buf + MW_BUF - 12288, 4096, i.mr->lkey);
-	post_recv(p.i, 0xa2, i.buf + MW_BUF - 8192, 4096, i.mr->lkey);
-	ibv_wr_start(xt);
-	add_send(xt, 1, &t, SRC, 1000, 0);
-	add_bind(xt, 2, mw, k1, &t, rw);
-	add_send(xt, 3, &t, SRC + 1000, 500, 0x1234);
-	ck_assert_int_eq(ibv_wr_complete(xt), 0);
-	expect_wc(t.cq, 1, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(t.cq, 2, IBV_WC_BIND_MW, 0, 0, 0);
-	expect_wc(t.cq, 3, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(i.cq, 0xa1, IBV_WC_RECV, 1000, 0, 0);
-	expect_wc(i.cq, 0xa2, IBV_WC_RECV, 500, IBV_WC_WITH_IMM, 0x1234);
-	ck_assert_int_eq(memcmp(i.buf + MW_BUF - 12288, t.buf + SRC, 1000), 0);
-	ck_assert_int_eq(memcmp(i.buf + MW_BUF - 8192, t.buf + SRC + 1000, 500), 0);
-	memset(i.buf, 0x81, MW_WIN_LEN);
-	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, MW_WIN_LEN, win, k1),
-			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(t.buf + MW_WIN_OFF, i.buf, MW_WIN_LEN), 0);
-	/* I: SEND, SEND_WITH_INV of k1, SEND */
-	for (unsigned int n = 0; n < 3; n++)
-		post_recv(p.t, 0xb1 + n, t.buf + RCV + n * 1024, 1024, t.mr->lkey);
-	ibv_wr_start(xi);
-	add_send(xi, 4, &i, SRC, 100, 0);
-	xi->wr_id = 5;
-	ibv_wr_send_inv(xi, k1);
-	ibv_wr_set_sge(xi, i.mr->lkey, (uintptr_t)i.buf + SRC + 100, 200);
-	add_send(xi, 6, &i, SRC + 300, 300, 0);
-	ck_assert_int_eq(ibv_wr_complete(xi), 0);
-	expect_wc(i.cq, 4, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(i.cq, 5, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(i.cq, 6, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(t.cq, 0xb1, IBV_WC_RECV, 100, 0, 0);
-	expect_wc(t.cq, 0xb2, IBV_WC_RECV, 200, IBV_WC_WITH_INV, k1);
-	expect_wc(t.cq, 0xb3, IBV_WC_RECV, 300, 0, 0);
-	ck_assert_int_eq(memcmp(t.buf + RCV, i.buf + SRC, 100), 0);
-	ck_assert_int_eq(memcmp(t.buf + RCV + 1024, i.buf + SRC + 100, 200), 0);
-	ck_assert_int_eq(memcmp(t.buf + RCV + 2048, i.buf + SRC + 300, 300), 0);
+	batch_send_bind(&e);
+	batch_send_inv(&e);
 	/* T: BIND_MW (k2), LOCAL_INV (k2), SEND */
-	post_recv(p.i, 0xc1, i.buf + MW_BUF - 12288, 4096, i.mr->lkey);
+	post_recv(e.p.i, 0xc1, e.i.buf + RCV_I, 4096, e.i.mr->lkey);
 	ibv_wr_start(xt);
-	add_bind(xt, 7, mw, k2, &t, IBV_ACCESS_REMOTE_READ);
+	add_bind(xt, 7, &e, k2, IBV_ACCESS_REMOTE_READ);
 	xt->wr_id = 8;
 	ibv_wr_local_inv(xt, k2);
-	add_send(xt, 9, &t, SRC + 2000, 64, 0);
+	add_send(xt, 9, &e.t, SRC + 2000, 64, 0);
 	ck_assert_int_eq(ibv_wr_complete(xt), 0);
-	expect_wc(t.cq, 7, IBV_WC_BIND_MW, 0, 0, 0);
-	expect_wc(t.cq, 8, IBV_WC_LOCAL_INV, 0, 0, 0);
-	expect_wc(t.cq, 9, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(i.cq, 0xc1, IBV_WC_RECV, 64, 0, 0);
-	ck_assert_int_eq(memcmp(i.buf + MW_BUF - 12288, t.buf + SRC + 2000, 64), 0);
-	/* both keys are dead */
-	refused(&p, &i, &t, IBV_WR_RDMA_WRITE, win, 64, k1);
-	mw_pair_free(&p);
-	mw_drain(&i);
-	mw_drain(&t);
-	mw_expect_denied(&i, &t, IBV_WR_RDMA_READ, win, 64, k2);
-	ck_assert_uint_eq(t.buf[MW_WIN_OFF], 0x81);
-	teardown(&i, &t, mw);
+	expect_wc(e.t.cq, 7, IBV_WC_BIND_MW, 0, 0, 0);
+	expect_wc(e.t.cq, 8, IBV_WC_LOCAL_INV, 0, 0, 0);
+	expect_wc(e.t.cq, 9, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e.i.cq, 0xc1, IBV_WC_RECV, 64, 0, 0);
+	ck_assert_int_eq(memcmp(e.i.buf + RCV_I, e.t.buf + SRC + 2000, 64), 0);
+	/* both keys are dead: k1 on this pair, k2 on the next */
+	refused(&e, IBV_WR_RDMA_WRITE, e.win, 64, k1);
+	next_pair(&e);
+	refused(&e, IBV_WR_RDMA_READ, e.win, 64, k2);
+	ck_assert_uint_eq(e.t.buf[MW_WIN_OFF], 0x81);
+	mw_env_close(&e);
 }
 END_TEST
 
@@ -451,49 +461,44 @@ END_TEST
  * window is still free (a bound type 2 window could not be bound again). */
 START_TEST(test_abort_errors)
 {
-	struct tv_side i, t;
-	struct mw_pair p;
-	struct ibv_mw *mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, MW_OPS_RC);
-	uint64_t win = mw_win(&t);
-	uint32_t rkey = ibv_inc_rkey(mw->rkey);
-	struct ibv_qp_ex *xt = ibv_qp_to_qp_ex(p.t);
-	struct ibv_mw_bind_info no_mr = { NULL, win, 64, IBV_ACCESS_REMOTE_WRITE };
+	struct mw_env e;
+	struct ibv_qp_ex *xt;
+	struct ibv_mw_bind_info no_mr = { NULL, 0, 64, IBV_ACCESS_REMOTE_WRITE };
 	struct ibv_wc wc;
 	char in[8] = "inline!";
 
+	mw_env_open(&e, IBV_MW_TYPE_2, MW_OPS_RC);
+	xt = ibv_qp_to_qp_ex(e.p.t);
 	ibv_wr_start(xt);
-	add_send(xt, 0x10, &t, SRC, 64, 0);
-	add_bind(xt, 0x11, mw, rkey, &t, IBV_ACCESS_REMOTE_WRITE);
+	add_send(xt, 0x10, &e.t, SRC, 64, 0);
+	add_bind(xt, 0x11, &e, e.rkey, IBV_ACCESS_REMOTE_WRITE);
 	ibv_wr_abort(xt);
 	ibv_wr_start(xt);
-	ibv_wr_bind_mw(xt, mw, rkey, &no_mr);
+	ibv_wr_bind_mw(xt, e.mw, e.rkey, &no_mr);
 	ck_assert_int_eq(ibv_wr_complete(xt), EINVAL);
 	ibv_wr_start(xt);
-	add_bind(xt, 0x12, mw, rkey, &t, IBV_ACCESS_REMOTE_WRITE);
-	ibv_wr_set_sge(xt, t.mr->lkey, (uintptr_t)t.buf, 8);
+	add_bind(xt, 0x12, &e, e.rkey, IBV_ACCESS_REMOTE_WRITE);
+	ibv_wr_set_sge(xt, e.t.mr->lkey, (uintptr_t)e.t.buf, 8);
 	ck_assert_int_eq(ibv_wr_complete(xt), EINVAL);
 	ibv_wr_start(xt);
-	add_bind(xt, 0x13, mw, rkey, &t, IBV_ACCESS_REMOTE_WRITE);
-	ibv_wr_local_inv(xt, rkey);
+	add_bind(xt, 0x13, &e, e.rkey, IBV_ACCESS_REMOTE_WRITE);
+	ibv_wr_local_inv(xt, e.rkey);
 	ibv_wr_set_inline_data(xt, in, sizeof(in));
 	ck_assert_int_eq(ibv_wr_complete(xt), EINVAL);
-	post_recv(p.i, 0xd1, i.buf + MW_BUF - 4096, 4096, i.mr->lkey);
+	post_recv(e.p.i, 0xd1, e.i.buf + RCV_I, 4096, e.i.mr->lkey);
 	ibv_wr_start(xt);
-	add_send(xt, 0x14, &t, SRC + 64, 64, 0);
+	add_send(xt, 0x14, &e.t, SRC + 64, 64, 0);
 	ck_assert_int_eq(ibv_wr_complete(xt), 0);
-	expect_wc(t.cq, 0x14, IBV_WC_SEND, 0, 0, 0);
-	expect_wc(i.cq, 0xd1, IBV_WC_RECV, 64, 0, 0);
-	ck_assert_int_eq(memcmp(i.buf + MW_BUF - 4096, t.buf + SRC + 64, 64), 0);
-	ck_assert_int_eq(ibv_poll_cq(t.cq, 1, &wc), 0);
-	ck_assert_int_eq(ibv_poll_cq(i.cq, 1, &wc), 0);
-	ck_assert_int_eq(xbind(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, IBV_ACCESS_REMOTE_WRITE),
-			 IBV_WC_SUCCESS);
-	memset(i.buf, 0x92, MW_WIN_LEN);
-	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, MW_WIN_LEN, win, rkey),
-			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(t.buf + MW_WIN_OFF, i.buf, MW_WIN_LEN), 0);
-	mw_pair_free(&p);
-	teardown(&i, &t, mw);
+	expect_wc(e.t.cq, 0x14, IBV_WC_SEND, 0, 0, 0);
+	expect_wc(e.i.cq, 0xd1, IBV_WC_RECV, 64, 0, 0);
+	ck_assert_int_eq(memcmp(e.i.buf + RCV_I, e.t.buf + SRC + 64, 64), 0);
+	ck_assert_int_eq(ibv_poll_cq(e.t.cq, 1, &wc), 0);
+	ck_assert_int_eq(ibv_poll_cq(e.i.cq, 1, &wc), 0);
+	ck_assert_int_eq(bind_win(&e, IBV_ACCESS_REMOTE_WRITE), IBV_WC_SUCCESS);
+	memset(e.i.buf, 0x92, MW_WIN_LEN);
+	ck_assert_int_eq(access_win(&e, IBV_WR_RDMA_WRITE, e.win, MW_WIN_LEN), IBV_WC_SUCCESS);
+	ck_assert_int_eq(memcmp(e.t.buf + MW_WIN_OFF, e.i.buf, MW_WIN_LEN), 0);
+	mw_env_close(&e);
 }
 END_TEST
 
