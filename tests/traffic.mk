@@ -6,11 +6,17 @@
 # Verbs programs driven by the .sh wrappers (public API only).
 check_PROGRAMS += tests/traffic_cqex tests/traffic_lossy tests/traffic_events tests/traffic_srq tests/traffic_post \
 	tests/traffic_fairness tests/traffic_badicrc tests/traffic_loss tests/traffic_atomic tests/traffic_fatal \
-	tests/traffic_qpex tests/traffic_mw tests/traffic_cqmr tests/traffic_odp
-tests_traffic_mw_SOURCES = tests/traffic_mw.c tests/traffic_verbs.c tests/traffic_verbs.h
+	tests/traffic_qpex tests/traffic_qpex_mw tests/traffic_mw tests/traffic_cqmr tests/traffic_odp
+tests_traffic_mw_SOURCES = tests/traffic_mw.c tests/traffic_mw_lib.c tests/traffic_mw_lib.h \
+	tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_mw_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_mw_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_mw_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+tests_traffic_qpex_mw_SOURCES = tests/traffic_qpex_mw.c tests/traffic_mw_lib.c tests/traffic_mw_lib.h \
+	tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_qpex_mw_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_qpex_mw_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_qpex_mw_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 tests_traffic_atomic_SOURCES = tests/traffic_atomic.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_atomic_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_atomic_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -84,7 +90,7 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_forged_read.sh tests/traffic_atomic.sh tests/traffic_atomic_lossy.sh \
 	tests/traffic_pyverbs_atomic.sh tests/traffic_srq.sh tests/traffic_srq_clients.sh \
 	tests/traffic_ucx.sh tests/traffic_mpi.sh \
-	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
+	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_qpex_mw.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
 	tests/traffic_rq_refill.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py tests/traffic_mpi.c

@@ -17,6 +17,8 @@
  * the QP in ERR; dereg_mr of an MR with a bound window is EBUSY; 1000
  * bind / WRITE / LOCAL_INV cycles on one QP with a new key each time.
  */
+#include "config.h"
+
 #include "check_main.h"
 #include <errno.h>
 #include <stdio.h>
@@ -24,142 +26,11 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 
-#include "traffic_verbs.h"
-
-#define DEV "uroce0"
-#define WAIT_MS 60000
-#define BUF (64 * 1024)	/* MR size; the window is [WIN_OFF, WIN_OFF + WIN_LEN) */
-#define WIN_OFF 4096
-#define WIN_LEN (32 * 1024)
-#define GUARD 0xEE
-#define ACC_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-		 IBV_ACCESS_REMOTE_ATOMIC)
-
-struct side {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	unsigned char *buf;	/* 2 * BUF: [0, BUF) registered as mr */
-	union ibv_gid gid;
-};
-
-/* An initiator QP on side I connected to a target QP on side T. */
-struct pair {
-	struct ibv_qp *i, *t;
-};
-
-static void side_open(struct side *s, unsigned int mr_access)
-{
-	s->ctx = tv_open(DEV);
-	ck_assert_ptr_nonnull(s->ctx);
-	ck_assert_int_eq(ibv_query_gid(s->ctx, 1, 0, &s->gid), 0);
-	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
-	ck_assert_int_eq(posix_memalign((void **)&s->buf, 4096, 2 * BUF), 0);
-	memset(s->buf, GUARD, 2 * BUF);
-	s->mr = ibv_reg_mr(s->pd, s->buf, BUF, mr_access);
-	ck_assert_ptr_nonnull(s->pd);
-	ck_assert_ptr_nonnull(s->cq);
-	ck_assert_ptr_nonnull(s->mr);
-}
-
-static void side_close(struct side *s)
-{
-	ck_assert_int_eq(ibv_dereg_mr(s->mr), 0);
-	ck_assert_int_eq(ibv_destroy_cq(s->cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd(s->pd), 0);
-	ck_assert_int_eq(ibv_close_device(s->ctx), 0);
-	free(s->buf);
-}
-
-static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
-{
-	struct ibv_qp_init_attr qa = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
-	};
-	struct ibv_qp *qp = ibv_create_qp(pd, &qa);
-
-	ck_assert_ptr_nonnull(qp);
-	return qp;
-}
-
-static void pair_new(struct pair *p, struct side *i, struct side *t)
-{
-	p->i = rc_qp(i->pd, i->cq);
-	p->t = rc_qp(t->pd, t->cq);
-	ck_assert_int_eq(tv_rc_connect(p->i, p->t->qp_num, &t->gid, IBV_MTU_1024, 12), 0);
-	ck_assert_int_eq(tv_rc_connect(p->t, p->i->qp_num, &i->gid, IBV_MTU_1024, 12), 0);
-	/* and remote atomics at the target (RTS -> RTS) */
-	ck_assert_int_eq(ibv_modify_qp(p->t, &(struct ibv_qp_attr){ .qp_access_flags = ACC_ALL },
-				       IBV_QP_ACCESS_FLAGS), 0);
-}
-
-static void pair_free(struct pair *p)
-{
-	ck_assert_int_eq(ibv_destroy_qp(p->i), 0);
-	ck_assert_int_eq(ibv_destroy_qp(p->t), 0);
-}
-
-/* Drain what a failed QP pair left on both CQs (flushes, error CQEs). */
-static void drain(struct side *s)
-{
-	struct ibv_wc wc[16];
-
-	while (ibv_poll_cq(s->cq, 16, wc) > 0)
-		;
-}
-
-static struct ibv_wc wait_wc(struct ibv_cq *cq)
-{
-	struct ibv_wc wc;
-
-	ck_assert_int_eq(tv_poll_one(cq, WAIT_MS, &wc), 0);
-	return wc;
-}
-
-/* Post one signaled RDMA WRITE/READ (LEN bytes at local offset LOFF of I's
- * buffer) or FETCH_AND_ADD (+1, 8 bytes at LOFF) to RADDR/RKEY; its status. */
-static enum ibv_wc_status rdma(struct ibv_qp *qp, struct side *i, enum ibv_wr_opcode op,
-			       uint32_t loff, uint32_t len, uint64_t raddr, uint32_t rkey)
-{
-	struct ibv_sge sg = { (uintptr_t)i->buf + loff, len, i->mr->lkey };
-	struct ibv_send_wr w = { .wr_id = 7, .sg_list = &sg, .num_sge = 1, .opcode = op,
-				 .send_flags = IBV_SEND_SIGNALED }, *bad;
-	struct ibv_wc wc;
-
-	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		w.wr.atomic.remote_addr = raddr;
-		w.wr.atomic.rkey = rkey;
-		w.wr.atomic.compare_add = 1;
-	} else {
-		w.wr.rdma.remote_addr = raddr;
-		w.wr.rdma.rkey = rkey;
-	}
-	ck_assert_int_eq(ibv_post_send(qp, &w, &bad), 0);
-	wc = wait_wc(i->cq);
-	ck_assert_uint_eq(wc.wr_id, 7);
-	ck_assert_uint_eq(wc.qp_num, qp->qp_num);
-	return wc.status;
-}
-
-/* One access over a fresh QP pair that must fail with REM_ACCESS_ERR. */
-static void expect_denied(struct side *i, struct side *t, enum ibv_wr_opcode op, uint64_t raddr,
-			  uint32_t len, uint32_t rkey)
-{
-	struct pair p;
-
-	pair_new(&p, i, t);
-	ck_assert_int_eq(rdma(p.i, i, op, 0, len, raddr, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&p);
-	drain(i);
-	drain(t);
-}
+#include "traffic_mw_lib.h"
 
 /* Bind a type 2 window with an IBV_WR_BIND_MW WR on QP (CQ of S); the
  * completion's status (its opcode and wr_id are checked on success). */
-static enum ibv_wc_status bind2(struct ibv_qp *qp, struct side *s, struct ibv_mw *mw, uint32_t rkey,
+static enum ibv_wc_status bind2(struct ibv_qp *qp, struct tv_side *s, struct ibv_mw *mw, uint32_t rkey,
 				struct ibv_mr *mr, uint64_t addr, uint64_t len, unsigned int access)
 {
 	struct ibv_send_wr w = { .wr_id = 0xb1d, .opcode = IBV_WR_BIND_MW,
@@ -170,67 +41,34 @@ static enum ibv_wc_status bind2(struct ibv_qp *qp, struct side *s, struct ibv_mw
 	w.bind_mw.rkey = rkey;
 	w.bind_mw.bind_info = (struct ibv_mw_bind_info){ mr, addr, len, access };
 	ck_assert_int_eq(ibv_post_send(qp, &w, &bad), 0);
-	wc = wait_wc(s->cq);
+	wc = mw_wait_wc(s->cq);
 	ck_assert_uint_eq(wc.wr_id, 0xb1d);
 	if (wc.status == IBV_WC_SUCCESS)
 		ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
 	return wc.status;
 }
 
-static enum ibv_wc_status local_inv(struct ibv_qp *qp, struct side *s, uint32_t rkey)
+static enum ibv_wc_status local_inv(struct ibv_qp *qp, struct tv_side *s, uint32_t rkey)
 {
 	struct ibv_send_wr w = { .wr_id = 0x1e, .opcode = IBV_WR_LOCAL_INV,
 				 .send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = rkey }, *bad;
 	struct ibv_wc wc;
 
 	ck_assert_int_eq(ibv_post_send(qp, &w, &bad), 0);
-	wc = wait_wc(s->cq);
+	wc = mw_wait_wc(s->cq);
 	ck_assert_uint_eq(wc.wr_id, 0x1e);
 	if (wc.status == IBV_WC_SUCCESS)
 		ck_assert_int_eq(wc.opcode, IBV_WC_LOCAL_INV);
 	return wc.status;
 }
 
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	ck_assert_int_eq(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0);
-	return a.qp_state;
-}
-
-/* WRITE WIN_LEN patterned bytes through RKEY into T's window, READ them
- * back, FETCH_AND_ADD its first word: exact bytes, guards untouched. */
-static void traffic_through(struct pair *p, struct side *i, struct side *t, uint32_t rkey,
-			    unsigned seed)
-{
-	uint64_t win = (uintptr_t)t->buf + WIN_OFF;
-	uint64_t word;
-
-	for (uint32_t k = 0; k < WIN_LEN; k++)
-		i->buf[k] = (unsigned char)(k * 7 + seed);
-	ck_assert_int_eq(rdma(p->i, i, IBV_WR_RDMA_WRITE, 0, WIN_LEN, win, rkey), IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(t->buf + WIN_OFF, i->buf, WIN_LEN), 0);
-	ck_assert_uint_eq(t->buf[WIN_OFF - 1], GUARD);
-	ck_assert_uint_eq(t->buf[WIN_OFF + WIN_LEN], GUARD);
-	memset(i->buf + WIN_LEN, 0, WIN_LEN);
-	ck_assert_int_eq(rdma(p->i, i, IBV_WR_RDMA_READ, WIN_LEN, WIN_LEN, win, rkey), IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(i->buf + WIN_LEN, t->buf + WIN_OFF, WIN_LEN), 0);
-	memcpy(&word, t->buf + WIN_OFF, 8);
-	ck_assert_int_eq(rdma(p->i, i, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, win, rkey), IBV_WC_SUCCESS);
-	ck_assert_int_eq(memcmp(i->buf, &word, 8), 0);
-	word++;
-	ck_assert_int_eq(memcmp(t->buf + WIN_OFF, &word, 8), 0);
-}
-
 START_TEST(test_caps_alloc)
 {
-	struct side s;
+	struct tv_side s;
 	struct ibv_device_attr a;
 	struct ibv_mw *m1, *m2, *m3;
 
-	side_open(&s, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mw_side_open(&s, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	ck_assert_int_eq(ibv_query_device(s.ctx, &a), 0);
 	ck_assert_int_eq(a.max_mw, 65535);
 	ck_assert_uint_eq(a.device_cap_flags & (IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B),
@@ -255,127 +93,119 @@ START_TEST(test_caps_alloc)
 	ck_assert_int_eq(ibv_dealloc_pd(s.pd), EBUSY);
 	ck_assert_int_eq(ibv_dealloc_mw(m1), 0);
 	ck_assert_int_eq(ibv_dealloc_mw(m2), 0);
-	side_close(&s);
+	mw_side_close(&s);
 }
 END_TEST
 
 START_TEST(test_type1)
 {
-	struct side i, t;
-	struct pair p;
+	struct tv_side i, t;
+	struct mw_pair p;
 	struct ibv_mw *mw;
 	uint32_t k0, k1;
 	uint64_t win;
 	struct ibv_mw_bind b = { .wr_id = 0x71, .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_wc wc;
 
-	side_open(&i, ACC_ALL);
-	side_open(&t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
-	win = (uintptr_t)t.buf + WIN_OFF;
-	pair_new(&p, &i, &t);
-	mw = ibv_alloc_mw(t.pd, IBV_MW_TYPE_1);
-	ck_assert_ptr_nonnull(mw);
+	mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_1, 0);
+	win = mw_win(&t);
 	k0 = mw->rkey;
-	b.bind_info = (struct ibv_mw_bind_info){ t.mr, win, WIN_LEN, ACC_ALL & ~IBV_ACCESS_LOCAL_WRITE };
+	b.bind_info = (struct ibv_mw_bind_info){ t.mr, win, MW_WIN_LEN, MW_ACC_ALL & ~IBV_ACCESS_LOCAL_WRITE };
 	ck_assert_int_eq(ibv_bind_mw(p.t, mw, &b), 0);
 	ck_assert_uint_eq(mw->rkey, ibv_inc_rkey(k0));
-	wc = wait_wc(t.cq);
+	wc = mw_wait_wc(t.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_BIND_MW);
 	ck_assert_uint_eq(wc.wr_id, 0x71);
 	ck_assert_uint_eq(wc.qp_num, p.t->qp_num);
 	/* the MR itself grants no remote access; the window does */
-	traffic_through(&p, &i, &t, mw->rkey, 1);
+	mw_traffic_through(&p, &i, &t, mw->rkey, 1);
 	/* a type 1 window serves every QP of its PD */
-	pair_free(&p);
-	pair_new(&p, &i, &t);
-	traffic_through(&p, &i, &t, mw->rkey, 2);
-	pair_free(&p);
-	expect_denied(&i, &t, IBV_WR_RDMA_WRITE, win, 16, t.mr->rkey);
-	expect_denied(&i, &t, IBV_WR_RDMA_WRITE, win + WIN_LEN - 8, 16, mw->rkey);
-	expect_denied(&i, &t, IBV_WR_RDMA_READ, win - 1, 8, mw->rkey);
+	mw_pair_free(&p);
+	mw_pair_new(&p, &i, &t, 0);
+	mw_traffic_through(&p, &i, &t, mw->rkey, 2);
+	mw_pair_free(&p);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_WRITE, win, 16, t.mr->rkey);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_WRITE, win + MW_WIN_LEN - 8, 16, mw->rkey);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_READ, win - 1, 8, mw->rkey);
 	/* rebound read-only at the MR's start: the old key is dead, writes denied */
-	pair_new(&p, &i, &t);
+	mw_pair_new(&p, &i, &t, 0);
 	k1 = mw->rkey;
 	b.bind_info = (struct ibv_mw_bind_info){ t.mr, (uintptr_t)t.buf, 4096, IBV_ACCESS_REMOTE_READ };
 	ck_assert_int_eq(ibv_bind_mw(p.t, mw, &b), 0);
-	ck_assert_int_eq(wait_wc(t.cq).status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(mw_wait_wc(t.cq).status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(mw->rkey, ibv_inc_rkey(k1));
 	ck_assert_int_eq(ibv_dereg_mr(t.mr), EBUSY);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 4096, (uintptr_t)t.buf, mw->rkey),
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 4096, (uintptr_t)t.buf, mw->rkey),
 			 IBV_WC_SUCCESS);
 	ck_assert_int_eq(memcmp(i.buf, t.buf, 4096), 0);
-	pair_free(&p);
-	expect_denied(&i, &t, IBV_WR_RDMA_READ, (uintptr_t)t.buf, 8, k1);
-	expect_denied(&i, &t, IBV_WR_RDMA_WRITE, (uintptr_t)t.buf, 8, mw->rkey);
-	expect_denied(&i, &t, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)t.buf, 8, mw->rkey);
+	mw_pair_free(&p);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_READ, (uintptr_t)t.buf, 8, k1);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_WRITE, (uintptr_t)t.buf, 8, mw->rkey);
+	mw_expect_denied(&i, &t, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)t.buf, 8, mw->rkey);
 	/* unbind: length 0 */
-	pair_new(&p, &i, &t);
+	mw_pair_new(&p, &i, &t, 0);
 	b.bind_info = (struct ibv_mw_bind_info){ t.mr, 0, 0, 0 };
 	ck_assert_int_eq(ibv_bind_mw(p.t, mw, &b), 0);
-	ck_assert_int_eq(wait_wc(t.cq).status, IBV_WC_SUCCESS);
-	pair_free(&p);
-	expect_denied(&i, &t, IBV_WR_RDMA_READ, (uintptr_t)t.buf, 8, mw->rkey);
+	ck_assert_int_eq(mw_wait_wc(t.cq).status, IBV_WC_SUCCESS);
+	mw_pair_free(&p);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_READ, (uintptr_t)t.buf, 8, mw->rkey);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
-	side_close(&i);
-	side_close(&t);
+	mw_side_close(&i);
+	mw_side_close(&t);
 }
 END_TEST
 
 START_TEST(test_type2)
 {
-	struct side i, t;
-	struct pair p, q;
+	struct tv_side i, t;
+	struct mw_pair p, q;
 	struct ibv_mw *mw;
 	uint32_t rkey;
 	uint64_t win;
 
-	side_open(&i, ACC_ALL);
-	side_open(&t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
-	win = (uintptr_t)t.buf + WIN_OFF;
-	pair_new(&p, &i, &t);
-	mw = ibv_alloc_mw(t.pd, IBV_MW_TYPE_2);
-	ck_assert_ptr_nonnull(mw);
+	mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, 0);
+	win = mw_win(&t);
 	/* free after alloc: its key names nothing yet */
-	expect_denied(&i, &t, IBV_WR_RDMA_READ, win, 8, mw->rkey);
+	mw_expect_denied(&i, &t, IBV_WR_RDMA_READ, win, 8, mw->rkey);
 	rkey = ibv_inc_rkey(mw->rkey);
-	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, WIN_LEN, ACC_ALL), IBV_WC_SUCCESS);
-	traffic_through(&p, &i, &t, rkey, 3);
+	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, MW_ACC_ALL), IBV_WC_SUCCESS);
+	mw_traffic_through(&p, &i, &t, rkey, 3);
 	/* bound to p.t: another QP of the same PD is refused (type 2B) */
-	pair_new(&q, &i, &t);
-	ck_assert_int_eq(rdma(q.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&q);
-	drain(&i);
-	drain(&t);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_SUCCESS);
+	mw_pair_new(&q, &i, &t, 0);
+	ck_assert_int_eq(mw_rdma(q.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	mw_pair_free(&q);
+	mw_drain(&i);
+	mw_drain(&t);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_SUCCESS);
 	/* a bound type 2 window cannot be bound again */
-	ck_assert_int_eq(bind2(p.t, &t, mw, ibv_inc_rkey(rkey), t.mr, win, 8, ACC_ALL),
+	ck_assert_int_eq(bind2(p.t, &t, mw, ibv_inc_rkey(rkey), t.mr, win, 8, MW_ACC_ALL),
 			 IBV_WC_MW_BIND_ERR);
-	ck_assert_int_eq(qp_state(p.t), IBV_QPS_ERR);
-	pair_free(&p);
-	drain(&i);
-	drain(&t);
+	ck_assert_int_eq(mw_qp_state(p.t), IBV_QPS_ERR);
+	mw_pair_free(&p);
+	mw_drain(&i);
+	mw_drain(&t);
 	/* the window went free with its QP; bind again, LOCAL_INV, then denied */
-	pair_new(&p, &i, &t);
+	mw_pair_new(&p, &i, &t, 0);
 	rkey = ibv_inc_rkey(rkey);
-	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, WIN_LEN, IBV_ACCESS_REMOTE_WRITE),
+	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, IBV_ACCESS_REMOTE_WRITE),
 			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, WIN_LEN, win, rkey), IBV_WC_SUCCESS);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, MW_WIN_LEN, win, rkey), IBV_WC_SUCCESS);
 	ck_assert_int_eq(local_inv(p.t, &t, rkey), IBV_WC_SUCCESS);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&p);
-	drain(&i);
-	drain(&t);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	mw_pair_free(&p);
+	mw_drain(&i);
+	mw_drain(&t);
 	/* a WRITE, a bind and a LOCAL_INV in one post: completions in SQ order,
 	 * the bind and the invalidation wait for the WRITE's ACK */
-	pair_new(&p, &i, &t);
+	mw_pair_new(&p, &i, &t, 0);
 	rkey = ibv_inc_rkey(rkey);
 	{
-		struct ibv_sge sg = { (uintptr_t)t.buf, WIN_LEN, t.mr->lkey };
+		struct ibv_sge sg = { (uintptr_t)t.buf, MW_WIN_LEN, t.mr->lkey };
 		struct ibv_send_wr w[3] = {
 			{ .wr_id = 1, .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
 			  .send_flags = IBV_SEND_SIGNALED, .next = &w[1],
-			  .wr.rdma = { (uintptr_t)i.buf + WIN_LEN, i.mr->rkey } },
+			  .wr.rdma = { (uintptr_t)i.buf + MW_WIN_LEN, i.mr->rkey } },
 			{ .wr_id = 2, .opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED,
 			  .next = &w[2] },
 			{ .wr_id = 3, .opcode = IBV_WR_LOCAL_INV, .send_flags = IBV_SEND_SIGNALED,
@@ -389,37 +219,37 @@ START_TEST(test_type2)
 		w[1].bind_mw.bind_info = (struct ibv_mw_bind_info){ t.mr, win, 64, IBV_ACCESS_REMOTE_READ };
 		ck_assert_int_eq(ibv_post_send(p.t, w, &bad), 0);
 		for (unsigned k = 0; k < 3; k++) {
-			struct ibv_wc wc = wait_wc(t.cq);
+			struct ibv_wc wc = mw_wait_wc(t.cq);
 
 			ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 			ck_assert_uint_eq(wc.wr_id, k + 1);
 			ck_assert_int_eq(wc.opcode, want[k]);
 		}
-		ck_assert_int_eq(memcmp(i.buf + WIN_LEN, t.buf, WIN_LEN), 0);
+		ck_assert_int_eq(memcmp(i.buf + MW_WIN_LEN, t.buf, MW_WIN_LEN), 0);
 	}
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&p);
-	drain(&i);
-	drain(&t);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	mw_pair_free(&p);
+	mw_drain(&i);
+	mw_drain(&t);
 	/* dealloc of a bound window: its key dies */
-	pair_new(&p, &i, &t);
+	mw_pair_new(&p, &i, &t, 0);
 	rkey = ibv_inc_rkey(rkey);
-	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, WIN_LEN, IBV_ACCESS_REMOTE_READ),
+	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, IBV_ACCESS_REMOTE_READ),
 			 IBV_WC_SUCCESS);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 64, win, rkey), IBV_WC_SUCCESS);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 64, win, rkey), IBV_WC_SUCCESS);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 64, win, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&p);
-	side_close(&i);
-	side_close(&t);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 64, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	mw_pair_free(&p);
+	mw_side_close(&i);
+	mw_side_close(&t);
 }
 END_TEST
 
 /* SEND_WITH_INV from I invalidates T's window: WITH_INV, invalidated_rkey. */
 START_TEST(test_send_inv)
 {
-	struct side i, t;
-	struct pair p;
+	struct tv_side i, t;
+	struct mw_pair p;
 	struct ibv_mw *mw;
 	uint32_t rkey;
 	uint64_t win;
@@ -429,37 +259,34 @@ START_TEST(test_send_inv)
 	struct ibv_recv_wr r = { .wr_id = 0x4ec, .sg_list = &rsg, .num_sge = 1 }, *rbad;
 	struct ibv_wc wc;
 
-	side_open(&i, ACC_ALL);
-	side_open(&t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
-	win = (uintptr_t)t.buf + WIN_OFF;
-	pair_new(&p, &i, &t);
-	mw = ibv_alloc_mw(t.pd, IBV_MW_TYPE_2);
+	mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, 0);
+	win = mw_win(&t);
 	rkey = ibv_inc_rkey(mw->rkey);
-	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, WIN_LEN, ACC_ALL), IBV_WC_SUCCESS);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_SUCCESS);
+	ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win, MW_WIN_LEN, MW_ACC_ALL), IBV_WC_SUCCESS);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_SUCCESS);
 	/* 3000 bytes: three packets at MTU 1024, IETH on the last */
 	for (uint32_t k = 0; k < 3000; k++)
 		i.buf[k] = (unsigned char)(k ^ 0x5a);
 	sg = (struct ibv_sge){ (uintptr_t)i.buf, 3000, i.mr->lkey };
-	rsg = (struct ibv_sge){ (uintptr_t)t.buf + BUF - 4096, 4096, t.mr->lkey };
+	rsg = (struct ibv_sge){ (uintptr_t)t.buf + MW_BUF - 4096, 4096, t.mr->lkey };
 	w.invalidate_rkey = rkey;
 	ck_assert_int_eq(ibv_post_recv(p.t, &r, &rbad), 0);
 	ck_assert_int_eq(ibv_post_send(p.i, &w, &bad), 0);
-	wc = wait_wc(i.cq);
+	wc = mw_wait_wc(i.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_int_eq(wc.opcode, IBV_WC_SEND);
-	wc = wait_wc(t.cq);
+	wc = mw_wait_wc(t.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(wc.wr_id, 0x4ec);
 	ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
 	ck_assert_uint_eq(wc.wc_flags & (IBV_WC_WITH_INV | IBV_WC_WITH_IMM), IBV_WC_WITH_INV);
 	ck_assert_uint_eq(wc.invalidated_rkey, rkey);
 	ck_assert_uint_eq(wc.byte_len, 3000);
-	ck_assert_int_eq(memcmp(t.buf + BUF - 4096, i.buf, 3000), 0);
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&p);
-	drain(&i);
-	drain(&t);
+	ck_assert_int_eq(memcmp(t.buf + MW_BUF - 4096, i.buf, 3000), 0);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	mw_pair_free(&p);
+	mw_drain(&i);
+	mw_drain(&t);
 	/* the same through an extended CQ: ibv_wc_read_invalidated_rkey */
 	{
 		struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_STANDARD_FLAGS };
@@ -470,7 +297,7 @@ START_TEST(test_send_inv)
 		};
 
 		ck_assert_ptr_nonnull(cqx);
-		p.i = rc_qp(i.pd, i.cq);
+		p.i = mw_rc_qp(i.pd, i.cq, 0);
 		p.t = ibv_create_qp(t.pd, &qa);
 		ck_assert_ptr_nonnull(p.t);
 		ck_assert_int_eq(tv_rc_connect(p.i, p.t->qp_num, &t.gid, IBV_MTU_1024, 12), 0);
@@ -482,8 +309,8 @@ START_TEST(test_send_inv)
 		sg.length = 100;
 		ck_assert_int_eq(ibv_post_recv(p.t, &r, &rbad), 0);
 		ck_assert_int_eq(ibv_post_send(p.i, &w, &bad), 0);
-		ck_assert_int_eq(wait_wc(i.cq).status, IBV_WC_SUCCESS);
-		ck_assert_int_eq(tv_start_poll(cqx, WAIT_MS), 0);
+		ck_assert_int_eq(mw_wait_wc(i.cq).status, IBV_WC_SUCCESS);
+		ck_assert_int_eq(tv_start_poll(cqx, MW_WAIT_MS), 0);
 		ck_assert_int_eq(cqx->status, IBV_WC_SUCCESS);
 		ck_assert_uint_eq(cqx->wr_id, 0x4ec);
 		ck_assert_int_eq(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
@@ -491,26 +318,26 @@ START_TEST(test_send_inv)
 		ck_assert_uint_eq(ibv_wc_read_invalidated_rkey(cqx), rkey);
 		ck_assert_uint_eq(ibv_wc_read_byte_len(cqx), 100);
 		ibv_end_poll(cqx);
-		ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
-		pair_free(&p);
+		ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_READ, 0, 8, win, rkey), IBV_WC_REM_ACCESS_ERR);
+		mw_pair_free(&p);
 		ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
-		drain(&i);
-		drain(&t);
+		mw_drain(&i);
+		mw_drain(&t);
 	}
 	/* an rkey that cannot be invalidated (the MR's): Invalid Request both sides */
-	pair_new(&p, &i, &t);
+	mw_pair_new(&p, &i, &t, 0);
 	w.invalidate_rkey = t.mr->rkey;
 	ck_assert_int_eq(ibv_post_recv(p.t, &r, &rbad), 0);
 	ck_assert_int_eq(ibv_post_send(p.i, &w, &bad), 0);
-	ck_assert_int_eq(wait_wc(i.cq).status, IBV_WC_REM_INV_REQ_ERR);
-	wc = wait_wc(t.cq);
+	ck_assert_int_eq(mw_wait_wc(i.cq).status, IBV_WC_REM_INV_REQ_ERR);
+	wc = mw_wait_wc(t.cq);
 	ck_assert_int_eq(wc.status, IBV_WC_REM_INV_REQ_ERR);
 	ck_assert_uint_eq(wc.wr_id, 0x4ec);
-	ck_assert_int_eq(qp_state(p.t), IBV_QPS_ERR);
-	pair_free(&p);
+	ck_assert_int_eq(mw_qp_state(p.t), IBV_QPS_ERR);
+	mw_pair_free(&p);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
-	side_close(&i);
-	side_close(&t);
+	mw_side_close(&i);
+	mw_side_close(&t);
 }
 END_TEST
 
@@ -519,7 +346,7 @@ enum bad_bind { NO_MW_BIND, OUTSIDE_MR, TYPE1_BY_WR, OTHER_PD, WRITE_NO_LOCAL_WR
 
 START_TEST(test_bind_errors)
 {
-	struct side t;
+	struct tv_side t;
 	struct ibv_pd *pd2;
 	struct ibv_cq *cq2;
 	struct ibv_mr *mr = NULL;
@@ -534,13 +361,13 @@ START_TEST(test_bind_errors)
 		acc = IBV_ACCESS_LOCAL_WRITE;
 	if (_i == WRITE_NO_LOCAL_WRITE)
 		acc = IBV_ACCESS_MW_BIND;
-	side_open(&t, acc);
+	mw_side_open(&t, acc);
 	addr = (uintptr_t)t.buf;
 	if (_i == OUTSIDE_MR)
-		addr += BUF - 4095;
+		addr += MW_BUF - 4095;
 	pd2 = ibv_alloc_pd(t.ctx);
 	cq2 = ibv_create_cq(t.ctx, 16, NULL, NULL, 0);
-	qp = rc_qp(_i == OTHER_PD ? pd2 : t.pd, t.cq);
+	qp = mw_rc_qp(_i == OTHER_PD ? pd2 : t.pd, t.cq, 0);
 	ck_assert_int_eq(tv_rc_connect(qp, qp->qp_num, &t.gid, IBV_MTU_1024, 12), 0);
 	mw = ibv_alloc_mw(t.pd, type);
 	ck_assert_ptr_nonnull(mw);
@@ -550,7 +377,7 @@ START_TEST(test_bind_errors)
 		st = bind2(qp, &t, mw, ibv_inc_rkey(mw->rkey), t.mr, addr, len,
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
 	ck_assert_int_eq(st, IBV_WC_MW_BIND_ERR);
-	ck_assert_int_eq(qp_state(qp), IBV_QPS_ERR);
+	ck_assert_int_eq(mw_qp_state(qp), IBV_QPS_ERR);
 	/* nothing was bound: the MR deregisters at once */
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
@@ -559,7 +386,7 @@ START_TEST(test_bind_errors)
 	ck_assert_ptr_nonnull(mr);
 	ck_assert_int_eq(ibv_destroy_cq(cq2), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd2), 0);
-	side_close(&t);
+	mw_side_close(&t);
 }
 END_TEST
 
@@ -567,34 +394,31 @@ END_TEST
  * on one QP pair: each cycle's data lands; the last key is dead after. */
 START_TEST(test_cycles)
 {
-	struct side i, t;
-	struct pair p;
+	struct tv_side i, t;
+	struct mw_pair p;
 	struct ibv_mw *mw;
 	uint32_t rkey;
 	uint64_t win;
 
-	side_open(&i, ACC_ALL);
-	side_open(&t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
-	win = (uintptr_t)t.buf + WIN_OFF;
-	pair_new(&p, &i, &t);
-	mw = ibv_alloc_mw(t.pd, IBV_MW_TYPE_2);
+	mw = mw_setup(&i, &t, &p, IBV_MW_TYPE_2, 0);
+	win = mw_win(&t);
 	rkey = mw->rkey;
 	for (unsigned n = 0; n < 1000; n++) {
-		uint32_t off = (n * 64) % WIN_LEN;
+		uint32_t off = (n * 64) % MW_WIN_LEN;
 
 		rkey = ibv_inc_rkey(rkey);
 		ck_assert_int_eq(bind2(p.t, &t, mw, rkey, t.mr, win + off, 64, IBV_ACCESS_REMOTE_WRITE),
 				 IBV_WC_SUCCESS);
 		memset(i.buf, (int)(n & 0xff), 64);
-		ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win + off, rkey), IBV_WC_SUCCESS);
-		ck_assert_int_eq(memcmp(t.buf + WIN_OFF + off, i.buf, 64), 0);
+		ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win + off, rkey), IBV_WC_SUCCESS);
+		ck_assert_int_eq(memcmp(t.buf + MW_WIN_OFF + off, i.buf, 64), 0);
 		ck_assert_int_eq(local_inv(p.t, &t, rkey), IBV_WC_SUCCESS);
 	}
-	ck_assert_int_eq(rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_REM_ACCESS_ERR);
-	pair_free(&p);
+	ck_assert_int_eq(mw_rdma(p.i, &i, IBV_WR_RDMA_WRITE, 0, 64, win, rkey), IBV_WC_REM_ACCESS_ERR);
+	mw_pair_free(&p);
 	ck_assert_int_eq(ibv_dealloc_mw(mw), 0);
-	side_close(&i);
-	side_close(&t);
+	mw_side_close(&i);
+	mw_side_close(&t);
 }
 END_TEST
 

@@ -20,8 +20,6 @@
  */
 #include "check_main.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -94,19 +92,6 @@ static struct ibv_qp *mk_qp(struct env *e, enum ibv_qp_type type, struct ibv_srq
 	qp = ibv_create_qp(e->pd, &qa);
 	ck_assert_ptr_nonnull(qp);
 	return qp;
-}
-
-/* Next async event within MS milliseconds: 0, or ETIMEDOUT. */
-static int next_async(struct ibv_context *ctx, int ms, struct ibv_async_event *ev)
-{
-	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
-	int fl = fcntl(ctx->async_fd, F_GETFL);
-
-	ck_assert_int_eq(fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK), 0);
-	if (poll(&p, 1, ms) != 1)
-		return ETIMEDOUT;
-	ck_assert_int_eq(ibv_get_async_event(ctx, ev), 0);
-	return 0;
 }
 
 static int post_srq_one(struct ibv_srq *srq, uint64_t wr_id, void *buf, uint32_t len, uint32_t lkey)
@@ -449,12 +434,12 @@ START_TEST(limit_event)
 	/* 56 messages leave 8 WQEs: not below the limit */
 	for (i = 0; i < 56; i++)
 		one_message(&e, tx, mr, buf, rx->qp_num);
-	ck_assert_int_eq(next_async(e.ctx, 300, &ev), ETIMEDOUT);
+	ck_assert_int_eq(tv_next_async(e.ctx, 300, &ev), ETIMEDOUT);
 	ck_assert_int_eq(ibv_query_srq(srq, &sa), 0);
 	ck_assert_int_eq(sa.srq_limit, 8);
 	/* the 57th leaves 7: one event, and the limit is disarmed */
 	one_message(&e, tx, mr, buf, rx->qp_num);
-	ck_assert_int_eq(next_async(e.ctx, WAIT_MS, &ev), 0);
+	ck_assert_int_eq(tv_next_async(e.ctx, WAIT_MS, &ev), 0);
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_SRQ_LIMIT_REACHED);
 	ck_assert_ptr_eq(ev.element.srq, srq);
 	ibv_ack_async_event(&ev);
@@ -462,7 +447,7 @@ START_TEST(limit_event)
 	ck_assert_int_eq(sa.srq_limit, 0);
 	for (i = 0; i < 7; i++)
 		one_message(&e, tx, mr, buf, rx->qp_num);
-	ck_assert_int_eq(next_async(e.ctx, 300, &ev), ETIMEDOUT);
+	ck_assert_int_eq(tv_next_async(e.ctx, 300, &ev), ETIMEDOUT);
 	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
 	ck_assert_int_eq(ibv_destroy_qp(rx), 0);
 	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
@@ -498,14 +483,14 @@ START_TEST(last_wqe_reached)
 
 	/* RC QP on the SRQ to ERR: LAST_WQE_REACHED, nothing flushed */
 	ck_assert_int_eq(ibv_modify_qp(rx, &qa, IBV_QP_STATE), 0);
-	ck_assert_int_eq(next_async(e.ctx, WAIT_MS, &ev), 0);
+	ck_assert_int_eq(tv_next_async(e.ctx, WAIT_MS, &ev), 0);
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_QP_LAST_WQE_REACHED);
 	ck_assert_ptr_eq(ev.element.qp, rx);
 	ibv_ack_async_event(&ev);
 	ck_assert_int_eq(ibv_poll_cq(e.rcq, 1, &wc), 0);
 	/* so does a UD QP */
 	ck_assert_int_eq(ibv_modify_qp(ud, &qa, IBV_QP_STATE), 0);
-	ck_assert_int_eq(next_async(e.ctx, WAIT_MS, &ev), 0);
+	ck_assert_int_eq(tv_next_async(e.ctx, WAIT_MS, &ev), 0);
 	ck_assert_int_eq(ev.event_type, IBV_EVENT_QP_LAST_WQE_REACHED);
 	ck_assert_ptr_eq(ev.element.qp, ud);
 	ibv_ack_async_event(&ev);
@@ -513,7 +498,7 @@ START_TEST(last_wqe_reached)
 	/* the three WQEs left still serve the other QP */
 	for (i = 0; i < 3; i++)
 		one_message(&e, tx2, mr, buf, rx2->qp_num);
-	ck_assert_int_eq(next_async(e.ctx, 200, &ev), ETIMEDOUT);
+	ck_assert_int_eq(tv_next_async(e.ctx, 200, &ev), ETIMEDOUT);
 	ck_assert_int_eq(ibv_destroy_qp(ud), 0);
 	ck_assert_int_eq(ibv_destroy_qp(tx), 0);
 	ck_assert_int_eq(ibv_destroy_qp(rx), 0);

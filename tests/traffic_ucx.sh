@@ -1,7 +1,9 @@
 #!/bin/sh
 # traffic_ucx: Debian's UCX 1.13 (unmodified ucx_info, ucx_perftest) on
 # uroce0 through `uroce run`. ucx_info -d lists rc_verbs and ud_verbs on
-# uroce0:1; ucx_perftest tag_lat, tag_bw and ucp_put_bw, server and client
+# uroce0:1; ucx_perftest tag_lat, tag_bw and ucp_put_bw first with UCX's
+# default transports (only UCX_NET_DEVICES=uroce0:1; see perf_default), then
+# server and client
 # as two processes with UCX_NET_DEVICES=uroce0:1 and UCX_TLS=rc_verbs,ud_verbs
 # (UCX's default picks shared memory between processes of one host; RC needs
 # UD as its wire-up transport): both sides exit 0, both log (UCX_LOG_LEVEL=info)
@@ -23,7 +25,43 @@ for tl in rc_verbs ud_verbs; do
 	expect_eq "ucx_info -d: $tl on uroce0:1" 1 "$_n"
 done
 
-export UCX_NET_DEVICES=uroce0:1 UCX_TLS=rc_verbs,ud_verbs UCX_LOG_LEVEL=info
+# udp_counter NAME: NAME=N from the device's `udp` status line.
+udp_counter() {
+	uroce status --dev uroce0 | sed -n "s/^udp .*\\b$1=\\([0-9]*\\).*/\\1/p"
+}
+
+# perf_default TEST LANE ITERS: ucx_perftest with UCX's default transports,
+# only the device named (UCX_NET_DEVICES=uroce0:1). Between two processes of
+# one host UCX moves the data through shared memory, but each UCP worker
+# opens rc_verbs on uroce0 (SRQ included) and the endpoint carries an
+# rc_verbs/uroce0:1 lane whose wire-up crosses the device: both sides exit
+# 0, no ERROR, that lane on both sides, the iterations exact, and the
+# device's `uroce status` UDP rx/tx packet counters grew.
+perf_default() {
+	_rx0=$(udp_counter rx_packets) _tx0=$(udp_counter tx_packets)
+	_p=$(free_tcp_port)
+	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -n $3"
+	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
+	_rc=$?
+	cat "$T/cli.log"
+	[ $_rc -eq 0 ] || fail "ucx_perftest -t $1 (default transports): both sides exit 0"
+	for _side in srv cli; do
+		expect_eq "$1 default $_side: ERROR lines" "" "$(grep 'UCX  ERROR' "$T/$_side.log")"
+		expect_eq "$1 default $_side: an rc_verbs/uroce0:1 lane" 1 \
+			"$(grep -c "ep_cfg\[0\]: $2(.*rc_verbs/uroce0:1.*)\$" "$T/$_side.log")"
+	done
+	expect_eq "$1 default: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
+	_rx1=$(udp_counter rx_packets) _tx1=$(udp_counter tx_packets)
+	[ "$_rx1" -gt "$_rx0" ] && [ "$_tx1" -gt "$_tx0" ] ||
+		fail "$1 default: uroce status udp packets grew" "> $_rx0/$_tx0" "$_rx1/$_tx1"
+	echo "ok: ucx_perftest -t $1, default transports: udp rx_packets $_rx0 -> $_rx1"
+}
+export UCX_NET_DEVICES=uroce0:1 UCX_LOG_LEVEL=info
+perf_default tag_lat tag 1000
+perf_default tag_bw tag 1000
+perf_default ucp_put_bw rma 1000
+
+export UCX_TLS=rc_verbs,ud_verbs
 
 # perf TEST LANE ITERS [ARGS]: ucx_perftest -t TEST -n ITERS ARGS; LANE tag or rma.
 perf() {

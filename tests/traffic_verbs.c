@@ -8,6 +8,8 @@
 #include "traffic_verbs.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -139,4 +141,16 @@ int tv_start_poll(struct ibv_cq_ex *cq, int timeout_ms)
 			return ETIMEDOUT;
 	}
 	return ret;
+}
+
+int tv_next_async(struct ibv_context *ctx, int ms, struct ibv_async_event *ev)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	int fl = fcntl(ctx->async_fd, F_GETFL);
+
+	if (fl < 0 || fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return errno;
+	if (poll(&p, 1, ms) != 1)
+		return ETIMEDOUT;
+	return ibv_get_async_event(ctx, ev) ? errno : 0;
 }

@@ -58,6 +58,11 @@ int tv_start_poll(struct ibv_cq_ex *cq, int timeout_ms);
  */
 int tv_poll_one(struct ibv_cq *cq, int timeout_ms, struct ibv_wc *wc);
 
+/* Next async event of CTX within MS milliseconds into EV (ibv_get_async_event(3);
+ * the caller acks it): 0, ETIMEDOUT, or the errno of fcntl or
+ * ibv_get_async_event. Leaves CTX's async_fd non-blocking. */
+int tv_next_async(struct ibv_context *ctx, int ms, struct ibv_async_event *ev);
+
 /* Monotonic milliseconds (deadlines only). */
 uint64_t tv_now_ms(void);
 
