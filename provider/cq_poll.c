@@ -8,7 +8,7 @@
  * (SINGLE_THREADED), and only the accessors whose wc_flag was requested.
  * Accessors read the current CQE lazily (only wr_id and status are parsed
  * eagerly, as the man page makes them plain fields). Like mlx5, a poll
- * remembers the QP of the last CQE (cur_qp) and looks the QPN up only when
+ * remembers the QP of the last CQE (qpc) and looks the QPN up only when
  * it changes.
  */
 #include "config.h"
@@ -40,12 +40,12 @@ __attribute__((noinline, cold)) struct mlx5_cqe64 *uroce_next_cqe_slow(struct ur
 /* cqe_decode.h: every CQE (error CQEs, SRQs, another QP than the cached one). */
 __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 							 const struct mlx5_cqe64 *cqe, uint8_t op,
-							 uint32_t sop, struct uroce_qp **qp,
+							 uint32_t sop, struct uroce_qp_cache *c,
 							 enum ibv_wc_status *status)
 {
 	struct uroce_context *ctx = to_uctx(cq->vcq.cq.context);
 	uint32_t qpn = sop & 0xFFFFFF;
-	struct uroce_qp *q = *qp;
+	struct uroce_qp *q = c->qp;
 	uint64_t wr_id;
 
 	*status = IBV_WC_SUCCESS;
@@ -57,11 +57,13 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 
 		return srq ? uroce_srq_complete(srq, be16toh(cqe->wqe_counter)) : 0;
 	}
-	if (!q || q->vqp.qp.qp_num != qpn) {
+	if (c->sq_qpn != qpn) {
 		q = uroce_find_qp(ctx, qpn);
 		if (!q)
 			return 0;
-		*qp = q;
+		c->qp = q;
+		c->sq_qpn = qpn;
+		c->rq_qpn = q->cap.max_recv_wr ? qpn : UROCE_NO_QPN;
 	}
 	if (uroce_cqe_is_req(op)) {
 		uint32_t idx = be16toh(cqe->wqe_counter) & (q->cap.max_send_wr - 1);
@@ -81,7 +83,7 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 /* Fills *w from a CQE (ibv_poll_cq(3): only wr_id, status, qp_num and
  * vendor_err are set for an error completion; the rest is zero). */
 static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
-			   struct uroce_qp **qp, struct ibv_wc *w)
+			   struct uroce_qp_cache *qpc, struct ibv_wc *w)
 {
 	uint8_t op = cqe->op_own >> 4;
 	uint32_t sop = be32toh(cqe->sop_drop_qpn);
@@ -89,7 +91,7 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 	unsigned int flags;
 
 	memset(w, 0, sizeof(*w));
-	w->wr_id = uroce_cqe_retire(cq, cqe, op, sop, qp, &status);
+	w->wr_id = uroce_cqe_retire(cq, cqe, op, sop, qpc, &status);
 	w->status = status;
 	w->qp_num = sop & 0xFFFFFF;
 	if (UROCE_UNLIKELY(status != IBV_WC_SUCCESS)) {
@@ -119,11 +121,12 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
-	struct uroce_qp *qp = NULL;
+	struct uroce_qp_cache qpc;
 	int n = 0;
 
 	if (num_entries < 0)
 		return -1;
+	uroce_qp_cache_reset(&qpc);
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++) {
@@ -131,7 +134,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 		if (!cqe)
 			break;
-		fill_wc(cq, cqe, &qp, &wc[n]);
+		fill_wc(cq, cqe, &qpc, &wc[n]);
 		uroce_consume(cq);
 	}
 	return uroce_poll_done(cq, n);
@@ -139,8 +142,9 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 /* ---- extended CQ iterator (ibv_create_cq_ex(3)) ---- */
 
-/* Makes the CQE at the consumer index current; cur = NULL when there is none. */
-static inline __attribute__((always_inline)) int load_current(struct uroce_cq *cq)
+/* Makes the CQE at the consumer index current, any CQE (a software flush
+ * CQE too); cur = NULL and ENOENT when there is none. */
+static __attribute__((noinline)) int load_current_slow(struct uroce_cq *cq)
 {
 	struct mlx5_cqe64 *cqe = uroce_next_cqe(cq);
 	uint32_t sop;
@@ -154,8 +158,36 @@ static inline __attribute__((always_inline)) int load_current(struct uroce_cq *c
 	/* the accessors most programs call read these instead of the CQE */
 	cq->cur_op = op;
 	cq->cur_sop = sop;
-	cq->vcq.cq_ex.wr_id = uroce_cqe_retire(cq, cqe, op, sop, &cq->cur_qp,
-					       &cq->vcq.cq_ex.status);
+	cq->vcq.cq_ex.wr_id = uroce_cqe_retire_slow(cq, cqe, op, sop, &cq->qpc,
+						    &cq->vcq.cq_ex.status);
+	return 0;
+}
+
+/*
+ * load_current_slow for the common CQE, inline: a ring CQE that software
+ * owns with a success opcode (REQ or RESP_*: 0..4; INVALID, 15, fails the
+ * same test), of the cached QP. Anything else goes to load_current_slow,
+ * which checks again from the start.
+ */
+static inline __attribute__((always_inline)) int load_current(struct uroce_cq *cq)
+{
+	uint32_t ci = cq->cons_index, nent = cq->nent, sop;
+	struct mlx5_cqe64 *cqe = &cq->cqes[ci & (nent - 1)];
+	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
+	uint8_t op = op_own >> 4;
+	uint64_t wr_id;
+
+	if (UROCE_UNLIKELY(op > MLX5_CQE_RESP_SEND_INV ||
+			   (op_own & MLX5_CQE_OWNER_MASK) != !!(ci & nent)))
+		return load_current_slow(cq);
+	sop = be32toh(cqe->sop_drop_qpn);
+	if (UROCE_UNLIKELY(!uroce_cqe_retire_fast(&cq->qpc, cqe, op, sop, &wr_id)))
+		return load_current_slow(cq);
+	cq->cur = cqe;
+	cq->cur_op = op;
+	cq->cur_sop = sop;
+	cq->vcq.cq_ex.wr_id = wr_id;
+	cq->vcq.cq_ex.status = IBV_WC_SUCCESS;
 	return 0;
 }
 
@@ -168,7 +200,7 @@ static int start_poll_locked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *at
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	cq->cur_qp = NULL; /* a QP may have been destroyed since the last poll */
+	uroce_qp_cache_reset(&cq->qpc);
 	ret = load_current(cq);
 	if (ret)
 		pthread_spin_unlock(&cq->lock);
@@ -181,7 +213,7 @@ static int start_poll_unlocked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *
 
 	if (attr->comp_mask)
 		return EINVAL;
-	cq->cur_qp = NULL;
+	uroce_qp_cache_reset(&cq->qpc);
 	return load_current(cq);
 }
 

@@ -132,6 +132,20 @@ struct uroce_ah {
  *   comp_events_read, async_events_read   events ibv_get_cq_event /
  *              ibv_get_async_event returned for this CQ (events.c)
  */
+/*
+ * The QP of the last CQE a poll retired, as mlx5's cur_rsc: CQEs of the same
+ * QP skip the QPN lookup. sq_qpn is its QPN (UROCE_NO_QPN: none yet);
+ * rq_qpn is its QPN too when its receives complete on its own RQ
+ * (cap.max_recv_wr > 0, no SRQ), else UROCE_NO_QPN, so that a CQE's QPN
+ * compared with the key of its queue is the whole check.
+ */
+struct uroce_qp_cache {
+	struct uroce_qp *qp;
+	uint32_t sq_qpn;
+	uint32_t rq_qpn;
+};
+#define UROCE_NO_QPN UINT32_MAX /* never a 24-bit QPN */
+
 struct uroce_cq {
 	struct verbs_cq vcq;
 	uint32_t handle;
@@ -152,7 +166,7 @@ struct uroce_cq {
 	pthread_spinlock_t lock;
 	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
 	struct mlx5_cqe64 *cur;
-	struct uroce_qp *cur_qp;
+	struct uroce_qp_cache qpc; /* its QP (cqe_decode.h) */
 	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
 	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
 	/* the software flush CQE being returned (flush.c), instead of a ring slot */
