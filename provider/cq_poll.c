@@ -121,12 +121,10 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
-	struct uroce_qp_cache qpc;
 	int n = 0;
 
 	if (num_entries < 0)
 		return -1;
-	uroce_qp_cache_reset(&qpc);
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++) {
@@ -134,7 +132,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 		if (!cqe)
 			break;
-		fill_wc(cq, cqe, &qpc, &wc[n]);
+		fill_wc(cq, cqe, &cq->qpc, &wc[n]);
 		uroce_consume(cq);
 	}
 	return uroce_poll_done(cq, n);
@@ -200,7 +198,6 @@ static int start_poll_locked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *at
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	uroce_qp_cache_reset(&cq->qpc);
 	ret = load_current(cq);
 	if (ret)
 		pthread_spin_unlock(&cq->lock);
@@ -213,7 +210,6 @@ static int start_poll_unlocked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *
 
 	if (attr->comp_mask)
 		return EINVAL;
-	uroce_qp_cache_reset(&cq->qpc);
 	return load_current(cq);
 }
 

@@ -134,15 +134,6 @@ static inline enum ibv_wc_opcode uroce_req_opcode(uint8_t wqe_op)
 	}
 }
 
-/* Forgets the cached QP: at the start of each poll, as a QP may have been
- * destroyed since the last one. */
-static inline void uroce_qp_cache_reset(struct uroce_qp_cache *c)
-{
-	c->qp = NULL;
-	c->sq_qpn = UROCE_NO_QPN;
-	c->rq_qpn = UROCE_NO_QPN;
-}
-
 /*
  * The wr_id of a CQE with opcode op and sop_drop_qpn sop (host order), and
  * status into *status; retires the WQEs it completes and caches its QP in

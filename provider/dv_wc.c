@@ -85,12 +85,10 @@ static inline __attribute__((always_inline)) int poll_wc(struct uroce_cq *cq, in
 							 char *p, uint64_t f,
 							 const struct urocedv_wc_layout *l)
 {
-	struct uroce_qp_cache qpc;
 	int n = 0;
 
 	if (num_entries < 0)
 		return -EINVAL;
-	uroce_qp_cache_reset(&qpc);
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++, p += STRIDE()) {
@@ -104,7 +102,7 @@ static inline __attribute__((always_inline)) int poll_wc(struct uroce_cq *cq, in
 			break;
 		op = cqe->op_own >> 4;
 		sop = be32toh(cqe->sop_drop_qpn);
-		h->wr_id = uroce_cqe_retire(cq, cqe, op, sop, &qpc, &status);
+		h->wr_id = uroce_cqe_retire(cq, cqe, op, sop, &cq->qpc, &status);
 		h->vendor_err = uroce_cqe_vendor_err(cqe, op);
 		h->wc_flags = (uint16_t)uroce_cqe_wc_flags(cqe, op, sop);
 		h->status = (uint8_t)status;

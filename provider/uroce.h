@@ -133,11 +133,13 @@ struct uroce_ah {
  *              ibv_get_async_event returned for this CQ (events.c)
  */
 /*
- * The QP of the last CQE a poll retired, as mlx5's cur_rsc: CQEs of the same
- * QP skip the QPN lookup. sq_qpn is its QPN (UROCE_NO_QPN: none yet);
+ * The QP of the last CQE a CQ's polls retired, as mlx5's cur_rsc: CQEs of
+ * the same QP skip the QPN lookup. sq_qpn is its QPN (UROCE_NO_QPN: none);
  * rq_qpn is its QPN too when its receives complete on its own RQ
  * (cap.max_recv_wr > 0, no SRQ), else UROCE_NO_QPN, so that a CQE's QPN
- * compared with the key of its queue is the whole check.
+ * compared with the key of its queue is the whole check. Kept from one poll
+ * to the next; destroying the QP clears it (uroce_cq_forget_qp), under the
+ * CQ lock as the polls.
  */
 struct uroce_qp_cache {
 	struct uroce_qp *qp;
@@ -145,6 +147,13 @@ struct uroce_qp_cache {
 	uint32_t rq_qpn;
 };
 #define UROCE_NO_QPN UINT32_MAX /* never a 24-bit QPN */
+
+static inline void uroce_qp_cache_reset(struct uroce_qp_cache *c)
+{
+	c->qp = NULL;
+	c->sq_qpn = UROCE_NO_QPN;
+	c->rq_qpn = UROCE_NO_QPN;
+}
 
 struct uroce_cq {
 	struct verbs_cq vcq;
@@ -166,7 +175,7 @@ struct uroce_cq {
 	pthread_spinlock_t lock;
 	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
 	struct mlx5_cqe64 *cur;
-	struct uroce_qp_cache qpc; /* its QP (cqe_decode.h) */
+	struct uroce_qp_cache qpc; /* the QP of the last CQE, for every poll */
 	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
 	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
 	/* the software flush CQE being returned (flush.c), instead of a ring slot */
@@ -361,6 +370,8 @@ int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int uroce_resize_cq(struct ibv_cq *cq, int cqe);
 /* Drops the unpolled CQEs of QP number qpn (QP to RESET, as mlx5). */
 void uroce_cq_clean(struct uroce_cq *cq, uint32_t qpn);
+/* Clears the CQ's QP cache if it names qp (before qp is freed). */
+void uroce_cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp);
 int uroce_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 void uroce_cq_event(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */
