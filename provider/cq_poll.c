@@ -26,15 +26,20 @@ bool uroce_cq_has_cqe(struct uroce_cq *cq)
 }
 
 /* The ring is empty: NULL, or when the daemon is gone a software flush CQE
- * of an outstanding WQE (flush.c) in cq->soft. */
+ * of an outstanding WQE (flush.c), written into the ring slot at the
+ * consumer index with that lap's owner bit, where the device would have
+ * written it: the polls consume it like any other CQE. */
 __attribute__((noinline, cold)) struct mlx5_cqe64 *uroce_next_cqe_slow(struct uroce_cq *cq)
 {
+	uint32_t ci = cq->cons_index;
+	struct mlx5_cqe64 *slot = &cq->cqes[ci & (cq->nent - 1)];
+
 	if (!uroce_ctx_gone(to_uctx(cq->vcq.cq.context)))
 		return NULL;
-	if (!uroce_flush_next_cqe(cq, &cq->soft))
+	if (!uroce_flush_next_cqe(cq, slot))
 		return NULL;
-	cq->soft_cur = true;
-	return &cq->soft;
+	slot->op_own |= !!(ci & cq->nent);
+	return slot;
 }
 
 /* cqe_decode.h: every CQE (error CQEs, SRQs, another QP than the cached one). */
@@ -80,10 +85,11 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 	return wr_id;
 }
 
-/* Fills *w from a CQE (ibv_poll_cq(3): only wr_id, status, qp_num and
- * vendor_err are set for an error completion; the rest is zero). */
-static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
-			   struct uroce_qp_cache *qpc, struct ibv_wc *w)
+/* Fills *w from any CQE and retires it (ibv_poll_cq(3): only wr_id,
+ * status, qp_num and vendor_err are set for an error completion; the rest
+ * is zero). */
+static __attribute__((noinline)) void fill_wc_any(struct uroce_cq *cq,
+						  const struct mlx5_cqe64 *cqe, struct ibv_wc *w)
 {
 	uint8_t op = cqe->op_own >> 4;
 	uint32_t sop = be32toh(cqe->sop_drop_qpn);
@@ -91,7 +97,7 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 	unsigned int flags;
 
 	memset(w, 0, sizeof(*w));
-	w->wr_id = uroce_cqe_retire(cq, cqe, op, sop, qpc, &status);
+	w->wr_id = uroce_cqe_retire_slow(cq, cqe, op, sop, &cq->qpc, &status);
 	w->status = status;
 	w->qp_num = sop & 0xFFFFFF;
 	if (UROCE_UNLIKELY(status != IBV_WC_SUCCESS)) {
@@ -117,6 +123,38 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 	}
 }
 
+/* fill_wc_any for a success CQE (uroce_ok_cqe) already retired: each field
+ * written once, the same values. */
+static inline __attribute__((always_inline)) void
+fill_wc_ok(const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop, uint64_t wr_id,
+	   struct ibv_wc *w)
+{
+	unsigned int flags = uroce_cqe_wc_flags(cqe, op, sop);
+
+	w->wr_id = wr_id;
+	w->status = IBV_WC_SUCCESS;
+	w->opcode = uroce_cqe_opcode(op, sop);
+	w->vendor_err = 0;
+	w->byte_len = uroce_cqe_byte_len(cqe, op, sop);
+	w->imm_data = flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV) ? uroce_cqe_imm(cqe, op) : 0;
+	w->qp_num = sop & 0xFFFFFF;
+	w->wc_flags = flags;
+	w->pkey_index = 0;
+	if (op == MLX5_CQE_REQ) {
+		w->src_qp = 0;
+		w->slid = 0;
+		w->sl = 0;
+		w->dlid_path_bits = 0;
+		return;
+	}
+	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
+
+	w->src_qp = flags_rqpn & 0xFFFFFF;
+	w->slid = be16toh(cqe->slid);
+	w->sl = (flags_rqpn >> 24) & 0xF;
+	w->dlid_path_bits = cqe->ml_path & 0x7F;
+}
+
 /* ibv_poll_cq: up to num_entries completions; returns how many, or -1 (EINVAL). */
 int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
@@ -128,11 +166,21 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++) {
-		struct mlx5_cqe64 *cqe = uroce_next_cqe(cq);
+		struct mlx5_cqe64 *cqe;
+		uint64_t wr_id;
+		uint32_t sop;
+		uint8_t op;
 
-		if (!cqe)
-			break;
-		fill_wc(cq, cqe, &cq->qpc, &wc[n]);
+		if (UROCE_LIKELY(uroce_ok_cqe(cq, &cqe, &op)) &&
+		    UROCE_LIKELY(uroce_cqe_retire_fast(&cq->qpc, cqe, op,
+						       sop = be32toh(cqe->sop_drop_qpn), &wr_id))) {
+			fill_wc_ok(cqe, op, sop, wr_id, &wc[n]);
+		} else {
+			cqe = uroce_next_cqe(cq);
+			if (!cqe)
+				break;
+			fill_wc_any(cq, cqe, &wc[n]);
+		}
 		uroce_consume(cq);
 	}
 	return uroce_poll_done(cq, n);
@@ -161,22 +209,17 @@ static __attribute__((noinline)) int load_current_slow(struct uroce_cq *cq)
 	return 0;
 }
 
-/*
- * load_current_slow for the common CQE, inline: a ring CQE that software
- * owns with a success opcode (REQ or RESP_*: 0..4; INVALID, 15, fails the
- * same test), of the cached QP. Anything else goes to load_current_slow,
- * which checks again from the start.
- */
+/* load_current_slow for the common CQE, inline: a success CQE
+ * (uroce_ok_cqe) of the cached QP. Anything else goes to load_current_slow,
+ * which looks again from the start. */
 static inline __attribute__((always_inline)) int load_current(struct uroce_cq *cq)
 {
-	uint32_t ci = cq->cons_index, nent = cq->nent, sop;
-	struct mlx5_cqe64 *cqe = &cq->cqes[ci & (nent - 1)];
-	uint8_t op_own = __atomic_load_n(&cqe->op_own, __ATOMIC_ACQUIRE);
-	uint8_t op = op_own >> 4;
+	struct mlx5_cqe64 *cqe;
 	uint64_t wr_id;
+	uint32_t sop;
+	uint8_t op;
 
-	if (UROCE_UNLIKELY(op > MLX5_CQE_RESP_SEND_INV ||
-			   (op_own & MLX5_CQE_OWNER_MASK) != !!(ci & nent)))
+	if (UROCE_UNLIKELY(!uroce_ok_cqe(cq, &cqe, &op)))
 		return load_current_slow(cq);
 	sop = be32toh(cqe->sop_drop_qpn);
 	if (UROCE_UNLIKELY(!uroce_cqe_retire_fast(&cq->qpc, cqe, op, sop, &wr_id)))

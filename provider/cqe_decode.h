@@ -41,8 +41,26 @@ static inline struct mlx5_cqe64 *uroce_sw_cqe(struct uroce_cq *cq)
 }
 
 /*
+ * Whether the CQE at the consumer index (*cqe) is owned by software and a
+ * success CQE (opcode REQ or RESP_*: 0..4), its opcode in *op: the common
+ * case in one test, as INVALID (15) fails it too. False for anything else
+ * (empty ring, error CQE): then uroce_next_cqe looks again.
+ */
+static inline __attribute__((always_inline)) bool uroce_ok_cqe(struct uroce_cq *cq,
+							       struct mlx5_cqe64 **cqe, uint8_t *op)
+{
+	uint32_t ci = cq->cons_index, nent = cq->nent;
+	uint8_t op_own;
+
+	*cqe = &cq->cqes[ci & (nent - 1)];
+	op_own = __atomic_load_n(&(*cqe)->op_own, __ATOMIC_ACQUIRE);
+	*op = op_own >> 4;
+	return *op <= MLX5_CQE_RESP_SEND_INV && (op_own & MLX5_CQE_OWNER_MASK) == !!(ci & nent);
+}
+
+/*
  * The next completion to return: the ring's CQE, else (the daemon gone) a
- * software flush CQE of an outstanding WQE (flush.c) in cq->soft.
+ * software flush CQE of an outstanding WQE (flush.c) written into the ring.
  */
 struct mlx5_cqe64 *uroce_next_cqe_slow(struct uroce_cq *cq); /* the empty ring (cq_poll.c) */
 
@@ -58,10 +76,7 @@ static inline struct mlx5_cqe64 *uroce_next_cqe(struct uroce_cq *cq)
 /* Consumes the completion uroce_next_cqe returned. */
 static inline void uroce_consume(struct uroce_cq *cq)
 {
-	if (UROCE_UNLIKELY(cq->soft_cur))
-		cq->soft_cur = false;
-	else
-		cq->cons_index++;
+	cq->cons_index++;
 }
 
 /* Publishes the consumer index to the daemon (dbrec[0], big-endian, release). */

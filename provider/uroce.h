@@ -178,10 +178,7 @@ struct uroce_cq {
 	struct uroce_qp_cache qpc; /* the QP of the last CQE, for every poll */
 	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
 	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
-	/* the software flush CQE being returned (flush.c), instead of a ring slot */
-	struct mlx5_cqe64 soft;
-	bool soft_cur;
-	uint32_t flush_qpn; /* QP the last flush CQE came from */
+	uint32_t flush_qpn; /* QP the last software flush CQE came from (flush.c) */
 	/* urocedv_poll_cq_wc (dv_wc.c): the poll picked for wc_layout at
 	 * urocedv_create_cq_wc, NULL for other CQs */
 	int (*wc_poll)(struct uroce_cq *cq, int num_entries, void *wc);
