@@ -205,12 +205,20 @@ uroce_cqe_retire(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op, 
 	return uroce_cqe_retire_slow(cq, cqe, op, sop, c, status);
 }
 
-/* ibv_wc_opcode of a CQE (also of error CQEs, as the iterator's read_opcode). */
+/* ibv_wc_opcode of a CQE (also of error CQEs, as the iterator's read_opcode):
+ * one table read for responder CQEs; 0xff marks the requester opcodes,
+ * whose WQE opcode says. */
 static inline enum ibv_wc_opcode uroce_cqe_opcode(uint8_t op, uint32_t sop)
 {
-	if (uroce_cqe_is_req(op))
+	enum { REQ = 0xff, R = IBV_WC_RECV, W = IBV_WC_RECV_RDMA_WITH_IMM };
+	static const uint8_t by_op[16] = { /* MLX5_CQE_*: 0 REQ, 1 RESP_WR_IMM, 13 REQ_ERR */
+		REQ, W, R, R, R, R, R, R, R, R, R, R, R, REQ, R, R,
+	};
+	uint8_t v = by_op[op & 0xF];
+
+	if (v == 0xff)
 		return uroce_req_opcode((uint8_t)(sop >> 24));
-	return op == MLX5_CQE_RESP_WR_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+	return (enum ibv_wc_opcode)v;
 }
 
 /* ibv_wc_flags of a CQE: WITH_IMM, WITH_INV, GRH (responder, RoCE packet type). */
