@@ -7,9 +7,10 @@
  * whose functions are chosen once at CQ creation: locked or lock-free
  * (SINGLE_THREADED), and only the accessors whose wc_flag was requested.
  * Accessors read the current CQE lazily (only wr_id and status are parsed
- * eagerly, as the man page makes them plain fields). Like mlx5, a poll
+ * eagerly, as the man page makes them plain fields). Like mlx5, the CQ
  * remembers the QP of the last CQE (qpc) and looks the QPN up only when
- * it changes.
+ * it changes. Each poll takes a success CQE of that QP inline and leaves
+ * everything else to one out-of-line function that starts over.
  */
 #include "config.h"
 
