@@ -2,7 +2,8 @@
  * cq_clean.c - taking a QP's unpolled CQEs out of a CQ ring when the QP
  * moves to RESET, as mlx5's provider does (mlx5_cq_clean): the CQE format
  * and owner bit are those of docs/cqe-format.md, the ring that of
- * include/uroce/abi.h.
+ * include/uroce/abi.h; and the QP out of the CQ's QP cache when it is
+ * destroyed.
  */
 #include "config.h"
 
@@ -22,6 +23,18 @@ static struct mlx5_cqe64 *cqe_at(struct uroce_cq *cq, uint32_t n)
 	if ((op_own >> 4) == MLX5_CQE_INVALID || (op_own & MLX5_CQE_OWNER_MASK) != !!(n & cq->nent))
 		return NULL;
 	return cqe;
+}
+
+/* Under the CQ lock, as the polls that read the cache (a single-threaded
+ * CQ has none: like mlx5's destroy_qp, which cleans its CQs the same way). */
+void uroce_cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp)
+{
+	if (!cq->single_threaded)
+		pthread_spin_lock(&cq->lock);
+	if (cq->qpc.qp == qp)
+		uroce_qp_cache_reset(&cq->qpc);
+	if (!cq->single_threaded)
+		pthread_spin_unlock(&cq->lock);
 }
 
 /*

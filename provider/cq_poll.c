@@ -7,9 +7,10 @@
  * whose functions are chosen once at CQ creation: locked or lock-free
  * (SINGLE_THREADED), and only the accessors whose wc_flag was requested.
  * Accessors read the current CQE lazily (only wr_id and status are parsed
- * eagerly, as the man page makes them plain fields). Like mlx5, a poll
- * remembers the QP of the last CQE (cur_qp) and looks the QPN up only when
- * it changes.
+ * eagerly, as the man page makes them plain fields). Like mlx5, the CQ
+ * remembers the QP of the last CQE (qpc) and looks the QPN up only when
+ * it changes. Each poll takes a success CQE of that QP inline and leaves
+ * everything else to one out-of-line function that starts over.
  */
 #include "config.h"
 
@@ -26,26 +27,31 @@ bool uroce_cq_has_cqe(struct uroce_cq *cq)
 }
 
 /* The ring is empty: NULL, or when the daemon is gone a software flush CQE
- * of an outstanding WQE (flush.c) in cq->soft. */
+ * of an outstanding WQE (flush.c), written into the ring slot at the
+ * consumer index with that lap's owner bit, where the device would have
+ * written it: the polls consume it like any other CQE. */
 __attribute__((noinline, cold)) struct mlx5_cqe64 *uroce_next_cqe_slow(struct uroce_cq *cq)
 {
+	uint32_t ci = cq->cons_index;
+	struct mlx5_cqe64 *slot = &cq->cqes[ci & (cq->nent - 1)];
+
 	if (!uroce_ctx_gone(to_uctx(cq->vcq.cq.context)))
 		return NULL;
-	if (!uroce_flush_next_cqe(cq, &cq->soft))
+	if (!uroce_flush_next_cqe(cq, slot))
 		return NULL;
-	cq->soft_cur = true;
-	return &cq->soft;
+	slot->op_own |= !!(ci & cq->nent);
+	return slot;
 }
 
 /* cqe_decode.h: every CQE (error CQEs, SRQs, another QP than the cached one). */
 __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 							 const struct mlx5_cqe64 *cqe, uint8_t op,
-							 uint32_t sop, struct uroce_qp **qp,
+							 uint32_t sop, struct uroce_qp_cache *c,
 							 enum ibv_wc_status *status)
 {
 	struct uroce_context *ctx = to_uctx(cq->vcq.cq.context);
 	uint32_t qpn = sop & 0xFFFFFF;
-	struct uroce_qp *q = *qp;
+	struct uroce_qp *q = c->qp;
 	uint64_t wr_id;
 
 	*status = IBV_WC_SUCCESS;
@@ -57,11 +63,13 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 
 		return srq ? uroce_srq_complete(srq, be16toh(cqe->wqe_counter)) : 0;
 	}
-	if (!q || q->vqp.qp.qp_num != qpn) {
+	if (c->sq_qpn != qpn) {
 		q = uroce_find_qp(ctx, qpn);
 		if (!q)
 			return 0;
-		*qp = q;
+		c->qp = q;
+		c->sq_qpn = qpn;
+		c->rq_qpn = q->cap.max_recv_wr ? qpn : UROCE_NO_QPN;
 	}
 	if (uroce_cqe_is_req(op)) {
 		uint32_t idx = be16toh(cqe->wqe_counter) & (q->cap.max_send_wr - 1);
@@ -78,10 +86,11 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 	return wr_id;
 }
 
-/* Fills *w from a CQE (ibv_poll_cq(3): only wr_id, status, qp_num and
- * vendor_err are set for an error completion; the rest is zero). */
-static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
-			   struct uroce_qp **qp, struct ibv_wc *w)
+/* Fills *w from any CQE and retires it (ibv_poll_cq(3): only wr_id,
+ * status, qp_num and vendor_err are set for an error completion; the rest
+ * is zero). */
+static __attribute__((noinline)) void fill_wc_any(struct uroce_cq *cq,
+						  const struct mlx5_cqe64 *cqe, struct ibv_wc *w)
 {
 	uint8_t op = cqe->op_own >> 4;
 	uint32_t sop = be32toh(cqe->sop_drop_qpn);
@@ -89,7 +98,7 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 	unsigned int flags;
 
 	memset(w, 0, sizeof(*w));
-	w->wr_id = uroce_cqe_retire(cq, cqe, op, sop, qp, &status);
+	w->wr_id = uroce_cqe_retire_slow(cq, cqe, op, sop, &cq->qpc, &status);
 	w->status = status;
 	w->qp_num = sop & 0xFFFFFF;
 	if (UROCE_UNLIKELY(status != IBV_WC_SUCCESS)) {
@@ -115,11 +124,42 @@ static inline void fill_wc(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe,
 	}
 }
 
+/* fill_wc_any for a success CQE (uroce_ok_cqe) already retired: each field
+ * written once, the same values. */
+static inline __attribute__((always_inline)) void
+fill_wc_ok(const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop, uint64_t wr_id,
+	   struct ibv_wc *w)
+{
+	unsigned int flags = uroce_cqe_wc_flags(cqe, op, sop);
+
+	w->wr_id = wr_id;
+	w->status = IBV_WC_SUCCESS;
+	w->opcode = uroce_cqe_opcode(op, sop);
+	w->vendor_err = 0;
+	w->byte_len = uroce_cqe_byte_len(cqe, op, sop);
+	w->imm_data = flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV) ? uroce_cqe_imm(cqe, op) : 0;
+	w->qp_num = sop & 0xFFFFFF;
+	w->wc_flags = flags;
+	w->pkey_index = 0;
+	if (op == MLX5_CQE_REQ) {
+		w->src_qp = 0;
+		w->slid = 0;
+		w->sl = 0;
+		w->dlid_path_bits = 0;
+		return;
+	}
+	uint32_t flags_rqpn = be32toh(cqe->flags_rqpn);
+
+	w->src_qp = flags_rqpn & 0xFFFFFF;
+	w->slid = be16toh(cqe->slid);
+	w->sl = (flags_rqpn >> 24) & 0xF;
+	w->dlid_path_bits = cqe->ml_path & 0x7F;
+}
+
 /* ibv_poll_cq: up to num_entries completions; returns how many, or -1 (EINVAL). */
 int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct uroce_cq *cq = to_ucq(ibcq);
-	struct uroce_qp *qp = NULL;
 	int n = 0;
 
 	if (num_entries < 0)
@@ -127,11 +167,21 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++) {
-		struct mlx5_cqe64 *cqe = uroce_next_cqe(cq);
+		struct mlx5_cqe64 *cqe;
+		uint64_t wr_id;
+		uint32_t sop;
+		uint8_t op;
 
-		if (!cqe)
-			break;
-		fill_wc(cq, cqe, &qp, &wc[n]);
+		if (UROCE_LIKELY(uroce_ok_cqe(cq, &cqe, &op)) &&
+		    UROCE_LIKELY(uroce_cqe_retire_fast(&cq->qpc, cqe, op,
+						       sop = be32toh(cqe->sop_drop_qpn), &wr_id))) {
+			fill_wc_ok(cqe, op, sop, wr_id, &wc[n]);
+		} else {
+			cqe = uroce_next_cqe(cq);
+			if (!cqe)
+				break;
+			fill_wc_any(cq, cqe, &wc[n]);
+		}
 		uroce_consume(cq);
 	}
 	return uroce_poll_done(cq, n);
@@ -139,8 +189,9 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 /* ---- extended CQ iterator (ibv_create_cq_ex(3)) ---- */
 
-/* Makes the CQE at the consumer index current; cur = NULL when there is none. */
-static inline __attribute__((always_inline)) int load_current(struct uroce_cq *cq)
+/* Makes the CQE at the consumer index current, any CQE (a software flush
+ * CQE too); cur = NULL and ENOENT when there is none. */
+static __attribute__((noinline)) int load_current_slow(struct uroce_cq *cq)
 {
 	struct mlx5_cqe64 *cqe = uroce_next_cqe(cq);
 	uint32_t sop;
@@ -154,8 +205,31 @@ static inline __attribute__((always_inline)) int load_current(struct uroce_cq *c
 	/* the accessors most programs call read these instead of the CQE */
 	cq->cur_op = op;
 	cq->cur_sop = sop;
-	cq->vcq.cq_ex.wr_id = uroce_cqe_retire(cq, cqe, op, sop, &cq->cur_qp,
-					       &cq->vcq.cq_ex.status);
+	cq->vcq.cq_ex.wr_id = uroce_cqe_retire_slow(cq, cqe, op, sop, &cq->qpc,
+						    &cq->vcq.cq_ex.status);
+	return 0;
+}
+
+/* load_current_slow for the common CQE, inline: a success CQE
+ * (uroce_ok_cqe) of the cached QP. Anything else goes to load_current_slow,
+ * which looks again from the start. */
+static inline __attribute__((always_inline)) int load_current(struct uroce_cq *cq)
+{
+	struct mlx5_cqe64 *cqe;
+	uint64_t wr_id;
+	uint32_t sop;
+	uint8_t op;
+
+	if (UROCE_UNLIKELY(!uroce_ok_cqe(cq, &cqe, &op)))
+		return load_current_slow(cq);
+	sop = be32toh(cqe->sop_drop_qpn);
+	if (UROCE_UNLIKELY(!uroce_cqe_retire_fast(&cq->qpc, cqe, op, sop, &wr_id)))
+		return load_current_slow(cq);
+	cq->cur = cqe;
+	cq->cur_op = op;
+	cq->cur_sop = sop;
+	cq->vcq.cq_ex.wr_id = wr_id;
+	cq->vcq.cq_ex.status = IBV_WC_SUCCESS;
 	return 0;
 }
 
@@ -168,7 +242,6 @@ static int start_poll_locked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *at
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
-	cq->cur_qp = NULL; /* a QP may have been destroyed since the last poll */
 	ret = load_current(cq);
 	if (ret)
 		pthread_spin_unlock(&cq->lock);
@@ -181,7 +254,6 @@ static int start_poll_unlocked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *
 
 	if (attr->comp_mask)
 		return EINVAL;
-	cq->cur_qp = NULL;
 	return load_current(cq);
 }
 

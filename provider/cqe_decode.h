@@ -41,8 +41,26 @@ static inline struct mlx5_cqe64 *uroce_sw_cqe(struct uroce_cq *cq)
 }
 
 /*
+ * Whether the CQE at the consumer index (*cqe) is owned by software and a
+ * success CQE (opcode REQ or RESP_*: 0..4), its opcode in *op: the common
+ * case in one test, as INVALID (15) fails it too. False for anything else
+ * (empty ring, error CQE): then uroce_next_cqe looks again.
+ */
+static inline __attribute__((always_inline)) bool uroce_ok_cqe(struct uroce_cq *cq,
+							       struct mlx5_cqe64 **cqe, uint8_t *op)
+{
+	uint32_t ci = cq->cons_index, nent = cq->nent;
+	uint8_t op_own;
+
+	*cqe = &cq->cqes[ci & (nent - 1)];
+	op_own = __atomic_load_n(&(*cqe)->op_own, __ATOMIC_ACQUIRE);
+	*op = op_own >> 4;
+	return *op <= MLX5_CQE_RESP_SEND_INV && (op_own & MLX5_CQE_OWNER_MASK) == !!(ci & nent);
+}
+
+/*
  * The next completion to return: the ring's CQE, else (the daemon gone) a
- * software flush CQE of an outstanding WQE (flush.c) in cq->soft.
+ * software flush CQE of an outstanding WQE (flush.c) written into the ring.
  */
 struct mlx5_cqe64 *uroce_next_cqe_slow(struct uroce_cq *cq); /* the empty ring (cq_poll.c) */
 
@@ -58,10 +76,7 @@ static inline struct mlx5_cqe64 *uroce_next_cqe(struct uroce_cq *cq)
 /* Consumes the completion uroce_next_cqe returned. */
 static inline void uroce_consume(struct uroce_cq *cq)
 {
-	if (UROCE_UNLIKELY(cq->soft_cur))
-		cq->soft_cur = false;
-	else
-		cq->cons_index++;
+	cq->cons_index++;
 }
 
 /* Publishes the consumer index to the daemon (dbrec[0], big-endian, release). */
@@ -90,6 +105,12 @@ static inline bool uroce_cqe_is_req(uint8_t op)
 static inline bool uroce_cqe_is_err(uint8_t op)
 {
 	return op == MLX5_CQE_REQ_ERR || op == MLX5_CQE_RESP_ERR;
+}
+
+/* A successful responder CQE (RESP_WR_IMM, RESP_SEND, RESP_SEND_IMM, RESP_SEND_INV). */
+static inline bool uroce_cqe_is_recv_ok(uint8_t op)
+{
+	return op >= MLX5_CQE_RESP_WR_IMM && op <= MLX5_CQE_RESP_SEND_INV;
 }
 
 /* mlx5 error syndrome → ibv_wc_status (docs/cqe-format.md §2). */
@@ -130,51 +151,74 @@ static inline enum ibv_wc_opcode uroce_req_opcode(uint8_t wqe_op)
 
 /*
  * The wr_id of a CQE with opcode op and sop_drop_qpn sop (host order), and
- * status into *status; retires the WQEs it completes. *qp caches the last
- * QP found (NULL at the start of a poll: a QP may be destroyed between
- * polls), as mlx5's cur_rsc. A CQE whose QPN names no QP of this context
- * (destroyed meanwhile) gets wr_id 0. The general case, out of line (cq_poll.c).
+ * status into *status; retires the WQEs it completes and caches its QP in
+ * *c. A CQE whose QPN names no QP of this context (destroyed meanwhile)
+ * gets wr_id 0. Every case (cq_poll.c); uroce_cqe_retire_fast first.
  */
 uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op,
-			       uint32_t sop, struct uroce_qp **qp, enum ibv_wc_status *status);
+			       uint32_t sop, struct uroce_qp_cache *c, enum ibv_wc_status *status);
 
-/* uroce_cqe_retire_slow with the common cases inline: a successful CQE of
- * the cached QP, a send completion or a receive on its RQ. */
-static inline __attribute__((always_inline)) uint64_t
-uroce_cqe_retire(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop,
-		 struct uroce_qp **qp, enum ibv_wc_status *status)
+/*
+ * The common case inline: a successful CQE of the cached QP, a send
+ * completion or a receive on its own RQ. True with *wr_id set (status
+ * IBV_WC_SUCCESS) and the WQEs retired; false, with nothing changed, for
+ * every other CQE (then uroce_cqe_retire_slow).
+ */
+static inline __attribute__((always_inline)) bool
+uroce_cqe_retire_fast(const struct uroce_qp_cache *c, const struct mlx5_cqe64 *cqe, uint8_t op,
+		      uint32_t sop, uint64_t *wr_id)
 {
-	struct uroce_qp *q = *qp;
-	uint64_t wr_id;
+	uint32_t qpn = sop & 0xFFFFFF;
+	struct uroce_qp *q = c->qp;
 
-	if (UROCE_UNLIKELY(!q || q->vqp.qp.qp_num != (sop & 0xFFFFFF)))
-		return uroce_cqe_retire_slow(cq, cqe, op, sop, qp, status);
 	if (op == MLX5_CQE_REQ) {
+		if (UROCE_UNLIKELY(qpn != c->sq_qpn))
+			return false;
 		uint32_t idx = be16toh(cqe->wqe_counter) & (q->cap.max_send_wr - 1);
 
-		wr_id = q->sq_wrid[idx];
+		*wr_id = q->sq_wrid[idx];
 		/* post.c may reuse the slots up to here (read under another lock) */
 		__atomic_store_n(&q->sq_tail, q->sq_wqe_head[idx] + 1, __ATOMIC_RELEASE);
+		return true;
+	}
+	/* rq_qpn never matches a QP on an SRQ */
+	if (UROCE_UNLIKELY(!uroce_cqe_is_recv_ok(op) || qpn != c->rq_qpn))
+		return false;
+	uint32_t rq_tail = q->rq_tail;
+
+	*wr_id = q->rq_wrid[rq_tail & (q->cap.max_recv_wr - 1)];
+	__atomic_store_n(&q->rq_tail, rq_tail + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* uroce_cqe_retire_slow with the common cases inline. */
+static inline __attribute__((always_inline)) uint64_t
+uroce_cqe_retire(struct uroce_cq *cq, const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop,
+		 struct uroce_qp_cache *c, enum ibv_wc_status *status)
+{
+	uint64_t wr_id;
+
+	if (UROCE_LIKELY(uroce_cqe_retire_fast(c, cqe, op, sop, &wr_id))) {
 		*status = IBV_WC_SUCCESS;
 		return wr_id;
 	}
-	/* a QP on an SRQ has max_recv_wr 0 (qp.c): its CQEs go the slow way */
-	uint32_t rq_cnt = q->cap.max_recv_wr, rq_tail = q->rq_tail;
-
-	if (UROCE_UNLIKELY(uroce_cqe_is_err(op) || !rq_cnt))
-		return uroce_cqe_retire_slow(cq, cqe, op, sop, qp, status);
-	wr_id = q->rq_wrid[rq_tail & (rq_cnt - 1)];
-	__atomic_store_n(&q->rq_tail, rq_tail + 1, __ATOMIC_RELEASE);
-	*status = IBV_WC_SUCCESS;
-	return wr_id;
+	return uroce_cqe_retire_slow(cq, cqe, op, sop, c, status);
 }
 
-/* ibv_wc_opcode of a CQE (also of error CQEs, as the iterator's read_opcode). */
+/* ibv_wc_opcode of a CQE (also of error CQEs, as the iterator's read_opcode):
+ * one table read for responder CQEs; 0xff marks the requester opcodes,
+ * whose WQE opcode says. */
 static inline enum ibv_wc_opcode uroce_cqe_opcode(uint8_t op, uint32_t sop)
 {
-	if (uroce_cqe_is_req(op))
+	enum { REQ = 0xff, R = IBV_WC_RECV, W = IBV_WC_RECV_RDMA_WITH_IMM };
+	static const uint8_t by_op[16] = { /* MLX5_CQE_*: 0 REQ, 1 RESP_WR_IMM, 13 REQ_ERR */
+		REQ, W, R, R, R, R, R, R, R, R, R, R, R, REQ, R, R,
+	};
+	uint8_t v = by_op[op & 0xF];
+
+	if (v == 0xff)
 		return uroce_req_opcode((uint8_t)(sop >> 24));
-	return op == MLX5_CQE_RESP_WR_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+	return (enum ibv_wc_opcode)v;
 }
 
 /* ibv_wc_flags of a CQE: WITH_IMM, WITH_INV, GRH (responder, RoCE packet type). */

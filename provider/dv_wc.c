@@ -85,7 +85,6 @@ static inline __attribute__((always_inline)) int poll_wc(struct uroce_cq *cq, in
 							 char *p, uint64_t f,
 							 const struct urocedv_wc_layout *l)
 {
-	struct uroce_qp *qp = NULL;
 	int n = 0;
 
 	if (num_entries < 0)
@@ -93,17 +92,20 @@ static inline __attribute__((always_inline)) int poll_wc(struct uroce_cq *cq, in
 	if (!cq->single_threaded)
 		pthread_spin_lock(&cq->lock);
 	for (; n < num_entries; n++, p += STRIDE()) {
-		struct mlx5_cqe64 *cqe = uroce_next_cqe(cq);
 		struct urocedv_wc *h = (struct urocedv_wc *)p;
 		enum ibv_wc_status status;
+		struct mlx5_cqe64 *cqe;
 		uint8_t op;
 		uint32_t sop;
 
-		if (!cqe)
-			break;
-		op = cqe->op_own >> 4;
+		if (UROCE_UNLIKELY(!uroce_ok_cqe(cq, &cqe, &op))) {
+			cqe = uroce_next_cqe(cq); /* error CQEs, the empty ring */
+			if (!cqe)
+				break;
+			op = cqe->op_own >> 4;
+		}
 		sop = be32toh(cqe->sop_drop_qpn);
-		h->wr_id = uroce_cqe_retire(cq, cqe, op, sop, &qp, &status);
+		h->wr_id = uroce_cqe_retire(cq, cqe, op, sop, &cq->qpc, &status);
 		h->vendor_err = uroce_cqe_vendor_err(cqe, op);
 		h->wc_flags = (uint16_t)uroce_cqe_wc_flags(cqe, op, sop);
 		h->status = (uint8_t)status;

@@ -378,6 +378,10 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	unread = resp.async_events_reported >
 		 __atomic_load_n(&qp->async_events_read, __ATOMIC_ACQUIRE);
 	uroce_qp_table_remove(ctx, qp);
+	if (ibqp->recv_cq)
+		uroce_cq_forget_qp(to_ucq(ibqp->recv_cq), qp);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		uroce_cq_forget_qp(to_ucq(ibqp->send_cq), qp);
 	if (unread) {
 		release_qp(qp);
 		if (!uroce_event_keep(ctx, qp))

@@ -132,6 +132,29 @@ struct uroce_ah {
  *   comp_events_read, async_events_read   events ibv_get_cq_event /
  *              ibv_get_async_event returned for this CQ (events.c)
  */
+/*
+ * The QP of the last CQE a CQ's polls retired, as mlx5's cur_rsc: CQEs of
+ * the same QP skip the QPN lookup. sq_qpn is its QPN (UROCE_NO_QPN: none);
+ * rq_qpn is its QPN too when its receives complete on its own RQ
+ * (cap.max_recv_wr > 0, no SRQ), else UROCE_NO_QPN, so that a CQE's QPN
+ * compared with the key of its queue is the whole check. Kept from one poll
+ * to the next; destroying the QP clears it (uroce_cq_forget_qp), under the
+ * CQ lock as the polls.
+ */
+struct uroce_qp_cache {
+	struct uroce_qp *qp;
+	uint32_t sq_qpn;
+	uint32_t rq_qpn;
+};
+#define UROCE_NO_QPN UINT32_MAX /* never a 24-bit QPN */
+
+static inline void uroce_qp_cache_reset(struct uroce_qp_cache *c)
+{
+	c->qp = NULL;
+	c->sq_qpn = UROCE_NO_QPN;
+	c->rq_qpn = UROCE_NO_QPN;
+}
+
 struct uroce_cq {
 	struct verbs_cq vcq;
 	uint32_t handle;
@@ -152,13 +175,10 @@ struct uroce_cq {
 	pthread_spinlock_t lock;
 	/* extended-CQ iterator state: the CQE start_poll/next_poll stopped at */
 	struct mlx5_cqe64 *cur;
-	struct uroce_qp *cur_qp;
+	struct uroce_qp_cache qpc; /* the QP of the last CQE, for every poll */
 	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
 	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
-	/* the software flush CQE being returned (flush.c), instead of a ring slot */
-	struct mlx5_cqe64 soft;
-	bool soft_cur;
-	uint32_t flush_qpn; /* QP the last flush CQE came from */
+	uint32_t flush_qpn; /* QP the last software flush CQE came from (flush.c) */
 	/* urocedv_poll_cq_wc (dv_wc.c): the poll picked for wc_layout at
 	 * urocedv_create_cq_wc, NULL for other CQs */
 	int (*wc_poll)(struct uroce_cq *cq, int num_entries, void *wc);
@@ -347,6 +367,8 @@ int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int uroce_resize_cq(struct ibv_cq *cq, int cqe);
 /* Drops the unpolled CQEs of QP number qpn (QP to RESET, as mlx5). */
 void uroce_cq_clean(struct uroce_cq *cq, uint32_t qpn);
+/* Clears the CQ's QP cache if it names qp (before qp is freed). */
+void uroce_cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp);
 int uroce_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 void uroce_cq_event(struct ibv_cq *cq);
 /* Whether the CQE at the consumer index belongs to software (cq_poll.c). */

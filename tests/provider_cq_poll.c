@@ -289,6 +289,149 @@ START_TEST(test_accessor_choice)
 END_TEST
 
 /* The QPN table: QPs in different top-level blocks, lookups, removal. */
+/* A QP for the QP-cache tests: wr_ids base + slot in its SQ (4 slots) and
+ * base + 0x100 + slot in its RQ (rq slots; 0 = no RQ, as on an SRQ). */
+struct test_qp {
+	struct uroce_qp qp;
+	uint64_t sq_wrid[4], rq_wrid[4];
+	uint32_t sq_wqe_head[4];
+};
+
+static void test_qp_init(struct fixture *f, struct test_qp *t, uint32_t qpn, uint64_t base,
+			 uint32_t rq)
+{
+	memset(t, 0, sizeof(*t));
+	t->qp.vqp.qp.qp_num = qpn;
+	t->qp.cap.max_send_wr = 4;
+	t->qp.cap.max_recv_wr = rq;
+	t->qp.sq_wrid = t->sq_wrid;
+	t->qp.rq_wrid = rq ? t->rq_wrid : NULL;
+	t->qp.sq_wqe_head = t->sq_wqe_head;
+	for (uint32_t i = 0; i < 4; i++) {
+		t->sq_wrid[i] = base + i;
+		t->rq_wrid[i] = base + 0x100 + i;
+		t->sq_wqe_head[i] = i;
+	}
+	ck_assert_int_eq(uroce_qp_table_insert(&f->ctx, &t->qp), 0);
+}
+
+/* Polls n completions, by ibv_poll_cq (iter false, one call) or by the
+ * iterator (one start_poll .. end_poll). */
+static void poll_n(struct fixture *f, bool iter, struct ibv_wc *wc, int n)
+{
+	struct ibv_cq_ex *cq = &f->cq.vcq.cq_ex;
+	struct ibv_poll_cq_attr pa = { 0 };
+
+	if (!iter) {
+		ck_assert_int_eq(uroce_poll_cq(&f->cq.vcq.cq, n + 1, wc), n);
+		return;
+	}
+	ck_assert_int_eq(cq->start_poll(cq, &pa), 0);
+	for (int i = 0; i < n; i++) {
+		wc[i].wr_id = cq->wr_id;
+		wc[i].status = cq->status;
+		wc[i].qp_num = ibv_wc_read_qp_num(cq);
+		ck_assert_int_eq(cq->next_poll(cq), i + 1 < n ? 0 : ENOENT);
+	}
+	cq->end_poll(cq);
+}
+
+/*
+ * The QP cache (the QP of the last CQE, kept across polls) as CQEs of three
+ * QPs interleave on one CQ: A (the fixture's QP), B, and C without an RQ
+ * (its receive CQE must not take the RQ path of the cached QP: wr_id 0).
+ * An error CQE of the cached QP goes the full way (status from the
+ * syndrome). By ibv_poll_cq (_i 0) and the iterator (_i 1).
+ */
+START_TEST(test_qp_cache_switch)
+{
+	struct fixture *f = fx_new_n(IBV_WC_STANDARD_FLAGS, false, 16);
+	struct test_qp b, c;
+	static const struct {
+		uint8_t opcode;
+		uint32_t qpn;
+		uint16_t wqe_counter;
+		uint64_t wr_id;
+	} seq[] = {
+		{ MLX5_CQE_RESP_SEND, QPN, 0, 0x7000 },   { MLX5_CQE_RESP_SEND, QPN, 0, 0x7001 },
+		{ MLX5_CQE_RESP_SEND, 0xb0b, 0, 0xb100 }, { MLX5_CQE_REQ, QPN, 5, 0x5005 },
+		{ MLX5_CQE_REQ, 0xb0b, 1, 0xb001 },       { MLX5_CQE_RESP_WR_IMM, 0xb0b, 0, 0xb101 },
+		{ MLX5_CQE_REQ, 0xc0c, 2, 0xc002 },       { MLX5_CQE_RESP_SEND, 0xc0c, 0, 0 },
+		{ MLX5_CQE_RESP_SEND, QPN, 0, 0x7002 },   { MLX5_CQE_RESP_ERR, QPN, 0, 0x7003 },
+		{ MLX5_CQE_RESP_SEND_IMM, 0xb0b, 0, 0xb100 },
+	};
+	int n = (int)(sizeof(seq) / sizeof(seq[0]));
+	struct ibv_wc wc[16];
+
+	test_qp_init(f, &b, 0xb0b, 0xb000, 2);
+	test_qp_init(f, &c, 0xc0c, 0xc000, 0);
+	for (int i = 0; i < n; i++) {
+		struct cqe_spec s = { .opcode = seq[i].opcode, .qpn = seq[i].qpn,
+				      .wqe_op = MLX5_OPCODE_SEND, .wqe_counter = seq[i].wqe_counter,
+				      .byte_cnt = 64, .syndrome = 0x05 };
+
+		nic_write(f, &s);
+	}
+	poll_n(f, _i == 1, wc, n);
+	for (int i = 0; i < n; i++) {
+		ck_assert_msg(wc[i].wr_id == seq[i].wr_id, "CQE %d: wr_id 0x%llx, expected 0x%llx", i,
+			      (unsigned long long)wc[i].wr_id, (unsigned long long)seq[i].wr_id);
+		ck_assert_uint_eq(wc[i].qp_num, seq[i].qpn);
+		ck_assert_int_eq(wc[i].status, seq[i].opcode == MLX5_CQE_RESP_ERR ?
+						       IBV_WC_WR_FLUSH_ERR : IBV_WC_SUCCESS);
+	}
+	ck_assert_uint_eq(f->qp.rq_tail, 4);
+	ck_assert_uint_eq(f->qp.sq_tail, 6);
+	ck_assert_uint_eq(b.qp.rq_tail, 3);
+	ck_assert_uint_eq(b.qp.sq_tail, 2);
+	ck_assert_uint_eq(c.qp.sq_tail, 3);
+	ck_assert_uint_eq(dbrec_ci(f), (uint32_t)n);
+	uroce_qp_table_remove(&f->ctx, &b.qp);
+	uroce_qp_table_remove(&f->ctx, &c.qp);
+	fx_free(f);
+}
+END_TEST
+
+/*
+ * A destroyed QP leaves the CQ's QP cache (uroce_cq_forget_qp, as
+ * destroy_qp calls it): a new QP with the same QPN gets the next CQE, not
+ * the freed one. By ibv_poll_cq (_i 0) and the iterator (_i 1).
+ */
+START_TEST(test_qp_cache_destroy)
+{
+	struct fixture *f = fx_new(IBV_WC_STANDARD_FLAGS, _i == 1);
+	struct cqe_spec s = { .opcode = MLX5_CQE_RESP_SEND, .byte_cnt = 64 };
+	struct test_qp d;
+	struct ibv_wc wc[2];
+
+	nic_write(f, &s);
+	poll_n(f, _i == 1, wc, 1);
+	ck_assert_uint_eq(wc[0].wr_id, 0x7000);
+	/* destroyed: out of the table, out of the cache; its QPN reused */
+	uroce_qp_table_remove(&f->ctx, &f->qp);
+	uroce_cq_forget_qp(&f->cq, &f->qp);
+	test_qp_init(f, &d, QPN, 0xd000, 2);
+	nic_write(f, &s);
+	nic_write(f, &s);
+	poll_n(f, _i == 1, wc, 2);
+	ck_assert_uint_eq(wc[0].wr_id, 0xd100);
+	ck_assert_uint_eq(wc[1].wr_id, 0xd101);
+	ck_assert_uint_eq(f->qp.rq_tail, 1);
+	ck_assert_uint_eq(d.qp.rq_tail, 2);
+	/* forgetting another QP keeps the cache: the same CQEs, the same QP */
+	uroce_cq_forget_qp(&f->cq, &f->qp);
+	nic_write(f, &s);
+	poll_n(f, _i == 1, wc, 1);
+	ck_assert_uint_eq(wc[0].wr_id, 0xd100);
+	ck_assert_ptr_eq(f->cq.qpc.qp, &d.qp);
+	uroce_qp_table_remove(&f->ctx, &d.qp);
+	uroce_cq_forget_qp(&f->cq, &d.qp);
+	ck_assert_uint_eq(f->cq.qpc.sq_qpn, UROCE_NO_QPN);
+	ck_assert_int_eq(uroce_qp_table_insert(&f->ctx, &f->qp), 0);
+	fx_free(f);
+}
+END_TEST
+
 START_TEST(test_qp_table)
 {
 	struct fixture *f = fx_new(0, false);
@@ -400,6 +543,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_iterator, 0, 2); /* locked, SINGLE_THREADED */
 	tcase_add_test(tc, test_accessor_choice);
 	tcase_add_test(tc, test_qp_table);
+	tcase_add_loop_test(tc, test_qp_cache_switch, 0, 2);  /* ibv_poll_cq, iterator */
+	tcase_add_loop_test(tc, test_qp_cache_destroy, 0, 2); /* ibv_poll_cq, iterator */
 	tcase_add_loop_test(tc, test_error_syndrome, 0,
 			    (int)(2 * sizeof(syndrome_cases) / sizeof(syndrome_cases[0])));
 	suite_add_tcase(s, tc);

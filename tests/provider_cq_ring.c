@@ -45,6 +45,7 @@ struct fixture *fx_new_n(uint64_t wc_flags, bool single_threaded, uint32_t nent)
 	for (uint32_t i = 0; i < nent; i++)
 		f->cq.cqes[i].op_own = MLX5_CQE_INVALID << 4;
 	pthread_spin_init(&f->cq.lock, PTHREAD_PROCESS_PRIVATE);
+	uroce_qp_cache_reset(&f->cq.qpc);
 	uroce_cq_fill_ex_ops(&f->cq);
 	return f;
 }
@@ -74,7 +75,7 @@ void nic_write(struct fixture *f, const struct cqe_spec *s)
 	cqe->slid = htobe16(s->slid);
 	cqe->ml_path = s->ml_path;
 	cqe->timestamp = htobe64(s->timestamp);
-	cqe->sop_drop_qpn = htobe32((uint32_t)s->wqe_op << 24 | QPN);
+	cqe->sop_drop_qpn = htobe32((uint32_t)s->wqe_op << 24 | (s->qpn ? s->qpn : QPN));
 	cqe->wqe_counter = htobe16(s->wqe_counter);
 	if (s->opcode == MLX5_CQE_REQ_ERR || s->opcode == MLX5_CQE_RESP_ERR) {
 		struct mlx5_err_cqe *e = (struct mlx5_err_cqe *)cqe;

@@ -40,6 +40,7 @@ struct cqe_spec {
 	uint8_t ml_path;
 	uint64_t timestamp;
 	uint8_t syndrome, vendor_err; /* error CQEs */
+	uint32_t qpn;                 /* 0: the fixture's QP (QPN) */
 };
 /* Writes CQE number f->pi and advances it. */
 void nic_write(struct fixture *f, const struct cqe_spec *s);
