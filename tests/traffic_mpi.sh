@@ -10,6 +10,11 @@
 # rank 0 prints "pingpong ok 131072000" and "rma ok 20", no UCX ERROR, both
 # ranks' tag and RMA endpoint configurations are on rc_verbs/uroce0:1, and
 # the device's `uroce status` UDP counters grew by at least the bytes moved.
+# A second run leaves UCX_TLS unset (UCX's own transport choice, only
+# UCX_NET_DEVICES=uroce0:1): the UCP workers must come up on uroce0 (the
+# failure this test first caught: "Failed to create UCP worker" when the
+# device had no SRQ) and the same program must give the same results; UCX
+# may then carry the ranks' data through shared memory.
 . "$top_srcdir/tests/lib.sh"
 
 if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
@@ -54,4 +59,24 @@ for d in rx tx; do
 	eval "_g=\$((\$${d}1 - \$${d}0))"
 	[ "$_g" -ge "$moved" ] || fail "uroce0 UDP ${d}_bytes growth" ">= $moved" "$_g"
 	echo "ok: uroce0 UDP ${d}_bytes grew by $_g (>= $moved bytes of MPI data)"
+done
+
+# UCX's defaults: rc_verbs and ud_verbs are opened on uroce0 (with SRQ), and
+# the MPI results are exact whatever lanes UCX picks between two local ranks.
+timeout 240 "$UROCE" run -- mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
+	--mca pml ucx --mca osc ucx \
+	-x UCX_NET_DEVICES=uroce0:1 -x UCX_LOG_LEVEL=info \
+	"$T/traffic_mpi" $SIZE 100 4 >"$T/mpi_default.log" 2>&1
+rc=$?
+cat "$T/mpi_default.log"
+expect_eq "mpirun exit status (UCX defaults)" 0 "$rc"
+expect_eq "UCX ERROR lines (UCX defaults)" "" "$(grep 'UCX  ERROR' "$T/mpi_default.log")"
+expect_line "ping-pong result (UCX defaults)" "$T/mpi_default.log" "pingpong ok $((SIZE * 100 * 2))"
+expect_line "one-sided result (UCX defaults)" "$T/mpi_default.log" "rma ok 4"
+# Each rank's endpoint to its peer keeps an rc_verbs/uroce0:1 lane among
+# UCX's shared-memory ones, for tag matching and for RMA.
+for _k in tag rma; do
+	_ranks=$(grep "ep_cfg\\[[0-9]*\\]: $_k(.*rc_verbs/uroce0:1" "$T/mpi_default.log" |
+		sed -n 's/.*\[[^:]*:\([0-9]*\):.*/\1/p' | sort -u | wc -l)
+	expect_eq "ranks with a $_k lane on rc_verbs/uroce0:1 (UCX defaults)" 2 "$_ranks"
 done
