@@ -77,6 +77,6 @@ expect_line "one-sided result (UCX defaults)" "$T/mpi_default.log" "rma ok 4"
 # UCX's shared-memory ones, for tag matching and for RMA.
 for _k in tag rma; do
 	_ranks=$(grep "ep_cfg\\[[0-9]*\\]: $_k(.*rc_verbs/uroce0:1" "$T/mpi_default.log" |
-		sed -n 's/.*\[[^:]*:\([0-9]*\):.*/\1/p' | sort -u | wc -l)
+		sed -n "s/.*\\[[^:]*:\\([0-9]*\\) *:.*/\\1/p" | sort -u | wc -l)
 	expect_eq "ranks with a $_k lane on rc_verbs/uroce0:1 (UCX defaults)" 2 "$_ranks"
 done
