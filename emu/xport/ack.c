@@ -24,8 +24,13 @@ void xport_ack_coalescing(struct xport_dev *dev, bool on)
 	dev->ack_coalesce = on;
 }
 
-/* The ACK for PSN with MSN, as the responder sends it (resp.c). */
+/* The ACK for PSN with MSN (no credit count). */
 static void send_ack(struct xport_qp *qp, uint32_t psn, uint32_t msn)
+{
+	xport_send_aeth(qp, psn, ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), msn);
+}
+
+void xport_send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
 {
 	struct roce_hdrs h;
 
@@ -33,7 +38,7 @@ static void send_ack(struct xport_qp *qp, uint32_t psn, uint32_t msn)
 	h.opcode = ROCE_OP_RC_ACK;
 	h.dqpn = qp->attr.dest_qp_num;
 	h.psn = psn;
-	h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
+	h.aeth.syndrome = syndrome;
 	h.aeth.msn = msn;
 	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
 	qp->stats.acks_tx++;

@@ -61,16 +61,7 @@ struct resp_pkt {
 /* Send an ACK / NAK / RNR NAK with SYNDROME for PSN. */
 static void send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome)
 {
-	struct roce_hdrs h;
-
-	memset(&h, 0, sizeof(h));
-	h.opcode = ROCE_OP_RC_ACK;
-	h.dqpn = qp->attr.dest_qp_num;
-	h.psn = psn;
-	h.aeth.syndrome = syndrome;
-	h.aeth.msn = qp->resp.msn;
-	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
-	qp->stats.acks_tx++;
+	xport_send_aeth(qp, psn, syndrome, qp->resp.msn);
 }
 
 /* Abandon a multi-packet message (UC loss, or any error): the receive

@@ -415,6 +415,10 @@ bool xport_resp_run(struct xport_qp *qp, uint32_t budget);
 void xport_resp_clear(struct xport_qp *qp);
 /* Coalesced ACKs (ack.c): the ACK earned by PSN, sent now or held;
  * send QP's held ACK now (before another response); drop it. */
+/* xport_send_aeth - send an ACK packet (BTH + AETH, IBTA 9.7.5.1) to the
+ * QP's peer: PSN, the AETH SYNDROME (ACK, NAK or RNR NAK) and MSN; counted
+ * in acks_tx. */
+void xport_send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
 void xport_resp_ack(struct xport_qp *qp, uint32_t psn);
 void xport_ack_send_held(struct xport_qp *qp);
 void xport_ack_forget(struct xport_qp *qp);
