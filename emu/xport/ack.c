@@ -30,18 +30,33 @@ static void send_ack(struct xport_qp *qp, uint32_t psn, uint32_t msn)
 	xport_send_aeth(qp, psn, ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), msn);
 }
 
-void xport_send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
+/* One responder packet to the QP's peer: BTH (OPCODE, PSN) + AETH
+ * (SYNDROME, MSN), and for ATOMIC Acknowledge the AtomicAckETH (ORIG). */
+static void send_resp_hdr(struct xport_qp *qp, uint8_t opcode, uint32_t psn, uint8_t syndrome,
+			  uint32_t msn, uint64_t orig)
 {
 	struct roce_hdrs h;
 
 	memset(&h, 0, sizeof(h));
-	h.opcode = ROCE_OP_RC_ACK;
+	h.opcode = opcode;
 	h.dqpn = qp->attr.dest_qp_num;
 	h.psn = psn;
 	h.aeth.syndrome = syndrome;
 	h.aeth.msn = msn;
+	h.atomic_ack_orig = orig;
 	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
 	qp->stats.acks_tx++;
+}
+
+void xport_send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn)
+{
+	send_resp_hdr(qp, ROCE_OP_RC_ACK, psn, syndrome, msn, 0);
+}
+
+void xport_send_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig)
+{
+	send_resp_hdr(qp, ROCE_OP_RC_ATOMIC_ACK, psn,
+		      ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), qp->resp.msn, orig);
 }
 
 void xport_resp_ack(struct xport_qp *qp, uint32_t psn)

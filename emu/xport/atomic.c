@@ -29,22 +29,6 @@ static bool is_rd_atomic_op(uint8_t opcode)
 	       opcode == ROCE_OP_RC_CMP_SWAP || opcode == ROCE_OP_RC_FETCH_ADD;
 }
 
-/* ATOMIC Acknowledge for PSN carrying ORIG (AETH ACK + AtomicAckETH). */
-static void send_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig)
-{
-	struct roce_hdrs h;
-
-	memset(&h, 0, sizeof(h));
-	h.opcode = ROCE_OP_RC_ATOMIC_ACK;
-	h.dqpn = qp->attr.dest_qp_num;
-	h.psn = psn;
-	h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
-	h.aeth.msn = qp->resp.msn;
-	h.atomic_ack_orig = orig;
-	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
-	qp->stats.acks_tx++;
-}
-
 enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
 					      const struct roce_pkt *pkt)
 {
@@ -79,7 +63,7 @@ enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
 	r->orig = orig;
 	qp->resp.msn = (qp->resp.msn + 1) & ROCE_AETH_MSN_MASK;
 	qp->resp.epsn = roce_psn_add(qp->resp.epsn, 1);
-	send_atomic_ack(qp, pkt->h.psn, orig);
+	xport_send_atomic_ack(qp, pkt->h.psn, orig);
 	return XPORT_ATOMIC_OK;
 }
 
@@ -94,7 +78,7 @@ bool xport_atomic_replay(struct xport_qp *qp, const struct roce_pkt *pkt)
 			xport_log(qp, XPORT_LOG_INFO,
 				  "PSN 0x%06x duplicate %s: original value replayed",
 				  pkt->h.psn, pkt->op->name);
-			send_atomic_ack(qp, pkt->h.psn, r->orig);
+			xport_send_atomic_ack(qp, pkt->h.psn, r->orig);
 			return true;
 		}
 	}

@@ -419,6 +419,10 @@ void xport_resp_clear(struct xport_qp *qp);
  * QP's peer: PSN, the AETH SYNDROME (ACK, NAK or RNR NAK) and MSN; counted
  * in acks_tx. */
 void xport_send_aeth(struct xport_qp *qp, uint32_t psn, uint8_t syndrome, uint32_t msn);
+/* xport_send_atomic_ack - send the ATOMIC Acknowledge for PSN (BTH + AETH
+ * ACK with the QP's MSN + AtomicAckETH carrying ORIG, docs/wire-format.md); counted
+ * in acks_tx. */
+void xport_send_atomic_ack(struct xport_qp *qp, uint32_t psn, uint64_t orig);
 void xport_resp_ack(struct xport_qp *qp, uint32_t psn);
 void xport_ack_send_held(struct xport_qp *qp);
 void xport_ack_forget(struct xport_qp *qp);
