@@ -28,7 +28,7 @@ srv="$PY -c 'import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_S
 pair 2 "$port" "$srv" "true" >"$T/pair.out"
 expect_eq "pair with a hanging server: status" 1 $?
 expect_eq "pair report" "pair: server rc=124 client rc=0
-pair: stopped after 2 s; an empty log does not mean the device was never opened (see the daemon log's client lines)" "$(cat "$T/pair.out")"
+pair: stopped after $(tmo 2) s; an empty log does not mean the device was never opened (see the daemon log's client lines)" "$(cat "$T/pair.out")"
 
 # tmo scales a bound by UROCE_TIMEOUT_FACTOR (1 when unset).
 expect_eq "tmo 60, factor unset" 60 "$(unset UROCE_TIMEOUT_FACTOR; tmo 60)"
