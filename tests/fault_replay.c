@@ -33,7 +33,9 @@
 #define DEV "uroce0"
 #define BUF 4096
 #define DEADLINE_MS 60000
-#define FIXED_ADDR 0x100000000000ull
+/* outside AddressSanitizer's shadow (x86-64: up to 0x10007fff7fff) and its
+ * allocator (from 0x600000000000) */
+#define FIXED_ADDR 0x200000000000ull
 
 static void die(const char *what, unsigned long long a, unsigned long long b)
 {
