@@ -251,7 +251,7 @@ void udp_port_settle(struct udp_port *u)
 		if (u->rx_done)
 			u->rx_done(u->rx_ctx);
 		udp_port_flush(u);
-		if (!u->tx_self || !u->rx_self_now || round == UDP_PORT_SELF_ROUNDS)
+		if (!u->tx_self || round == UDP_PORT_SELF_ROUNDS)
 			break;
 		/* loopback: sendmmsg returned after the kernel queued the
 		 * datagrams on our own socket, so they are read now instead
@@ -368,7 +368,6 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 	u->self_len = sizeof(u->self);
 	if (getsockname(fd, (struct sockaddr *)&u->self, &u->self_len) < 0)
 		u->self.ss_family = AF_UNSPEC; /* no reads without a wake-up */
-	u->rx_self_now = true;
 	u->tx_self = 0;
 	u->rx_self_reads = u->rx_self_empty = 0;
 	u->rx_ovfl = 0;

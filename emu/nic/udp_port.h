@@ -58,7 +58,6 @@ struct udp_port {
 	int rcvbuf, sndbuf;             /* socket buffer sizes as getsockopt reports them (bytes) */
 	struct sockaddr_storage self;   /* the socket's bound address (getsockname) */
 	socklen_t self_len;
-	bool rx_self_now;               /* read datagrams sent to self before the loop polls */
 	unsigned int tx_self;           /* datagrams sent to self since the last such read */
 	uint64_t rx_self_reads;         /* those reads (recvmmsg calls without a wake-up) ... */
 	uint64_t rx_self_empty;         /* ... and those that found nothing */
@@ -144,15 +143,14 @@ void udp_port_flush(struct udp_port *u);
 /*
  * udp_port_settle - run by the loop before it polls (and after work done
  * there): the rx_done callback, then udp_port_flush. When that sent
- * datagrams to U's own address (two QPs of this device) and rx_self_now is
- * set, the socket is read at once, as its readiness callback would read it
- * after the next epoll_wait, and the round repeats (what was received may
- * be answered: an ACK, a READ response), at most UDP_PORT_SELF_ROUNDS
- * reads. Loopback UDP queues a datagram on the receiving socket before
- * sendmmsg(2) returns, so the read finds it and the wake-up is saved; a
- * read that finds nothing (counted in rx_self_empty) ends the rounds and
- * the datagram is read after the poll as before. Every datagram still
- * passes through the socket.
+ * datagrams to U's own address (two QPs of this device), the socket is read
+ * at once, as its readiness callback would read it after the next
+ * epoll_wait, and the round repeats (what was received may be answered: an
+ * ACK, a READ response), at most UDP_PORT_SELF_ROUNDS reads. Loopback UDP
+ * queues a datagram on the receiving socket before sendmmsg(2) returns, so
+ * the read finds it and the wake-up is saved; a read that finds nothing
+ * (counted in rx_self_empty) ends the rounds and the datagram is read after
+ * the poll as before. Every datagram still passes through the socket.
  */
 void udp_port_settle(struct udp_port *u);
 
