@@ -112,7 +112,8 @@ static void qp_take(struct ctl_qp *qp)
  * the promise kept; after a turn without any, it is withdrawn (store 0,
  * full fence, look once more) and the watcher stops, so the loop never
  * sleeps with a post nobody rang for. Packets the WQEs produce are sent
- * here: the device's own prepare watcher may already have flushed.
+ * (and, sent to this device, read) here: the device's own prepare watcher
+ * may already have run.
  */
 static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
@@ -136,7 +137,7 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	}
 	qp->db_idle_turns = 0;
 	qp_take(qp);
-	udp_port_flush(&qp->owner->dev->udp);
+	udp_port_settle(&qp->owner->dev->udp);
 }
 
 /* Promise (abi_ring.h "Doorbell suppression") to read QP's rings again

@@ -41,9 +41,10 @@ static void rx_ovfl_of(struct udp_port *u, struct msghdr *m)
 	}
 }
 
-static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
+/* Reads what waits in U's socket, at most UDP_PORT_RX_BATCH datagrams, and
+ * hands each to the rx callback. Returns the number read (0: none waited). */
+static unsigned int udp_rx_batch(struct udp_port *u)
 {
-	struct udp_port *u = w->data;
 	struct mmsghdr mh[UDP_PORT_RX_MMSG];
 	struct iovec iov[UDP_PORT_RX_MMSG];
 	struct sockaddr_storage from[UDP_PORT_RX_MMSG];
@@ -51,11 +52,12 @@ static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(uint32_t))];
 	} c[UDP_PORT_RX_MMSG];
-	int i, n, done;
+	int i, n;
+	unsigned int done;
 
 	/* Bounded batch so one busy socket cannot starve the control socket;
 	 * recvmmsg(2): up to UDP_PORT_RX_MMSG datagrams per system call. */
-	for (done = 0; done < UDP_PORT_RX_BATCH; done += n) {
+	for (done = 0; done < UDP_PORT_RX_BATCH; done += (unsigned int)n) {
 		for (i = 0; i < UDP_PORT_RX_MMSG; i++) {
 			iov[i].iov_base = rx_buf[i];
 			iov[i].iov_len = sizeof(rx_buf[i]);
@@ -69,7 +71,7 @@ static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		n = recvmmsg(u->fd, mh, UDP_PORT_RX_MMSG, MSG_DONTWAIT, NULL);
 		if (n <= 0)
-			return;
+			return done;
 		for (i = 0; i < n; i++) {
 			rx_ovfl_of(u, &mh[i].msg_hdr);
 			u->rx_packets++;
@@ -80,7 +82,34 @@ static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 		if (u->rx_done)
 			u->rx_done(u->rx_ctx);
 		if (n < UDP_PORT_RX_MMSG)
-			return; /* the socket is empty: no call that would say EAGAIN */
+			return done + (unsigned int)n; /* the socket is empty: no call that would say EAGAIN */
+	}
+	return done;
+}
+
+static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	udp_rx_batch(w->data);
+}
+
+/* Whether TO is U's own bound address (family, address and port). */
+static bool is_own(const struct udp_port *u, const struct sockaddr *to)
+{
+	if (to->sa_family != u->self.ss_family)
+		return false;
+	if (to->sa_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)to;
+		const struct sockaddr_in *b = (const struct sockaddr_in *)&u->self;
+
+		return a->sin_port == b->sin_port && a->sin_addr.s_addr == b->sin_addr.s_addr;
+	}
+	{
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)to;
+		const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)&u->self;
+
+		return a->sin6_port == b->sin6_port && !memcmp(&a->sin6_addr, &b->sin6_addr, 16);
 	}
 }
 
@@ -175,6 +204,8 @@ void udp_port_flush(struct udp_port *u)
 		for (; r > 0; r--, i++) {
 			u->tx_packets++;
 			u->tx_bytes += u->txq[i].len;
+			if (is_own(u, (const struct sockaddr *)&u->txq[i].to))
+				u->tx_self++;
 		}
 	}
 }
@@ -194,6 +225,8 @@ int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
 		}
 		u->tx_packets++;
 		u->tx_bytes += len;
+		if (is_own(u, to))
+			u->tx_self++;
 		return 0;
 	}
 	if (u->txq_n && u->txq[0].fd != fd)
@@ -210,13 +243,34 @@ int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
 	return 0;
 }
 
+void udp_port_settle(struct udp_port *u)
+{
+	unsigned int round;
+
+	for (round = 0;; round++) {
+		if (u->rx_done)
+			u->rx_done(u->rx_ctx);
+		udp_port_flush(u);
+		if (!u->tx_self || round == UDP_PORT_SELF_ROUNDS)
+			break;
+		/* loopback: sendmmsg returned after the kernel queued the
+		 * datagrams on our own socket, so they are read now instead
+		 * of after a wake-up from epoll_wait */
+		u->tx_self = 0;
+		u->rx_self_reads++;
+		if (!udp_rx_batch(u)) {
+			u->rx_self_empty++;
+			break;
+		}
+	}
+	u->tx_self = 0;
+}
+
 static void tx_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 {
-	struct udp_port *u = w->data;
-
-	if (u->rx_done)
-		u->rx_done(u->rx_ctx);
-	udp_port_flush(u);
+	(void)loop;
+	(void)revents;
+	udp_port_settle(w->data);
 }
 
 void udp_port_send_failed(struct udp_port *u, int err, size_t len, const struct sockaddr *to)
@@ -311,6 +365,11 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 		return e;
 	}
 	u->fd = fd;
+	u->self_len = sizeof(u->self);
+	if (getsockname(fd, (struct sockaddr *)&u->self, &u->self_len) < 0)
+		u->self.ss_family = AF_UNSPEC; /* no reads without a wake-up */
+	u->tx_self = 0;
+	u->rx_self_reads = u->rx_self_empty = 0;
 	u->rx_ovfl = 0;
 	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = u->tx_dropped = 0;
 	u->tx_errors = u->tx_too_big = u->tx_errors_logged = 0;

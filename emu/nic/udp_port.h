@@ -23,6 +23,10 @@
 /* Datagrams per recvmmsg(2) call (UDP_PORT_RX_BATCH is a multiple). */
 #define UDP_PORT_RX_MMSG 32
 
+/* Rounds of udp_port_settle: a request and its response (an ACK, a READ
+ * response) between two QPs of the device take two. */
+#define UDP_PORT_SELF_ROUNDS 4
+
 /* Datagrams queued for one sendmmsg(2) call, and the largest one queued
  * (a RoCEv2 UDP payload at IB MTU 4096 with every extension header). */
 #define UDP_PORT_TX_MMSG 32
@@ -52,6 +56,11 @@ struct udp_port {
 	uint64_t tx_errors_logged;      /* tx_errors at the last log line */
 	uint64_t rx_ovfl;               /* dropped by the kernel: receive buffer full (SO_RXQ_OVFL) */
 	int rcvbuf, sndbuf;             /* socket buffer sizes as getsockopt reports them (bytes) */
+	struct sockaddr_storage self;   /* the socket's bound address (getsockname) */
+	socklen_t self_len;
+	unsigned int tx_self;           /* datagrams sent to self since the last such read */
+	uint64_t rx_self_reads;         /* those reads (recvmmsg calls without a wake-up) ... */
+	uint64_t rx_self_empty;         /* ... and those that found nothing */
 	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
@@ -130,6 +139,20 @@ int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
 
 /* udp_port_flush - send U's queued datagrams now (sendmmsg(2)). */
 void udp_port_flush(struct udp_port *u);
+
+/*
+ * udp_port_settle - run by the loop before it polls (and after work done
+ * there): the rx_done callback, then udp_port_flush. When that sent
+ * datagrams to U's own address (two QPs of this device), the socket is read
+ * at once, as its readiness callback would read it after the next
+ * epoll_wait, and the round repeats (what was received may be answered: an
+ * ACK, a READ response), at most UDP_PORT_SELF_ROUNDS reads. Loopback UDP
+ * queues a datagram on the receiving socket before sendmmsg(2) returns, so
+ * the read finds it and the wake-up is saved; a read that finds nothing
+ * (counted in rx_self_empty) ends the rounds and the datagram is read after
+ * the poll as before. Every datagram still passes through the socket.
+ */
+void udp_port_settle(struct udp_port *u);
 
 /*
  * udp_port_send_failed - account a datagram of LEN bytes to TO that the
