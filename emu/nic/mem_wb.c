@@ -137,8 +137,13 @@ int mem_wb_write(struct uroce_dev *d, int mem_fd, uint32_t client_id, uint32_t q
 	if (wb->fd >= 0 && (wb->fd != mem_fd || wb->qpn != qpn || wb->addr + wb->len != addr ||
 			    len > MEM_WB_CAP - wb->len))
 		mem_wb_flush(d);
-	if (len >= MEM_WB_CAP)
-		return mem_copy(mem_fd, addr, (void *)buf, len, true);
+	if (len >= MEM_WB_CAP) {
+		if (mem_copy(mem_fd, addr, (void *)buf, len, true))
+			return -1;
+		wb->st.pwrites++;
+		wb->st.bytes += len;
+		return 0;
+	}
 	if (wb->fd < 0) {
 		wb->fd = mem_fd;
 		wb->client_id = client_id;
