@@ -83,6 +83,7 @@ void mem_wb_flush(struct uroce_dev *d)
 	if (!wb || wb->fd < 0)
 		return;
 	wb->st.pwrites++;
+	errno = 0;
 	if (mem_copy(wb->fd, wb->addr, wb->buf, wb->len, true)) {
 		/* A NIC would have written into the MR's pinned pages; here the
 		 * mapping is gone (munmap under a non-ODP MR) or the process is
@@ -94,7 +95,7 @@ void mem_wb_flush(struct uroce_dev *d)
 		ulog_limited(ULOG_LIMIT_MEM_WB, ULOG_WARN,
 			     "client#%u qpn 0x%x: deferred write of %u bytes at 0x%llx failed (memory unmapped or process gone): %s",
 			     wb->client_id, wb->qpn, wb->len, (unsigned long long)wb->addr,
-			     strerror(errno ? errno : EFAULT));
+			     errno ? strerror(errno) : "address space gone");
 	} else {
 		wb->st.bytes += wb->len;
 	}
