@@ -20,6 +20,7 @@ emu_liburoced_la_SOURCES = \
 	emu/ctl/admin.c emu/ctl/admin.h tools/admin_client.c \
 	emu/nic/cq_ring.c emu/nic/cq_ring.h \
 	emu/nic/mem_access.c emu/nic/mem_access.h \
+	emu/nic/mem_wb.c emu/nic/mem_wb.h \
 	emu/nic/mem_window.c emu/nic/mem_window.h \
 	emu/nic/wqe_reader.c emu/nic/wqe_reader.h \
 	emu/nic/engine_glue.c emu/nic/engine_glue.h \

@@ -34,6 +34,7 @@ enum ulog_limit {
 	ULOG_LIMIT_ACCEPT,      /* accept(2) failures */
 	ULOG_LIMIT_CQ_LOST,     /* completions lost after a CQ overrun */
 	ULOG_LIMIT_RX_SRC,      /* RC/UC packets from the wrong source address */
+	ULOG_LIMIT_MEM_WB,      /* deferred memory writes that failed (mem_wb.c) */
 	ULOG_LIMIT_NKINDS
 };
 

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
+#include "emu/nic/device.h"
 #include "emu/nic/cq_ring.h"
 
 #include "check_main.h"
@@ -23,6 +24,7 @@
 
 #define NENT 8
 
+static struct uroce_dev dev;
 static struct ctl_client cl;
 static struct ctl_cq cq;
 static int chan[2], asy[2];
@@ -42,6 +44,8 @@ static void setup(void)
 	memset(ring, 0, uroce_cq_ring_size(NENT));
 	for (i = 0; i < NENT; i++)
 		((struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE))[i].op_own = 0xF0;
+	memset(&dev, 0, sizeof(dev));
+	cl.dev = &dev; /* no write-behind: cq_push's flush does nothing */
 	cl.id = 1;
 	cl.async_fd = asy[1];
 	cq.owner = &cl;

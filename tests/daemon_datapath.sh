@@ -28,7 +28,10 @@ if [ -x "$INSPECT" ]; then
 	# responses) and the WRITE with a bad rkey (1) = PSNs 256..274; its
 	# answers: 2 ACKs, 5 READ responses, the NAK; the UC QP's SEND 2500
 	# and WRITE 3000 (3 + 3); the UD SEND (1); the execve test's two RC
-	# pairs (WRITE 4 packets + its NAK, READ request + its NAK). Flows
+	# pairs (WRITE 4 packets + its NAK, READ request + its NAK; the
+	# WRITE's NAK names its last packet, PSN 259: the payloads are written
+	# behind and their failure is found where the message would be
+	# acknowledged, docs/transport.md "Write-behind"). Flows
 	# by destination QPN (a fresh daemon numbers QPs from 0x11); each
 	# packet once, requests in PSN order without gaps or repeats.
 	want="summary: 37 packets, RoCEv2 37, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0"
@@ -40,7 +43,7 @@ dqpn 0x000014 requests: packets 6, psn 1792..1797, gaps 0, repeats 0
 dqpn 0x000018 requests: packets 1, psn 1280..1280, gaps 0, repeats 0
 dqpn 0x000019 requests: packets 4, psn 256..259, gaps 0, repeats 0
 dqpn 0x00001a requests: packets 1, psn 256..256, gaps 0, repeats 0
-dqpn 0x00001b responses: packets 1, psn 256..256, gaps 0, repeats 0
+dqpn 0x00001b responses: packets 1, psn 259..259, gaps 0, repeats 0
 dqpn 0x00001c responses: packets 1, psn 256..256, gaps 0, repeats 0"
 	got=$(sed -n 's/^flow RoCEv2 [^ ]* > [^ ]* //p' "$D/inspect.out" | sort)
 	[ "$got" = "$want" ] || fail "capture flows: expected

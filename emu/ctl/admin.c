@@ -8,6 +8,7 @@
 #include "emu/ctl/admin.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/nic/fault_queue.h"
 #include "emu/nic/fault_spec.h"
@@ -52,6 +53,10 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			(unsigned long long)xs->rx_bad_src, (unsigned long long)xs->rx_bad_icrc,
 			(unsigned long long)udp_port_rx_drops(&d->udp));
 	}
+	if (d->wb)
+		fprintf(fp, "mem_wb staged=%llu pwrites=%llu bytes=%llu mem_write_faults=%llu\n",
+			(unsigned long long)d->wb->st.staged, (unsigned long long)d->wb->st.pwrites,
+			(unsigned long long)d->wb->st.bytes, (unsigned long long)d->wb->st.faults);
 	fault_dev_status(d, fp);
 	if (d->vt.on)
 		fprintf(fp, "deterministic seed=%llu virtual_ns=%llu\n", (unsigned long long)d->seed,

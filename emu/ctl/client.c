@@ -6,6 +6,7 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/nic/doorbell.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 
@@ -86,6 +87,8 @@ void client_destroy(struct ctl_client *c)
 	uint32_t nqp = c->qps.count, nah = c->ahs.count, nmr = c->mrs.count, ncq = c->cqs.count,
 		 npd = c->pds.count;
 
+	/* writes into its memory land before its descriptors close */
+	mem_wb_flush(d);
 	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
 	 * MRs and PDs) and MRs (hold PDs). */
 	DRAIN(c, qps, struct ctl_qp, qp_free);

@@ -6,6 +6,7 @@
 #include "emu/ctl/server.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "uroce/fdmsg.h"
@@ -141,6 +142,9 @@ static int dispatch(struct ctl_client *c, const unsigned char *buf, ssize_t n, i
 	call->resp = resp;
 	call->n_out = 0;
 	call->close_out = true;
+	/* a request may observe memory (query, status) or end the objects a
+	 * pending write goes through (dereg, destroy, shutdown) */
+	mem_wb_flush(c->dev);
 	rc = desc->fn(c, call);
 	if (rc)
 		call->n_out = 0;

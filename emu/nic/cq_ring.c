@@ -9,6 +9,8 @@
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
 #include "emu/log.h"
+#include "emu/nic/device.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/nic/nic_time.h"
 
 #include <endian.h>
@@ -252,6 +254,8 @@ int cq_push(struct ctl_cq *cq, const struct mlx5_cqe64 *cqe)
 	uint32_t ci, used;
 	uint8_t op_own;
 
+	/* the data a completion announces is in memory before it */
+	mem_wb_flush(cq->owner->dev);
 	if (cq->overrun)
 		return EIO;
 	ci = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;

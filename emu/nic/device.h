@@ -25,6 +25,7 @@
 struct ctl_client;
 struct ctl_qp;
 struct fault_dev;
+struct mem_wb;
 struct pcapw;
 struct xport_dev;
 
@@ -81,6 +82,7 @@ struct uroce_dev {
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
 	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
+	struct mem_wb *wb;              /* write-behind of memory writes (mem_wb.c), or NULL */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */
 	unsigned int sport_open;        /* sockets in sport_fd (port.c bounds it) */

@@ -11,6 +11,7 @@
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/nic/mem_window.h"
 #include "emu/nic/nic_time.h"
 #include "emu/nic/port.h"
@@ -31,6 +32,11 @@ static enum xport_mem_status dp_mem(void *ctx, struct xport_qp *xqp, uint32_t pd
 				    unsigned int access, enum xport_mem_op op)
 {
 	return mem_access_qp(ctx, pd, xport_qp_num(xqp), is_rkey, key, addr, buf, len, access, op);
+}
+
+static enum xport_mem_status dp_mem_sync(void *ctx, struct xport_qp *xqp)
+{
+	return mem_wb_sync(ctx, xport_qp_num(xqp)) ? XPORT_MEM_FAULT : XPORT_MEM_OK;
 }
 
 /* BIND_MW and LOCAL_INV, executed in SQ order (mem_window.h). A failed
@@ -96,6 +102,7 @@ static void qp_timer_cb(struct nic_timer *t)
 	struct uroce_dev *d = qp->owner->dev;
 	uint64_t now = dp_now_ns(d);
 
+	mem_wb_flush(d);
 	if (!d->vt.on && udp_port_rx_pending(&d->udp)) {
 		if (!qp->timer_defer_until) {
 			struct xport_qp_attr a;
@@ -127,6 +134,8 @@ static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type eve
 {
 	struct ctl_qp *qp = xport_qp_user(xqp);
 
+	/* the application may look at memory once it has the event */
+	mem_wb_flush(ctx);
 	if (event == IBV_EVENT_QP_LAST_WQE_REACHED)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x on srqn 0x%x: last WQE reached", qp->owner->id,
 		     qp->qpn, qp->srq ? qp->srq->srqn : 0);
@@ -140,6 +149,7 @@ static void dp_srq_event(void *ctx, struct xport_srq *xsrq, enum ibv_event_type 
 {
 	struct ctl_srq *srq = xport_srq_user(xsrq);
 
+	mem_wb_flush(ctx);
 	ulog(ULOG_DEBUG, "client#%u srqn 0x%x: event %d", srq->owner->id, srq->srqn, event);
 	if (!client_async_event(srq->owner, srq->user_handle, event))
 		srq->async_events++;
@@ -217,6 +227,7 @@ static const struct xport_ops engine_ops = {
 	.local_op = dp_local_op,
 	.invalidate = dp_invalidate,
 	.rq_refill = dp_rq_refill,
+	.mem_sync = dp_mem_sync,
 };
 
 int engine_init(struct uroce_dev *d)
@@ -224,22 +235,30 @@ int engine_init(struct uroce_dev *d)
 	union ibv_gid me;
 	int rc;
 
+	rc = mem_wb_init(d);
+	if (rc)
+		return rc;
 	port_local_gid(d, &me);
 	d->xdev = xport_dev_new(&engine_ops, d, &me, d->port, d->mtu);
-	if (!d->xdev)
-		return errno ? errno : ENOMEM;
+	if (!d->xdev) {
+		rc = errno ? errno : ENOMEM;
+		mem_wb_fini(d);
+		return rc;
+	}
 	/* one ACK per QP per receive batch: port.c flushes after each */
 	xport_ack_coalescing(d->xdev, true);
 	rc = port_init(d);
 	if (rc) {
 		xport_dev_free(d->xdev);
 		d->xdev = NULL;
+		mem_wb_fini(d);
 	}
 	return rc;
 }
 
 void engine_fini(struct uroce_dev *d)
 {
+	mem_wb_fini(d);
 	port_fini(d);
 	if (d->xdev)
 		xport_dev_free(d->xdev);
@@ -274,6 +293,7 @@ void engine_qp_destroy(struct ctl_qp *qp)
 
 	if (!qp->xqp)
 		return;
+	mem_wb_forget_qp(qp->owner->dev, qp->qpn);
 	nic_timer_stop(&qp->timer);
 	doorbell_qp_stop(qp);
 	ev_check_stop(qp->owner->dev->loop, &qp->run_check);

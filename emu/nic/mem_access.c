@@ -8,6 +8,7 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/ctl/objects.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/nic/mem_window.h"
 
 #include <errno.h>
@@ -16,29 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-/* Copy LEN bytes between BUF and ADDR through MEM_FD, the client's own
- * /proc/self/mem descriptor (partial transfers resumed). 0 bytes means the mm is gone
- * (exit or execve). Returns 0 or -1. */
-static int mem_copy(int mem_fd, uint64_t addr, void *buf, uint32_t len, bool write)
-{
-	uint32_t done = 0;
-
-	if (mem_fd < 0 || addr > (uint64_t)INT64_MAX - len)
-		return -1;
-	while (done < len) {
-		ssize_t n = write ? pwrite(mem_fd, (const char *)buf + done, len - done, (off_t)(addr + done))
-				  : pread(mem_fd, (char *)buf + done, len - done, (off_t)(addr + done));
-
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		done += (uint32_t)n;
-	}
-	return 0;
-}
 
 enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
 				 uint64_t addr, void *buf, uint32_t len, unsigned int access,
@@ -88,7 +66,12 @@ enum xport_mem_status mem_access_qp(struct uroce_dev *d, uint32_t pdn, uint32_t 
 	/* The fd reaches the mm the client had when it opened it only: not
 	 * the image of a later execve. Its writes are FOLL_FORCE (they pass a
 	 * read-only mapping): the access flags above are the guard. */
-	if (mem_copy(mr->owner->mem_fd, addr, buf, len, op == XPORT_MEM_WRITE))
+	if (op == XPORT_MEM_WRITE)
+		return mem_wb_write(d, mr->owner->mem_fd, mr->owner->id, qpn, addr, buf, len)
+			       ? XPORT_MEM_FAULT : XPORT_MEM_OK;
+	/* a read sees every write accepted before it */
+	mem_wb_flush(d);
+	if (mem_copy(mr->owner->mem_fd, addr, buf, len, false))
 		return XPORT_MEM_FAULT;
 	return XPORT_MEM_OK;
 }

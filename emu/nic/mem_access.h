@@ -23,7 +23,10 @@ struct uroce_dev;
  *            / REMOTE_ATOMIC for remote requests, LOCAL_WRITE to fill a receive buffer or a
  *            READ response, 0 to read a local SGE
  *   op       XPORT_MEM_CHECK (validate only), _READ (memory -> buf), _WRITE
- *            (buf -> memory); len 0 checks the key only
+ *            (buf -> memory); len 0 checks the key only. With the device's
+ *            write-behind (mem_wb.h) a _WRITE is checked now and copied
+ *            later (a later failure: mem_wb_sync); a _READ first writes
+ *            what is pending
  * Returns XPORT_MEM_OK; _BAD_KEY (no live MR with this key, incl. a wrong
  * variant), _BAD_PD (MR of another PD), _BOUNDS (range not inside the MR;
  * overflow-safe for any addr/len from the network), _ACCESS (the MR lacks a

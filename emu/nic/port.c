@@ -7,6 +7,7 @@
 #include "emu/nic/capture.h"
 #include "emu/nic/device.h"
 #include "emu/nic/fault_queue.h"
+#include "emu/nic/mem_wb.h"
 #include "emu/nic/nic_time.h"
 #include "emu/log.h"
 #include "emu/xport/xport.h"
@@ -108,8 +109,12 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 	socklen_t tolen;
 	uint8_t buf[4224];
 	struct roce_l3 l3;
-	int fd = sport_socket(d, sport);
+	int fd;
 	uint32_t crc;
+
+	/* no ACK, NAK or response may leave before the data it follows */
+	mem_wb_flush(d);
+	fd = sport_socket(d, sport);
 
 	memset(&to, 0, sizeof(to));
 	if (roce_addr_is_v4mapped(dgid->raw)) {
@@ -266,6 +271,7 @@ static void port_rx_done(void *ctx)
 {
 	struct uroce_dev *d = ctx;
 
+	mem_wb_flush(d);
 	if (d->xdev)
 		xport_ack_flush(d->xdev);
 }

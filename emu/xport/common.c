@@ -320,6 +320,13 @@ enum xport_mem_status xport_scatter(struct xport_qp *qp,
 	return sge_copy(qp, sgl, num_sge, offset, (uint8_t *)buf, len, XPORT_MEM_WRITE);
 }
 
+enum xport_mem_status xport_mem_sync(struct xport_qp *qp)
+{
+	const struct xport_ops *ops = &qp->dev->ops;
+
+	return ops->mem_sync ? ops->mem_sync(qp->dev->ctx, qp) : XPORT_MEM_OK;
+}
+
 int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
 		   struct roce_hdrs *h, const void *payload, uint32_t len)
 {

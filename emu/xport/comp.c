@@ -188,8 +188,9 @@ static enum comp_state do_read(struct comp_pkt *c)
 		c->status = IBV_WC_BAD_RESP_ERR;
 		return COMPST_ERROR;
 	}
-	if (want && xport_scatter(qp, w->wr.sg_list, w->wr.num_sge,
-				  (uint32_t)off, pkt->payload, (uint32_t)want)) {
+	if ((want && xport_scatter(qp, w->wr.sg_list, w->wr.num_sge,
+				   (uint32_t)off, pkt->payload, (uint32_t)want)) ||
+	    (last && xport_mem_sync(qp))) {
 		c->status = IBV_WC_LOC_PROT_ERR;
 		return COMPST_ERROR;
 	}
@@ -210,7 +211,7 @@ static enum comp_state do_atomic(struct comp_pkt *c)
 		struct ibv_sge sge = w->wr.sg_list[0];
 
 		sge.length = 8;
-		if (xport_scatter(qp, &sge, 1, 0, &orig, 8)) {
+		if (xport_scatter(qp, &sge, 1, 0, &orig, 8) || xport_mem_sync(qp)) {
 			c->status = IBV_WC_LOC_PROT_ERR;
 			return COMPST_ERROR;
 		}

@@ -257,21 +257,26 @@ static enum resp_state execute(struct resp_pkt *p)
 	struct xport_qp *qp = p->qp;
 	const struct roce_pkt *pkt = p->pkt;
 	uint32_t n = pkt->payload_len;
+	/* the data must be in memory before an ACK or CQE can announce it
+	 * (a deferred write's failure then fails this packet) */
+	bool announce = p->last || pkt->h.ackreq;
 
 	if (p->flags & ROCE_OPF_SEND) {
-		if (n && xport_scatter(qp, qp->resp.rwqe.sg_list,
-				       qp->resp.rwqe.num_sge, qp->resp.recv_len,
-				       pkt->payload, n))
+		if ((n && xport_scatter(qp, qp->resp.rwqe.sg_list,
+					qp->resp.rwqe.num_sge, qp->resp.recv_len,
+					pkt->payload, n)) ||
+		    (announce && xport_mem_sync(qp)))
 			return RESPST_ERR_LOC_PROT;
 		qp->resp.recv_len += n;
 		qp->resp.in_msg = p->last ? RESP_MSG_NONE : RESP_MSG_SEND;
 	} else {
 		uint64_t va = qp->resp.va + (qp->resp.write_len - qp->resp.resid);
 
-		if (n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true,
-					  qp->resp.rkey, va, (void *)pkt->payload,
-					  n, IBV_ACCESS_REMOTE_WRITE,
-					  XPORT_MEM_WRITE))
+		if ((n && qp->dev->ops.mem(qp->dev->ctx, qp, qp->pd, true,
+					   qp->resp.rkey, va, (void *)pkt->payload,
+					   n, IBV_ACCESS_REMOTE_WRITE,
+					   XPORT_MEM_WRITE)) ||
+		    (announce && xport_mem_sync(qp)))
 			return qp->type == IBV_QPT_UC ? RESPST_DROP :
 							RESPST_ERR_ACCESS;
 		qp->resp.resid -= n;
@@ -615,7 +620,8 @@ static void ud_receive(struct xport_qp *qp, const struct roce_pkt *pkt,
 	if (xport_scatter(qp, r->sg_list, r->num_sge, 0, grh, sizeof(grh)) ||
 	    (pkt->payload_len &&
 	     xport_scatter(qp, r->sg_list, r->num_sge, XPORT_UD_GRH_BYTES,
-			   pkt->payload, pkt->payload_len))) {
+			   pkt->payload, pkt->payload_len)) ||
+	    xport_mem_sync(qp)) {
 		c.status = IBV_WC_LOC_PROT_ERR;
 		xport_emit(qp, &c);
 		xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);

@@ -219,6 +219,14 @@ enum xport_mem_status {
  *   WQEs the application wrote to the ring since its last doorbell was
  *   read, as a NIC reads its RQ from host memory when a packet arrives
  *   (the doorbell and the packet may be read in either order). May be NULL.
+ * mem_sync: a memory callback may defer the copy of an XPORT_MEM_WRITE
+ *   it accepted (write-behind); mem_sync puts every deferred write in
+ *   memory and returns XPORT_MEM_FAULT if one of QP's failed since QP's
+ *   last mem_sync (else XPORT_MEM_OK). The engine calls it before a
+ *   message's data is announced: at the last or AckReq packet of a WRITE
+ *   or SEND, after a UD receive's scatter, after a READ's last response
+ *   and an ATOMIC's original value were written. May be NULL (writes are
+ *   then synchronous).
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -246,6 +254,7 @@ struct xport_ops {
 	bool (*invalidate)(void *ctx, struct xport_qp *qp, uint32_t pd,
 			   uint32_t rkey);
 	void (*rq_refill)(void *ctx, struct xport_qp *qp);
+	enum xport_mem_status (*mem_sync)(void *ctx, struct xport_qp *qp);
 };
 
 /* Levels of ops->log. */

@@ -361,6 +361,8 @@ enum xport_mem_status xport_scatter(struct xport_qp *qp,
 				    const struct ibv_sge *sgl, uint32_t num_sge,
 				    uint32_t offset, const void *buf,
 				    uint32_t len);
+/* ops->mem_sync of QP (XPORT_MEM_OK without one). */
+enum xport_mem_status xport_mem_sync(struct xport_qp *qp);
 /* Total bytes of an SGE list. */
 uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge);
 
