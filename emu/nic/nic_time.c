@@ -123,6 +123,9 @@ void nic_vtime_enable(struct uroce_dev *d)
 	 * per AckReq packet keeps the trace the same from run to run */
 	if (d->xdev)
 		xport_ack_coalescing(d->xdev, false);
+	/* nor may a read of our own datagrams right after sending them
+	 * depend on whether the kernel has queued them yet */
+	d->udp.no_self_read = true;
 	ev_timer_init(&d->vt.kick, kick_cb, 0., 0.);
 	d->vt.kick.data = d;
 	vt_set(d, NIC_VTIME_START_NS);

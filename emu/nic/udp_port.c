@@ -251,7 +251,7 @@ void udp_port_settle(struct udp_port *u)
 		if (u->rx_done)
 			u->rx_done(u->rx_ctx);
 		udp_port_flush(u);
-		if (!u->tx_self || round == UDP_PORT_SELF_ROUNDS)
+		if (!u->tx_self || u->no_self_read || round == UDP_PORT_SELF_ROUNDS)
 			break;
 		/* loopback: sendmmsg returned after the kernel queued the
 		 * datagrams on our own socket, so they are read now instead

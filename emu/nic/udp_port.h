@@ -61,6 +61,7 @@ struct udp_port {
 	unsigned int tx_self;           /* datagrams sent to self since the last such read */
 	uint64_t rx_self_reads;         /* those reads (recvmmsg calls without a wake-up) ... */
 	uint64_t rx_self_empty;         /* ... and those that found nothing */
+	bool no_self_read;              /* deterministic mode: read only after the poll */
 	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
@@ -151,6 +152,9 @@ void udp_port_flush(struct udp_port *u);
  * the read finds it and the wake-up is saved; a read that finds nothing
  * (counted in rx_self_empty) ends the rounds and the datagram is read after
  * the poll as before. Every datagram still passes through the socket.
+ * With no_self_read set (deterministic mode) nothing is read here: whether
+ * the kernel has queued a datagram yet depends on its softirq timing under
+ * load, and the order of reads and sends must be the same from run to run.
  */
 void udp_port_settle(struct udp_port *u);
 
