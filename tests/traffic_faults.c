@@ -6,7 +6,7 @@
  * Usage: traffic_faults rc|uc|ud COUNT [DEV_A DEV_B]   (default uroce0 uroce1)
  * One process, context A on DEV_A and B on DEV_B, path MTU 1024, local ACK
  * timeout 12 (16.8 ms: a peer daemon descheduled on a loaded machine
- * must not spend retry_cnt by itself).
+ * must not spend retry_cnt by itself; longer with UROCE_TIMEOUT_FACTOR).
  * rc: COUNT messages of 64 KiB from A, in turn SEND, RDMA WRITE and RDMA
  *     READ, WINDOW in flight. Checked: every completion IBV_WC_SUCCESS in
  *     posting order, each exactly once; each SEND arrives at B in order
@@ -173,10 +173,26 @@ static void check_rc_send_done(struct side *a, struct side *b, const struct ibv_
 		die("RDMA READ: A's bytes differ at", at, MSG);
 }
 
+/* UROCE_TIMEOUT_FACTOR (tests/lib.sh tmo): 3 under make check-asan. */
+static long timeout_factor(void)
+{
+	const char *f = getenv("UROCE_TIMEOUT_FACTOR");
+	long factor = f ? strtol(f, NULL, 10) : 1;
+
+	return factor > 1 ? factor : 1;
+}
+
+/* Local ACK timeout 12 (16.8 ms); 13 (33.6 ms) with a timeout factor:
+ * an instrumented daemon on a loaded machine answers later. */
+static uint8_t ack_timeout(void)
+{
+	return timeout_factor() > 1 ? 13 : 12;
+}
+
 static int run_rc(const char *da, const char *db, uint32_t count)
 {
 	uint32_t sent = 0, done = 0, sends = 0, rposted = 0, rdone = 0, at = 0;
-	uint64_t t0 = tv_now_ms(), deadline = t0 + DEADLINE_MS;
+	uint64_t t0 = tv_now_ms(), deadline = t0 + (uint64_t)DEADLINE_MS * timeout_factor();
 	struct side a, b;
 	struct ibv_wc wc[16];
 	double secs;
@@ -186,8 +202,8 @@ static int run_rc(const char *da, const char *db, uint32_t count)
 		sends += i % 3 == 0;
 	side_open(&a, da, IBV_QPT_RC, (size_t)SLOTS * MSG);
 	side_open(&b, db, IBV_QPT_RC, (size_t)(RQ + 2 * SLOTS) * MSG);
-	if (tv_rc_connect(a.qp, b.qp->qp_num, &b.gid, IBV_MTU_1024, 12) ||
-	    tv_rc_connect(b.qp, a.qp->qp_num, &a.gid, IBV_MTU_1024, 12))
+	if (tv_rc_connect(a.qp, b.qp->qp_num, &b.gid, IBV_MTU_1024, ack_timeout()) ||
+	    tv_rc_connect(b.qp, a.qp->qp_num, &a.gid, IBV_MTU_1024, ack_timeout()))
 		die("connect", errno, 0);
 	while (rposted < sends && rposted < RQ)
 		post_recv(&b, rposted, B_RECV(&b, rposted), MSG), rposted++;

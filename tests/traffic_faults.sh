@@ -22,7 +22,7 @@ counter() {
 	uroce status --dev "$2" | sed -n "s/^fault $3 .* $1=\([0-9]*\).*/\1/p"
 }
 
-timeout 300 "$UROCE" run -- "$top_builddir/tests/traffic_faults" rc "$RC_COUNT" >"$T/rc" 2>&1
+timeout "$(tmo 300)" "$UROCE" run -- "$top_builddir/tests/traffic_faults" rc "$RC_COUNT" >"$T/rc" 2>&1
 rc=$?
 cat "$T/rc"
 expect_eq "rc exit status" 0 "$rc"

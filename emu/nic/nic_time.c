@@ -7,6 +7,7 @@
 #include "emu/ctl/objects.h"
 #include "emu/ctl/objtab.h"
 #include "emu/log.h"
+#include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/hca_clock.h"
 #include "emu/xport/xport.h"
@@ -65,6 +66,23 @@ static enum sq_state send_queues(struct uroce_dev *d)
 	return st;
 }
 
+/* Whether a CQ of the device holds CQEs its client has not polled: the
+ * application has work to take (and may post in answer to it). */
+static bool cqes_unpolled(struct uroce_dev *d)
+{
+	struct ctl_client *c;
+	uint32_t h;
+
+	for (c = d->clients; c; c = c->next)
+		for (h = 1; h <= c->cqs.cap; h++) {
+			const struct ctl_cq *cq = objtab_get(&c->cqs, h);
+
+			if (cq && cq_unpolled(cq))
+				return true;
+		}
+	return false;
+}
+
 /* The grace period ended: if nothing happened during it, no packet to
  * ourselves is missing and the applications are not expected to act, jump
  * to the earliest deadline and fire every timer due then, in arming order. */
@@ -95,7 +113,10 @@ static void kick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		     (long long)vt->self_inflight);
 		vt->self_inflight = 0;
 	}
-	if (sq == SQ_DRAINED && ++vt->idle_graces < NIC_VTIME_IDLE_GRACES) {
+	/* the application acts next: every WQE completed, or completions
+	 * waiting to be polled (a busy poller descheduled on a loaded machine
+	 * must not see a timer overtake the post it is about to make) */
+	if ((sq == SQ_DRAINED || cqes_unpolled(d)) && ++vt->idle_graces < NIC_VTIME_IDLE_GRACES) {
 		kick_arm(d);
 		return;
 	}
