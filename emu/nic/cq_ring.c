@@ -204,16 +204,6 @@ static void cq_moderate(struct ctl_cq *cq)
 				nic_now_ns(cq->owner->dev) + (uint64_t)cq->mod_period * 1000);
 }
 
-uint32_t cq_unpolled(const struct ctl_cq *cq)
-{
-	uint32_t ci;
-
-	if (!cq->ring)
-		return 0;
-	ci = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;
-	return ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
-}
-
 int cq_ring_move(struct ctl_cq *cq, void *ring, uint32_t nent, uint32_t cqe)
 {
 	struct uroce_cq_ring_hdr *nh = ring;

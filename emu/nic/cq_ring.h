@@ -49,10 +49,6 @@ uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op);
 
 struct ctl_cq;
 
-/* CQEs written to CQ that its client has not polled yet (producer index
- * minus the consumer index the provider publishes in dbrec[0], abi.h). */
-uint32_t cq_unpolled(const struct ctl_cq *cq);
-
 /* Read CQ's arm word and remember an arm request (see abi.h): called on the
  * doorbell and before deciding whether a new CQE fires an event. */
 void cq_check_arm(struct ctl_cq *cq);
