@@ -137,6 +137,7 @@ struct ctl_qp {
 	ev_check run_check;      /* the engine's next turn (ops->schedule) ... */
 	ev_idle run_idle;        /* ... without blocking in poll meanwhile */
 	ev_prepare db_poll;      /* active while the ring's no_doorbell promise stands (doorbell.c) */
+	ev_idle db_turn;         /* one more turn without sleeping after db_poll took WQEs */
 	uint32_t db_idle_turns;  /* --busy-poll: loop turns the promise found nothing */
 	uint32_t async_events;
 	struct ctl_client *owner;

@@ -138,6 +138,18 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	qp->db_idle_turns = 0;
 	qp_take(qp);
 	udp_port_settle(&qp->owner->dev->udp);
+	/* The promise still stands: the client will not ring for what it
+	 * posts next. The settle above may have read every answer to these
+	 * WQEs (and written their CQEs) already, so no datagram need wake the
+	 * loop: an active idle watcher makes its next poll not block, and the
+	 * next turn looks again (and withdraws the promise if nothing came). */
+	ev_idle_start(loop, &qp->db_turn);
+}
+
+static void qp_turn_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	(void)revents;
+	ev_idle_stop(loop, w);
 }
 
 /* Promise (abi_ring.h "Doorbell suppression") to read QP's rings again
@@ -154,11 +166,13 @@ void doorbell_qp_init(struct ctl_qp *qp)
 {
 	ev_prepare_init(&qp->db_poll, qp_poll_cb);
 	qp->db_poll.data = qp;
+	ev_idle_init(&qp->db_turn, qp_turn_cb);
 }
 
 void doorbell_qp_stop(struct ctl_qp *qp)
 {
 	ev_prepare_stop(qp->owner->dev->loop, &qp->db_poll);
+	ev_idle_stop(qp->owner->dev->loop, &qp->db_turn);
 }
 
 /* New WQEs of an SRQ into the engine. A WQE the daemon cannot take puts
