@@ -208,12 +208,11 @@ int cq_ring_move(struct ctl_cq *cq, void *ring, uint32_t nent, uint32_t cqe)
 {
 	struct uroce_cq_ring_hdr *nh = ring;
 	struct mlx5_cqe64 *to = (struct mlx5_cqe64 *)((char *)ring + UROCE_CQ_RING_HDR_SIZE);
-	uint32_t ci, used, n;
+	uint32_t used, n;
 
 	if (cq->overrun)
 		return EINVAL;
-	ci = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;
-	used = ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
+	used = cq_unpolled(cq);
 	if (used > cqe || used > cq->nent)
 		return EINVAL;
 	/* an arm published in the old ring before the switch is not lost */
@@ -251,19 +250,18 @@ void cq_check_arm(struct ctl_cq *cq)
 int cq_push(struct ctl_cq *cq, const struct mlx5_cqe64 *cqe)
 {
 	struct mlx5_cqe64 *slot;
-	uint32_t ci, used;
+	uint32_t used;
 	uint8_t op_own;
 
 	/* the data a completion announces is in memory before it */
 	mem_wb_flush(cq->owner->dev);
 	if (cq->overrun)
 		return EIO;
-	ci = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;
-	used = ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
+	used = cq_unpolled(cq);
 	if (used >= cq->nent && !(cq->flags & UROCE_CQ_IGNORE_OVERRUN)) {
 		cq->overrun = true;
 		ulog(ULOG_WARN, "client#%u cqn %u: overrun (pi %u ci %u nent %u): CQ in error",
-		     cq->owner->id, cq->cqn, cq->pi, ci, cq->nent);
+		     cq->owner->id, cq->cqn, cq->pi, (cq->pi - used) & UROCE_CQ_CI_MASK, cq->nent);
 		/* counted only if delivered, as the QP paths do: DESTROY_CQ's
 		 * async_events_reported tells the provider an unread one may
 		 * still come (abi.h) */

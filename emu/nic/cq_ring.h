@@ -9,10 +9,24 @@
 #ifndef UROCE_EMU_NIC_CQ_RING_H
 #define UROCE_EMU_NIC_CQ_RING_H
 
+#include <endian.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/mlx5dv.h>
+#include "emu/ctl/objects.h"
 #include "emu/xport/xport.h"
+
+/* CQEs written to CQ that its client has not consumed yet: the producer
+ * index minus the consumer index the provider publishes in dbrec[0]
+ * (include/uroce/abi.h, CQ ring), modulo 2^24. Inline: the overrun check
+ * of every CQE and the deterministic clock (nic_time.c) both ask. */
+static inline uint32_t cq_unpolled(const struct ctl_cq *cq)
+{
+	const struct uroce_cq_ring_hdr *h = cq->ring;
+	uint32_t ci = be32toh(__atomic_load_n(&h->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;
+
+	return ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
+}
 
 /*
  * cqe_build - fill OUT from C.

@@ -7,11 +7,11 @@
 #include "emu/ctl/objects.h"
 #include "emu/ctl/objtab.h"
 #include "emu/log.h"
+#include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/hca_clock.h"
 #include "emu/xport/xport.h"
 
-#include <endian.h>
 #include <time.h>
 
 uint64_t nic_now_ns(struct uroce_dev *d)
@@ -66,20 +66,6 @@ static enum sq_state send_queues(struct uroce_dev *d)
 	return st;
 }
 
-/* CQEs written to CQ that its client has not polled yet: the producer
- * index minus the consumer index the provider publishes in dbrec[0]
- * (include/uroce/abi.h, CQ ring). */
-static uint32_t cq_unpolled(const struct ctl_cq *cq)
-{
-	const struct uroce_cq_ring_hdr *h = cq->ring;
-	uint32_t ci;
-
-	if (!h)
-		return 0;
-	ci = be32toh(__atomic_load_n(&h->dbrec[0], __ATOMIC_ACQUIRE)) & UROCE_CQ_CI_MASK;
-	return ((cq->pi & UROCE_CQ_CI_MASK) - ci) & UROCE_CQ_CI_MASK;
-}
-
 /* Whether a CQ of the device holds CQEs its client has not polled: the
  * application has work to take (and may post in answer to it). */
 static bool cqes_unpolled(struct uroce_dev *d)
@@ -91,7 +77,7 @@ static bool cqes_unpolled(struct uroce_dev *d)
 		for (h = 1; h <= c->cqs.cap; h++) {
 			const struct ctl_cq *cq = objtab_get(&c->cqs, h);
 
-			if (cq && cq_unpolled(cq))
+			if (cq && cq->ring && cq_unpolled(cq))
 				return true;
 		}
 	return false;
