@@ -18,7 +18,7 @@ t=$(totals)
 [ "$t" = "totals clients=1 pd=1 mr=2 cq=2 qp=2 ah=1" ] || fail "while holding: $t"
 "$UROCED" --admin "$SOCK" status | grep -q "^client id=[0-9]* pid=$HOLDER uid=$(id -u) comm=daemon_churn pd=1 mr=2 cq=2 qp=2 ah=1\$" ||
 	fail "status does not list the holder: $("$UROCED" --admin "$SOCK" status)"
-n=$("$UROCED" --admin "$SOCK" status | grep -c "^  qp qpn=0x[0-9a-f]* type=\(RC\|UD\) state=RESET dest_qpn=0x0 sq_psn=0x0 rq_psn=0x0 path_mtu=0 tx_pkts=0 rx_pkts=0 retransmits=0 timeouts=0 rnr_naks_rx=0 seq_naks_rx=0 dup_requests=0 read_restarts=0 dropped=0\$")
+n=$("$UROCED" --admin "$SOCK" status | grep -c "^  qp qpn=0x[0-9a-f]* type=\(RC\|UD\) state=RESET dest_qpn=0x0 sq_psn=0x0 rq_psn=0x0 path_mtu=0 tx_pkts=0 rx_pkts=0 retransmits=0 timeouts=0 timeout_copies=0 rnr_naks_rx=0 seq_naks_rx=0 dup_requests=0 read_restarts=0 dropped=0\$")
 [ "$n" = 2 ] || fail "status does not list the holder's 2 QPs: $("$UROCED" --admin "$SOCK" status)"
 echo "holder pid $HOLDER: $t"
 # The holder never reads its async_fd: 300 link flaps (600 port events)

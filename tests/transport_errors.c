@@ -287,8 +287,13 @@ START_TEST(test_retry_exhausted)
 	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
 	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
 	th_run(p.w, 10000);
-	/* Each of the 4 attempts (1 + retry_cnt 3) resends both PSNs. */
-	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 8);
+	/* Each of the 4 attempts (1 + retry_cnt 3) sends both PSNs; each of
+	 * the 3 retries after a timeout sends its first packet twice. */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 11);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 2)->psn, PSN_A);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 3)->psn, PSN_A);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 4)->psn, PSN_A + 1);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeout_copies, 3);
 	ck_assert_ptr_nonnull(find_from(p.w, 0, 0x04, 6));
 	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 6)->psn, PSN_A);
 	ck_assert_uint_eq(find_from(p.w, 0, 0x04, 7)->psn, PSN_A + 1);
@@ -319,13 +324,13 @@ START_TEST(test_lost_ack_duplicate_send)
 	p.w->drop_next = 1;
 	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_SEND, A_ADDR, 2500, 0x101, 0, 0, 0, 0), 0);
 	th_run(p.w, 10000);
-	/* A resent the 3 packets, each with AckReq (the first packets resent
-	 * after a loss ask for an ACK); B saw them as duplicates and ACKed
-	 * each again with ePSN-1 = the message's last PSN (C9-105): the lost
-	 * ACK and 3 more. */
-	ck_assert_uint_eq(count_from(p.w, 0, 0x00), 2);
-	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 3);
-	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 4);
+	/* After the timeout A resent the 3 packets, the first of them twice,
+	 * each with AckReq (the first packets resent after a loss ask for an
+	 * ACK); B saw the 4 as duplicates and ACKed each again with ePSN-1 =
+	 * the message's last PSN (C9-105): the lost ACK and 4 more. */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x00), 3);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 4);
+	ck_assert_uint_eq(count_from(p.w, 1, 0x11), 5);
 	ack2 = find_from(p.w, 1, 0x11, 1);
 	ck_assert_uint_eq(ack2->psn, PSN_A + 2);
 	ck_assert_uint_eq(ack2->syndrome, 0x1F);
@@ -363,6 +368,42 @@ START_TEST(test_read_replay)
 	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 1);
 	/* The replay starts with a FIRST at the restart PSN. */
 	ck_assert_uint_eq(find_from(p.w, 1, 0x0D, 1)->psn, PSN_A + skip);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[0].byte_len, len);
+	ck_assert_int_eq(memcmp(p.amem, p.bmem + 16, len), 0);
+	ck_assert_uint_eq(p.amem[len], 0xEE);
+	th_world_free(p.w);
+}
+END_TEST
+
+/* A READ request lost twice: the original, then the first copy of the
+ * retry after the Local ACK Timeout. The retry's second copy arrives, so
+ * one retry does it: with retry_cnt 1 the READ completes (one copy only
+ * would have needed a second timeout and failed with RETRY_EXC_ERR). */
+START_TEST(test_read_timeout_copy)
+{
+	struct pair p;
+	uint32_t len = 3 * 1024 + 5;
+
+	pair_new(&p, IBV_QPT_RC, ALL_B, ALL_QP, 1, 7);
+	memset(p.amem, 0xEE, REGION);
+	p.w->drop_from = 0;
+	p.w->drop_rule[0].psn = PSN_A;
+	p.w->drop_rule[0].nth = 1;
+	p.w->drop_rule[1].psn = PSN_A;
+	p.w->drop_rule[1].nth = 2;
+	p.w->ndrop_rule = 2;
+	ck_assert_int_eq(th_post_send(p.a, 1, IBV_WR_RDMA_READ, A_ADDR, len, 0x101,
+				      B_ADDR + 16, 0x201, 0, 0), 0);
+	th_run(p.w, 10000);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x0C), 3);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x0C, 2)->psn, PSN_A);
+	ck_assert_uint_eq(find_from(p.w, 0, 0x0C, 2)->dma_len, len);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 1);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->retransmits, 1);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->timeout_copies, 1);
+	ck_assert_uint_eq(count_from(p.w, 1, 0x0D), 1);	/* one FIRST */
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
 	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
 	ck_assert_uint_eq(p.w->node[0].cqes.v[0].byte_len, len);
@@ -708,14 +749,15 @@ START_TEST(test_sqd_drain)
 	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE), 0);
 	ck_assert_int_eq(th_post_send(p.a, 2, IBV_WR_SEND, A_ADDR, 100, 0x101, 0, 0, 0, 0), 0);
 	th_run(p.w, 1000);
-	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 2);	/* WQE 1 twice */
+	/* WQE 1 once, then twice more: the first packet after a timeout */
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 3);
 	ck_assert_uint_eq(xport_qp_stats(p.a)->timeouts, 1);
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
 	ck_assert_uint_eq(p.w->node[0].cqes.v[0].wr_id, 1);
 	at.qp_state = IBV_QPS_RTS;
 	ck_assert_int_eq(xport_qp_modify(p.a, &at, IBV_QP_STATE), 0);
 	th_run(p.w, 1000);
-	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 3);
+	ck_assert_uint_eq(count_from(p.w, 0, 0x04), 4);
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 2);
 	ck_assert_uint_eq(p.w->node[0].cqes.v[1].wr_id, 2);
 	ck_assert_uint_eq(p.w->node[1].cqes.n, 2);
@@ -900,6 +942,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_retry_exhausted);
 	tcase_add_test(tc, test_lost_ack_duplicate_send);
 	tcase_add_loop_test(tc, test_read_replay, 0, 3);
+	tcase_add_test(tc, test_read_timeout_copy);
 	tcase_add_test(tc, test_psn_sequence_nak);
 	tcase_add_test(tc, test_uc_loss);
 	tcase_add_test(tc, test_ud_qkey);

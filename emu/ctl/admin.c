@@ -104,10 +104,11 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 				qp_state_name(x.qp_state), x.dest_qp_num, xport_qp_sq_psn(qp->xqp),
 				xport_qp_rq_psn(qp->xqp), x.path_mtu ? 128u << x.path_mtu : 0);
 			st = xport_qp_stats(qp->xqp);
-			fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu "
+			fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu timeout_copies=%llu "
 				    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu read_restarts=%llu dropped=%llu",
 				(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
 				(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
+				(unsigned long long)st->timeout_copies,
 				(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
 				(unsigned long long)st->dup_requests,
 				(unsigned long long)st->read_restarts, (unsigned long long)st->dropped);

@@ -270,6 +270,7 @@ static enum comp_state error_retry(struct comp_pkt *c)
 	qp->comp.rewound = true;
 	qp->stats.retransmits++;
 	xport_req_rewind(qp, qp->comp.psn);
+	qp->req.timeout_copy = !c->pkt;
 	qp->comp.retrans_deadline = 0;
 	xport_mark(qp, XPORT_WORK_REQ);	/* resending re-arms the timer */
 	xport_timer_update(qp);

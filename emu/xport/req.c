@@ -102,6 +102,28 @@ static void arm_retrans(struct xport_qp *qp)
 	xport_timer_update(qp);
 }
 
+/* Send one request packet (xport_send_pkt). The first packet resent after
+ * a Local ACK Timeout goes twice: a timeout means the whole previous
+ * attempt was lost, and when this one's first packet (a READ request, or
+ * the READ's first response) is lost too the round shows no progress and
+ * costs a retry; a second copy makes that unlikely. The copy is a
+ * duplicate the responder handles as such: re-ACKed (C9-105), a READ
+ * restarted, an atomic replayed from its saved result (IBTA 9.7.5.1.3). */
+static int req_send(struct xport_qp *qp, const union ibv_gid *dgid, struct roce_hdrs *h,
+		    const void *payload, uint32_t len)
+{
+	int err = xport_send_pkt(qp, dgid, h, payload, len);
+
+	if (qp->req.timeout_copy) {
+		qp->req.timeout_copy = false;
+		if (!err) {
+			qp->stats.timeout_copies++;
+			xport_send_pkt(qp, dgid, h, payload, len);
+		}
+	}
+	return err;
+}
+
 /* Send the READ request of W from req.psn (a restart sends the remainder
  * from the PSN the completer asked for: va and length advance by whole
  * MTUs). Returns false on a local failure. */
@@ -118,7 +140,7 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 	h.reth.va = w->wr.remote_addr + off;
 	h.reth.rkey = w->wr.rkey;
 	h.reth.dma_len = w->length - off;
-	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
+	req_send(qp, &qp->attr.dgid, &h, NULL, 0);
 	qp->req.noack = 0;
 	qp->req.psn = roce_psn_add(qp->req.psn, xport_npkts(w->length - off, qp->mtu));
 	qp->req.offset = w->length;
@@ -144,7 +166,7 @@ static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
 	h.atomic.rkey = w->wr.rkey;
 	h.atomic.swap_add = cas ? w->wr.swap : w->wr.compare_add;
 	h.atomic.compare = cas ? w->wr.compare_add : 0;
-	xport_send_pkt(qp, &qp->attr.dgid, &h, NULL, 0);
+	req_send(qp, &qp->attr.dgid, &h, NULL, 0);
 	qp->req.noack = 0;
 	qp->req.psn = roce_psn_add(qp->req.psn, 1);
 	qp->req.offset = w->length;
@@ -219,7 +241,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		if (h.ackreq)
 			qp->req.noack = 0;
 	}
-	err = xport_send_pkt(qp, dgid, &h, payload, n);
+	err = req_send(qp, dgid, &h, payload, n);
 	if (qp->type == IBV_QPT_UD && ud_xmit_failed(err)) {
 		xport_log(qp, XPORT_LOG_ERR, "send WQE %u: UD datagram to QPN 0x%06x not sent: %s",
 			  w->wr.wr_index, h.dqpn, strerror(err));

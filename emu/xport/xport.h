@@ -296,6 +296,7 @@ struct xport_qp_attr {
 struct xport_qp_stats {
 	uint64_t tx_pkts, rx_pkts;
 	uint64_t retransmits;		/* go-back-N rewinds (timeout or NAK) */
+	uint64_t timeout_copies;	/* first packets resent twice after a timeout (req.c) */
 	uint64_t timeouts;		/* retransmit timer expiries that rewound */
 	uint64_t rnr_naks_rx, rnr_naks_tx;
 	uint64_t seq_naks_rx, seq_naks_tx;

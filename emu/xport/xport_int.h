@@ -73,6 +73,8 @@ struct xport_req {
 	uint32_t offset;	/* bytes of WQE sq.req already sent */
 	uint32_t noack;		/* packets sent since the last AckReq */
 	uint32_t resent_ackreq;	/* AckReqs left for packets resent after a rewind */
+	bool timeout_copy;	/* send the next packet twice: the first resent
+				 * after a Local ACK Timeout (req.c req_send) */
 	uint32_t rd_outstanding; /* READ and atomic WQEs sent and not
 				  * completed (at most max_rd_atomic) */
 	uint64_t rnr_deadline;	/* ns; != 0: paused until then (RNR NAK) */
