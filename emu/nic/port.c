@@ -102,6 +102,25 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 
 static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *pkt, size_t len);
 
+/*
+ * Whether the packet PKT (from the BTH) tells its peer that data written
+ * here is in memory: an ACKNOWLEDGE (ACK or NAK: IBTA 9.7.5.1, it
+ * acknowledges every earlier request) or an ATOMIC ACKNOWLEDGE (the
+ * responder's staged atomic write). The pending run is written before
+ * those leave. Requests announce nothing written here (a requester's READ
+ * request must not cut the run of the READ responses arriving before it);
+ * their payload and a READ response's are read through mem_access, which
+ * writes the pending run first; a READ response's implicit acknowledgement
+ * covers only whole messages, each written at its last packet (the
+ * engine's mem_sync). An unknown opcode is treated as announcing.
+ */
+static bool xmit_announces(const void *pkt, size_t len)
+{
+	const struct roce_opcode_info *op = len ? roce_opcode_info(*(const uint8_t *)pkt) : NULL;
+
+	return !op || ((op->flags & ROCE_OPF_RESPONSE) && !(op->flags & ROCE_OPF_READ));
+}
+
 int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, uint8_t tclass,
 	      const void *pkt, size_t len, bool now)
 {
@@ -112,8 +131,8 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 	int fd;
 	uint32_t crc;
 
-	/* no ACK, NAK or response may leave before the data it follows */
-	mem_wb_flush(d);
+	if (xmit_announces(pkt, len))
+		mem_wb_flush(d);
 	fd = sport_socket(d, sport);
 
 	memset(&to, 0, sizeof(to));
@@ -266,12 +285,13 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 		fault_apply(d, FAULT_RX, &m, buf, len, NULL);
 }
 
-/* End of a receive batch: the ACKs the engine held for it (xport_ack_flush). */
+/* End of a receive batch: the ACKs the engine held for it (xport_ack_flush),
+ * each written after the pending run (port_xmit); the run itself may go on
+ * into the next batch. */
 static void port_rx_done(void *ctx)
 {
 	struct uroce_dev *d = ctx;
 
-	mem_wb_flush(d);
 	if (d->xdev)
 		xport_ack_flush(d->xdev);
 }
