@@ -103,16 +103,16 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *pkt, size_t len);
 
 /*
- * Whether the packet PKT (from the BTH) tells its peer that data written
- * here is in memory: an ACKNOWLEDGE (ACK or NAK: IBTA 9.7.5.1, it
- * acknowledges every earlier request) or an ATOMIC ACKNOWLEDGE (the
- * responder's staged atomic write). The pending run is written before
- * those leave. Requests announce nothing written here (a requester's READ
- * request must not cut the run of the READ responses arriving before it);
- * their payload and a READ response's are read through mem_access, which
- * writes the pending run first; a READ response's implicit acknowledgement
- * covers only whole messages, each written at its last packet (the
- * engine's mem_sync). An unknown opcode is treated as announcing.
+ * Whether the packet PKT (from the BTH, LEN bytes) tells its peer that
+ * data written here is in memory: an ACKNOWLEDGE (an ACK or NAK covers
+ * every earlier request of the QP, IBTA 9.7) or an ATOMIC ACKNOWLEDGE
+ * (after the responder's staged atomic write). The pending run is written
+ * before those leave. Requests announce nothing written here (a READ
+ * request must not cut the run of earlier READs' responses arriving
+ * meanwhile); their payload and a READ response's are read through
+ * mem_access, which writes the pending run first, and a READ response
+ * implicitly acknowledges only whole messages, each written at its last
+ * packet (the engine's mem_sync). An unknown opcode counts as announcing.
  */
 static bool xmit_announces(const void *pkt, size_t len)
 {
