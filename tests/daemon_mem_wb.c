@@ -7,6 +7,9 @@
  * 128 KiB cap); a non-contiguous write, a write of another QP and one of
  * MEM_WB_CAP bytes write the pending run first; a READ of the same bytes
  * sees the new data; cq_push writes the pending run before the CQE; a run
+ * staged by another prepare watcher of the loop turn (as udp_port_settle
+ * and the doorbell watchers stage the datagrams they read) is written
+ * before the loop polls, whichever watcher was started first; a run
  * whose memory was unmapped is lost, counted once (mem_write_faults) and
  * reported to its QP's mem_sync exactly once, not to another QP.
  */
@@ -191,6 +194,48 @@ START_TEST(cq_push_flushes_first)
 }
 END_TEST
 
+/* A prepare watcher that stages a 64 KiB message, as udp_port_settle does
+ * when it reads the device's own datagrams before the loop polls. */
+static void stage_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	unsigned int *ran = w->data;
+
+	(void)loop;
+	(void)revents;
+	for (uint32_t i = 0; i < 16; i++)
+		ck_assert_int_eq(wr(QPN, i * PKT, i * PKT, PKT), XPORT_MEM_OK);
+	(*ran)++;
+}
+
+START_TEST(flushed_before_loop_polls)
+{
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	ev_prepare stager;
+	unsigned int ran = 0;
+
+	ck_assert_ptr_nonnull(loop);
+	mem_wb_fini(&dev); /* the fixture's has no loop */
+	/* started first: libev runs prepare watchers of one priority last
+	 * started first, so only mem_wb's priority puts its flush after this */
+	ev_prepare_init(&stager, stage_cb);
+	stager.data = &ran;
+	ev_prepare_start(loop, &stager);
+	dev.loop = loop;
+	ck_assert_int_eq(mem_wb_init(&dev), 0);
+	ev_run(loop, EVRUN_NOWAIT);
+	ck_assert_uint_eq(ran, 1);
+	ck_assert_uint_eq(dev.wb->st.staged, 16);
+	ck_assert_uint_eq(dev.wb->st.pwrites, 1);
+	ck_assert_int_eq(dev.wb->fd, -1); /* nothing pending while polling */
+	ck_assert_int_eq(memcmp(mem, pkt, 16 * PKT), 0);
+	ev_prepare_stop(loop, &stager);
+	mem_wb_fini(&dev);
+	dev.loop = NULL;
+	ev_loop_destroy(loop);
+	ck_assert_int_eq(mem_wb_init(&dev), 0); /* for the fixture's teardown */
+}
+END_TEST
+
 START_TEST(unmapped_run_is_a_fault)
 {
 	char *m = mmap(NULL, 2 * PKT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -237,6 +282,7 @@ int main(void)
 	tcase_add_test(tc, noncontiguous_flushes_first);
 	tcase_add_test(tc, read_sees_new_data);
 	tcase_add_test(tc, cq_push_flushes_first);
+	tcase_add_test(tc, flushed_before_loop_polls);
 	tcase_add_test(tc, unmapped_run_is_a_fault);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);

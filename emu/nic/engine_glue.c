@@ -102,7 +102,6 @@ static void qp_timer_cb(struct nic_timer *t)
 	struct uroce_dev *d = qp->owner->dev;
 	uint64_t now = dp_now_ns(d);
 
-	mem_wb_flush(d);
 	if (!d->vt.on && udp_port_rx_pending(&d->udp)) {
 		if (!qp->timer_defer_until) {
 			struct xport_qp_attr a;

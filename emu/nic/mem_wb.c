@@ -55,6 +55,10 @@ int mem_wb_init(struct uroce_dev *d)
 	wb->fd = -1;
 	wb->dev = d;
 	ev_prepare_init(&wb->prepare, wb_prepare_cb);
+	/* lowest priority: after every other prepare watcher of the turn, so
+	 * also after the datagrams the transmit flush reads back
+	 * (udp_port_settle) and the doorbell watchers have staged writes */
+	ev_set_priority(&wb->prepare, EV_MINPRI);
 	wb->prepare.data = wb;
 	if (d->loop)
 		ev_prepare_start(d->loop, &wb->prepare);

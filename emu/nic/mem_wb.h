@@ -7,10 +7,13 @@
  * check (key, PD, bounds, access, ODP range) stays in mem_access_qp.
  *
  * Ordering: the pending run is written before anything that announces or
- * could observe it: a CQE (cq_push), a transmitted packet (port_xmit), a
- * memory read (mem_access_qp READ), an async event, the end of a receive
- * batch, a timer, every control request (incl. dereg, destroy, shutdown),
- * client teardown, and before the event loop sleeps (ev_prepare).
+ * could observe it: the engine's mem_sync (a message's last or AckReq
+ * packet), a CQE (cq_push), a transmitted ACK, NAK or ATOMIC Acknowledge
+ * (port_xmit), a memory read (mem_access_qp READ), an async event, every
+ * control request (incl. dereg, destroy, shutdown), client teardown, and
+ * as the last thing before the event loop polls (ev_prepare of the lowest
+ * priority). docs/transport.md
+ * "Write-behind" lists them with the reason for each.
  */
 #ifndef UROCE_EMU_MEM_WB_H
 #define UROCE_EMU_MEM_WB_H

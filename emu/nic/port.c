@@ -102,6 +102,25 @@ static int sport_socket(struct uroce_dev *d, uint16_t sport)
 
 static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *pkt, size_t len);
 
+/*
+ * Whether the packet PKT (from the BTH, LEN bytes) tells its peer that
+ * data written here is in memory: an ACKNOWLEDGE (an ACK or NAK covers
+ * every earlier request of the QP, IBTA 9.7) or an ATOMIC ACKNOWLEDGE
+ * (after the responder's staged atomic write). The pending run is written
+ * before those leave. Requests announce nothing written here (a READ
+ * request must not cut the run of earlier READs' responses arriving
+ * meanwhile); their payload and a READ response's are read through
+ * mem_access, which writes the pending run first, and a READ response
+ * implicitly acknowledges only whole messages, each written at its last
+ * packet (the engine's mem_sync). An unknown opcode counts as announcing.
+ */
+static bool xmit_announces(const void *pkt, size_t len)
+{
+	const struct roce_opcode_info *op = len ? roce_opcode_info(*(const uint8_t *)pkt) : NULL;
+
+	return !op || ((op->flags & ROCE_OPF_RESPONSE) && !(op->flags & ROCE_OPF_READ));
+}
+
 int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, uint8_t tclass,
 	      const void *pkt, size_t len, bool now)
 {
@@ -112,8 +131,8 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 	int fd;
 	uint32_t crc;
 
-	/* no ACK, NAK or response may leave before the data it follows */
-	mem_wb_flush(d);
+	if (xmit_announces(pkt, len))
+		mem_wb_flush(d);
 	fd = sport_socket(d, sport);
 
 	memset(&to, 0, sizeof(to));
@@ -266,12 +285,13 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 		fault_apply(d, FAULT_RX, &m, buf, len, NULL);
 }
 
-/* End of a receive batch: the ACKs the engine held for it (xport_ack_flush). */
+/* End of a receive batch: the ACKs the engine held for it (xport_ack_flush),
+ * each written after the pending run (port_xmit); the run itself may go on
+ * into the next batch. */
 static void port_rx_done(void *ctx)
 {
 	struct uroce_dev *d = ctx;
 
-	mem_wb_flush(d);
 	if (d->xdev)
 		xport_ack_flush(d->xdev);
 }
