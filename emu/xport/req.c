@@ -156,7 +156,7 @@ static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
  * error (W failed, QP in ERR). */
 static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 {
-	uint8_t payload[ROCE_MAX_PAYLOAD];
+	uint8_t pkt[XPORT_PKT_MAX];
 	struct roce_hdrs h;
 	const union ibv_gid *dgid = &qp->attr.dgid;
 	enum req_kind kind = wr_kind(w->wr.opcode);
@@ -166,11 +166,6 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	enum seg_pos pos = first ? (last ? POS_ONLY : POS_FIRST) :
 				   (last ? POS_LAST : POS_MIDDLE);
 	int err;
-
-	if (n && xport_gather(qp, w, qp->req.offset, payload, n)) {
-		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
-		return false;
-	}
 
 	memset(&h, 0, sizeof(h));
 	h.psn = qp->req.psn;
@@ -192,6 +187,11 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		h.opcode = rc_opcode[kind][pos];
 		h.dqpn = qp->attr.dest_qp_num;
 		break;
+	}
+	/* the payload goes straight to its place in the packet */
+	if (n && xport_gather(qp, w, qp->req.offset, pkt + xport_hdr_len(h.opcode), n)) {
+		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
+		return false;
 	}
 	if (first && (kind == K_WRITE || kind == K_WRITE_IMM)) {
 		h.reth.va = w->wr.remote_addr;
@@ -219,7 +219,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		if (h.ackreq)
 			qp->req.noack = 0;
 	}
-	err = xport_send_pkt(qp, dgid, &h, payload, n);
+	err = xport_send_in(qp, dgid, &h, pkt, n);
 	if (qp->type == IBV_QPT_UD && ud_xmit_failed(err)) {
 		xport_log(qp, XPORT_LOG_ERR, "send WQE %u: UD datagram to QPN 0x%06x not sent: %s",
 			  w->wr.wr_index, h.dqpn, strerror(err));
