@@ -168,10 +168,12 @@ int roce_build_bth(uint8_t *buf, size_t cap, const struct roce_hdrs *h, const vo
 	for (unsigned i = 0; i < ROCE_HDR__COUNT; i++)
 		if (op->hdrs & ROCE_HDR_BIT(i))
 			eth_encode[i](buf + op->offset[i], h);
-	if (payload && len)
-		memmove(buf + op->hdr_len, payload, len);
-	else if (len)
+	if (payload && len) {
+		if (payload != buf + op->hdr_len)
+			memmove(buf + op->hdr_len, payload, len);
+	} else if (len) {
 		memset(buf + op->hdr_len, 0, len);
+	}
 	memset(buf + op->hdr_len + len, 0, pad + ROCE_ICRC_LEN);
 	*out_len = total;
 	return ROCE_OK;

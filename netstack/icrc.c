@@ -20,8 +20,11 @@
 #include "netstack/packet.h"
 #include "netstack/wire.h"
 
-/* 8 bytes of 1s stand for the LRH that RoCE replaces (the "pseudo-LRH"). */
-static const uint8_t pseudo_lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+/* The CRC-32 state after the 8 bytes of 1s that stand for the LRH RoCE
+ * replaces (the "pseudo-LRH"): every ICRC starts with them, so their CRC is
+ * a constant (crc32 of ff ff ff ff ff ff ff ff; the ICRC unit tests check
+ * it with every frame of tests/data/icrc.tsv, ConnectX captures among them). */
+#define CRC_PSEUDO_LRH 0x2144df1cu
 
 static uint32_t crc_add(uint32_t crc, const uint8_t *p, size_t n)
 {
@@ -68,7 +71,7 @@ static uint32_t crc_udp_hdr(uint32_t crc, const uint8_t *u)
 
 static uint32_t crc_start(void)
 {
-	return crc_add(0, pseudo_lrh, sizeof(pseudo_lrh));
+	return CRC_PSEUDO_LRH;
 }
 
 int roce_icrc_ipv4(const uint8_t *pkt, size_t len, uint32_t *crc)
@@ -118,7 +121,7 @@ int roce_icrc_grh(const uint8_t *pkt, size_t len, uint32_t *crc)
 
 int roce_icrc_udp(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint32_t *crc)
 {
-	uint8_t h[ROCE_IPV6_HLEN + ROCE_UDP_HLEN];
+	uint8_t h[ROCE_IPV6_HLEN + ROCE_UDP_HLEN + ROCE_BTH_LEN];
 	size_t hl;
 	uint32_t c;
 
@@ -154,8 +157,11 @@ int roce_icrc_udp(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint
 	wire_put16(h + hl, l3->sport);
 	wire_put16(h + hl + 2, l3->dport);
 	wire_put16(h + hl + 4, (uint16_t)(ROCE_UDP_HLEN + len));
-	/* h[hl+6..7] (checksum) stay 0xff */
-	c = crc_add(crc_start(), h, hl + ROCE_UDP_HLEN);
-	*crc = crc_transport(c, bth, len);
+	/* h[hl+6..7] (checksum) stay 0xff; the BTH follows, byte 4 (F, B,
+	 * Resv6) masked: headers in one call, the rest in a second */
+	memcpy(h + hl + ROCE_UDP_HLEN, bth, ROCE_BTH_LEN);
+	h[hl + ROCE_UDP_HLEN + 4] = 0xff;
+	c = crc_add(crc_start(), h, hl + ROCE_UDP_HLEN + ROCE_BTH_LEN);
+	*crc = crc_add(c, bth + ROCE_BTH_LEN, len - ROCE_BTH_LEN - ROCE_ICRC_LEN);
 	return ROCE_OK;
 }

@@ -318,7 +318,8 @@ size_t roce_packet_len(uint8_t opcode, uint32_t payload_len);
  * roce_build_bth - write BTH + ETHs + payload + pad + ICRC slot into BUF.
  * @h:       header values; h->pad is ignored and computed as (-len) & 3;
  *           only the ETHs of h->opcode's table row are written.
- * @payload: LEN bytes (may be NULL when LEN is 0).  LEN must suit the opcode
+ * @payload: LEN bytes (may be NULL when LEN is 0); may already be in place
+ *           at BUF + the opcode's header bytes (then not copied).  LEN must suit the opcode
  *           (0 without ROCE_OPF_PAYLOAD, the fixed length if any, <= 4096, a
  *           multiple of 4 unless the opcode is LAST/ONLY).  CNP: LEN 16 (the
  *           reserved bytes as given) or 0 (16 zero bytes).

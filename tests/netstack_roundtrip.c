@@ -417,6 +417,47 @@ START_TEST(test_ipv6_header_bytes)
 }
 END_TEST
 
+/* A payload already at its place in the packet buffer (the daemon gathers it
+ * there) builds the same bytes as one copied in, for 4096-byte payloads,
+ * pads, RETH and ImmDt/DETH opcodes, and stays intact. */
+START_TEST(test_build_payload_in_place)
+{
+	static const struct {
+		uint8_t opcode;
+		uint32_t len;
+	} inplace[] = {
+		{ ROCE_OP_RC_WRITE_FIRST, 4096 },     { ROCE_OP_RC_WRITE_MIDDLE, 4096 },
+		{ ROCE_OP_RC_SEND_LAST_IMM, 4093 },   { ROCE_OP_RC_READ_RESP_MIDDLE, 4096 },
+		{ ROCE_OP_UD_SEND_ONLY_IMM, 1021 },   { ROCE_OP_RC_WRITE_ONLY, 7 },
+	};
+	static uint8_t payload[4096], a[4224], b[4224];
+	struct roce_l3 l3;
+
+	for (unsigned i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 7 + 3);
+	l3_v4(&l3);
+	for (unsigned c = 0; c < sizeof(inplace) / sizeof(inplace[0]); c++) {
+		struct roce_hdrs h = { .opcode = inplace[c].opcode, .pkey = 0xffff, .dqpn = 0x12,
+				       .psn = 0x345, .imm = 0xa1b2c3d4, .reth = { .va = 0x1000,
+				       .rkey = 0x77, .dma_len = 8192 }, .deth = { .qkey = 0x11,
+				       .sqpn = 0x22 }, .aeth = { .msn = 5 } };
+		size_t hl = roce_opcode_info(h.opcode)->hdr_len, na, nb;
+
+		memset(a, 0xee, sizeof(a));
+		memset(b, 0xee, sizeof(b));
+		memcpy(b + hl, payload, inplace[c].len);
+		ck_assert_int_eq(roce_build_udp(a, sizeof(a), &l3, &h, payload, inplace[c].len, &na),
+				 ROCE_OK);
+		ck_assert_int_eq(roce_build_udp(b, sizeof(b), &l3, &h, b + hl, inplace[c].len, &nb),
+				 ROCE_OK);
+		ck_assert_uint_eq(na, roce_packet_len(h.opcode, inplace[c].len));
+		ck_assert_uint_eq(nb, na);
+		ck_assert_mem_eq(b + hl, payload, inplace[c].len);
+		ck_assert_mem_eq(a, b, na);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("netstack_roundtrip");
@@ -428,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, test_build_errors);
 	tcase_add_test(tc, test_ipv4_header_bytes);
 	tcase_add_test(tc, test_ipv6_header_bytes);
+	tcase_add_test(tc, test_build_payload_in_place);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }

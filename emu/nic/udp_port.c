@@ -21,8 +21,45 @@
 
 /* Receive buffers of one recvmmsg call: whole datagrams of any size, so a
  * hostile oversized one reaches the parser (and its counter) untruncated.
- * One set for the process: the callback is not re-entered. */
+ * One set for the process, with the message headers that point into it: the
+ * callback is not re-entered. */
 static uint8_t rx_buf[UDP_PORT_RX_MMSG][65536];
+static struct mmsghdr rx_mh[UDP_PORT_RX_MMSG];
+static struct iovec rx_iov[UDP_PORT_RX_MMSG];
+static struct sockaddr_storage rx_from[UDP_PORT_RX_MMSG];
+static union {
+	struct cmsghdr h;
+	char b[CMSG_SPACE(sizeof(uint32_t))];
+} rx_c[UDP_PORT_RX_MMSG];
+static bool rx_mh_ready;
+
+/* Entry I of the receive headers as recvmmsg(2) wants it; the kernel
+ * changes only msg_len, msg_namelen, msg_controllen and msg_flags of the
+ * entries it filled, so only those are set again after a call. */
+static void rx_mh_reset(int i)
+{
+	rx_mh[i].msg_hdr.msg_namelen = sizeof(rx_from[i]);
+	rx_mh[i].msg_hdr.msg_controllen = sizeof(rx_c[i].b);
+	rx_mh[i].msg_hdr.msg_flags = 0;
+	rx_mh[i].msg_len = 0;
+}
+
+static void rx_mh_init(void)
+{
+	int i;
+
+	for (i = 0; i < UDP_PORT_RX_MMSG; i++) {
+		rx_iov[i].iov_base = rx_buf[i];
+		rx_iov[i].iov_len = sizeof(rx_buf[i]);
+		memset(&rx_mh[i], 0, sizeof(rx_mh[i]));
+		rx_mh[i].msg_hdr.msg_name = &rx_from[i];
+		rx_mh[i].msg_hdr.msg_iov = &rx_iov[i];
+		rx_mh[i].msg_hdr.msg_iovlen = 1;
+		rx_mh[i].msg_hdr.msg_control = rx_c[i].b;
+		rx_mh_reset(i);
+	}
+	rx_mh_ready = true;
+}
 
 /* The drop count of one datagram's SO_RXQ_OVFL control message (socket(7):
  * datagrams the kernel dropped since the socket was created, before this
@@ -45,39 +82,24 @@ static void rx_ovfl_of(struct udp_port *u, struct msghdr *m)
  * hands each to the rx callback. Returns the number read (0: none waited). */
 static unsigned int udp_rx_batch(struct udp_port *u)
 {
-	struct mmsghdr mh[UDP_PORT_RX_MMSG];
-	struct iovec iov[UDP_PORT_RX_MMSG];
-	struct sockaddr_storage from[UDP_PORT_RX_MMSG];
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(uint32_t))];
-	} c[UDP_PORT_RX_MMSG];
 	int i, n;
 	unsigned int done;
 
+	if (!rx_mh_ready)
+		rx_mh_init();
 	/* Bounded batch so one busy socket cannot starve the control socket;
 	 * recvmmsg(2): up to UDP_PORT_RX_MMSG datagrams per system call. */
 	for (done = 0; done < UDP_PORT_RX_BATCH; done += (unsigned int)n) {
-		for (i = 0; i < UDP_PORT_RX_MMSG; i++) {
-			iov[i].iov_base = rx_buf[i];
-			iov[i].iov_len = sizeof(rx_buf[i]);
-			memset(&mh[i], 0, sizeof(mh[i]));
-			mh[i].msg_hdr.msg_name = &from[i];
-			mh[i].msg_hdr.msg_namelen = sizeof(from[i]);
-			mh[i].msg_hdr.msg_iov = &iov[i];
-			mh[i].msg_hdr.msg_iovlen = 1;
-			mh[i].msg_hdr.msg_control = c[i].b;
-			mh[i].msg_hdr.msg_controllen = sizeof(c[i].b);
-		}
-		n = recvmmsg(u->fd, mh, UDP_PORT_RX_MMSG, MSG_DONTWAIT, NULL);
+		n = recvmmsg(u->fd, rx_mh, UDP_PORT_RX_MMSG, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return done;
 		for (i = 0; i < n; i++) {
-			rx_ovfl_of(u, &mh[i].msg_hdr);
+			rx_ovfl_of(u, &rx_mh[i].msg_hdr);
 			u->rx_packets++;
-			u->rx_bytes += mh[i].msg_len;
+			u->rx_bytes += rx_mh[i].msg_len;
 			if (u->rx)
-				u->rx(u->rx_ctx, rx_buf[i], mh[i].msg_len, &from[i]);
+				u->rx(u->rx_ctx, rx_buf[i], rx_mh[i].msg_len, &rx_from[i]);
+			rx_mh_reset(i);
 		}
 		if (u->rx_done)
 			u->rx_done(u->rx_ctx);

@@ -327,10 +327,11 @@ enum xport_mem_status xport_mem_sync(struct xport_qp *qp)
 	return ops->mem_sync ? ops->mem_sync(qp->dev->ctx, qp) : XPORT_MEM_OK;
 }
 
-int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
-		   struct roce_hdrs *h, const void *payload, uint32_t len)
+/* Builds the packet of H with PAYLOAD[0..len) into BUF (XPORT_PKT_MAX
+ * bytes; PAYLOAD may already sit at its place in BUF) and transmits it. */
+static int send_built(struct xport_qp *qp, const union ibv_gid *dgid, struct roce_hdrs *h,
+		      uint8_t *buf, const void *payload, uint32_t len)
 {
-	uint8_t buf[XPORT_PKT_MAX];
 	struct roce_l3 l3;
 	size_t n;
 	int err;
@@ -347,9 +348,30 @@ int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
 	if (qp->resp.ack_held && h->opcode >= ROCE_OP_RC_READ_RESP_FIRST &&
 	    h->opcode <= ROCE_OP_RC_ATOMIC_ACK)
 		xport_ack_send_held(qp);
-	err = roce_build_udp(buf, sizeof(buf), &l3, h, payload, len, &n);
+	err = roce_build_udp(buf, XPORT_PKT_MAX, &l3, h, payload, len, &n);
 	if (err)
 		return EINVAL;
 	qp->stats.tx_pkts++;
 	return qp->dev->ops.xmit(qp->dev->ctx, qp, dgid, qp->sport, buf, n);
+}
+
+int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
+		   struct roce_hdrs *h, const void *payload, uint32_t len)
+{
+	uint8_t buf[XPORT_PKT_MAX];
+
+	return send_built(qp, dgid, h, buf, payload, len);
+}
+
+size_t xport_hdr_len(uint8_t opcode)
+{
+	const struct roce_opcode_info *op = roce_opcode_info(opcode);
+
+	return op ? op->hdr_len : 0;
+}
+
+int xport_send_in(struct xport_qp *qp, const union ibv_gid *dgid,
+		  struct roce_hdrs *h, uint8_t *pkt, uint32_t len)
+{
+	return send_built(qp, dgid, h, pkt, pkt + xport_hdr_len(h->opcode), len);
 }

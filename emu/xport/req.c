@@ -102,7 +102,8 @@ static void arm_retrans(struct xport_qp *qp)
 	xport_timer_update(qp);
 }
 
-/* Send one request packet (xport_send_pkt). The first packet resent after
+/* Send one request packet (xport_send_in: LEN payload bytes already in
+ * place in PKT, an XPORT_PKT_MAX-byte buffer). The first packet resent after
  * a Local ACK Timeout goes twice: a timeout means the whole previous
  * attempt was lost, and when this one's first packet (a READ request, or
  * the READ's first response) is lost too the round shows no progress and
@@ -110,15 +111,15 @@ static void arm_retrans(struct xport_qp *qp)
  * duplicate the responder handles as such: re-ACKed (C9-105), a READ
  * restarted, an atomic replayed from its saved result (IBTA 9.7.5.1.3). */
 static int req_send(struct xport_qp *qp, const union ibv_gid *dgid, struct roce_hdrs *h,
-		    const void *payload, uint32_t len)
+		    uint8_t *pkt, uint32_t len)
 {
-	int err = xport_send_pkt(qp, dgid, h, payload, len);
+	int err = xport_send_in(qp, dgid, h, pkt, len);
 
 	if (qp->req.timeout_copy) {
 		qp->req.timeout_copy = false;
 		if (!err) {
 			qp->stats.timeout_copies++;
-			xport_send_pkt(qp, dgid, h, payload, len);
+			xport_send_in(qp, dgid, h, pkt, len);
 		}
 	}
 	return err;
@@ -129,6 +130,7 @@ static int req_send(struct xport_qp *qp, const union ibv_gid *dgid, struct roce_
  * MTUs). Returns false on a local failure. */
 static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 {
+	uint8_t pkt[XPORT_PKT_MAX];
 	struct roce_hdrs h;
 	uint32_t off = qp->req.offset;
 
@@ -140,7 +142,7 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 	h.reth.va = w->wr.remote_addr + off;
 	h.reth.rkey = w->wr.rkey;
 	h.reth.dma_len = w->length - off;
-	req_send(qp, &qp->attr.dgid, &h, NULL, 0);
+	req_send(qp, &qp->attr.dgid, &h, pkt, 0);
 	qp->req.noack = 0;
 	qp->req.psn = roce_psn_add(qp->req.psn, xport_npkts(w->length - off, qp->mtu));
 	qp->req.offset = w->length;
@@ -154,6 +156,7 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
  * equals compare_add; FETCH_ADD adds compare_add, its Compare is 0. */
 static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
 {
+	uint8_t pkt[XPORT_PKT_MAX];
 	struct roce_hdrs h;
 	bool cas = w->wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
 
@@ -166,7 +169,7 @@ static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
 	h.atomic.rkey = w->wr.rkey;
 	h.atomic.swap_add = cas ? w->wr.swap : w->wr.compare_add;
 	h.atomic.compare = cas ? w->wr.compare_add : 0;
-	req_send(qp, &qp->attr.dgid, &h, NULL, 0);
+	req_send(qp, &qp->attr.dgid, &h, pkt, 0);
 	qp->req.noack = 0;
 	qp->req.psn = roce_psn_add(qp->req.psn, 1);
 	qp->req.offset = w->length;
@@ -178,7 +181,7 @@ static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
  * error (W failed, QP in ERR). */
 static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 {
-	uint8_t payload[ROCE_MAX_PAYLOAD];
+	uint8_t pkt[XPORT_PKT_MAX];
 	struct roce_hdrs h;
 	const union ibv_gid *dgid = &qp->attr.dgid;
 	enum req_kind kind = wr_kind(w->wr.opcode);
@@ -188,11 +191,6 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	enum seg_pos pos = first ? (last ? POS_ONLY : POS_FIRST) :
 				   (last ? POS_LAST : POS_MIDDLE);
 	int err;
-
-	if (n && xport_gather(qp, w, qp->req.offset, payload, n)) {
-		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
-		return false;
-	}
 
 	memset(&h, 0, sizeof(h));
 	h.psn = qp->req.psn;
@@ -214,6 +212,11 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		h.opcode = rc_opcode[kind][pos];
 		h.dqpn = qp->attr.dest_qp_num;
 		break;
+	}
+	/* the payload goes straight to its place in the packet */
+	if (n && xport_gather(qp, w, qp->req.offset, pkt + xport_hdr_len(h.opcode), n)) {
+		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
+		return false;
 	}
 	if (first && (kind == K_WRITE || kind == K_WRITE_IMM)) {
 		h.reth.va = w->wr.remote_addr;
@@ -241,7 +244,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		if (h.ackreq)
 			qp->req.noack = 0;
 	}
-	err = req_send(qp, dgid, &h, payload, n);
+	err = req_send(qp, dgid, &h, pkt, n);
 	if (qp->type == IBV_QPT_UD && ud_xmit_failed(err)) {
 		xport_log(qp, XPORT_LOG_ERR, "send WQE %u: UD datagram to QPN 0x%06x not sent: %s",
 			  w->wr.wr_index, h.dqpn, strerror(err));

@@ -399,7 +399,7 @@ static enum xport_mem_status rd_fetch(struct xport_qp *qp, const void *src, uint
  * Remote Access Error sent). */
 static bool read_send_one(struct xport_qp *qp, struct xport_rd_job *j)
 {
-	uint8_t buf[ROCE_MAX_PAYLOAD];
+	uint8_t pkt[XPORT_PKT_MAX];
 	struct roce_hdrs h;
 	uint32_t off = j->i * qp->mtu;
 	uint32_t n = j->len - off < qp->mtu ? j->len - off : qp->mtu;
@@ -417,11 +417,12 @@ static bool read_send_one(struct xport_qp *qp, struct xport_rd_job *j)
 	h.psn = roce_psn_add(j->psn, j->i);
 	h.aeth.syndrome = ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID);
 	h.aeth.msn = qp->resp.msn;
-	if (n && xport_read_ahead(qp, j->tag, j->len, off, buf, n, rd_fetch, j)) {
+	if (n && xport_read_ahead(qp, j->tag, j->len, off, pkt + xport_hdr_len(h.opcode), n,
+				  rd_fetch, j)) {
 		send_aeth(qp, h.psn, ROCE_AETH_SYN_NAK(ROCE_NAK_REM_ACCESS_ERR));
 		return false;
 	}
-	xport_send_pkt(qp, &qp->attr.dgid, &h, buf, n);
+	xport_send_in(qp, &qp->attr.dgid, &h, pkt, n);
 	j->i++;
 	return true;
 }

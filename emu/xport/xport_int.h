@@ -326,6 +326,19 @@ uint32_t xport_mtu_bytes(enum ibv_mtu mtu);
 int xport_send_pkt(struct xport_qp *qp, const union ibv_gid *dgid,
 		   struct roce_hdrs *h, const void *payload, uint32_t len);
 
+/* Where the payload of an OPCODE packet starts in its packet buffer: the
+ * bytes of the BTH and the ETHs the opcode carries (IBTA 9.2-9.4). A
+ * requester or READ responder gathers the payload there, in the
+ * XPORT_PKT_MAX-byte buffer it then hands to xport_send_in. */
+size_t xport_hdr_len(uint8_t opcode);
+
+/* xport_send_pkt with the LEN payload bytes already in place: at
+ * PKT + xport_hdr_len(h->opcode) of the caller's XPORT_PKT_MAX-byte PKT,
+ * where the headers are then written around them (one copy of the payload
+ * less per packet). Same returns as xport_send_pkt. */
+int xport_send_in(struct xport_qp *qp, const union ibv_gid *dgid,
+		  struct roce_hdrs *h, uint8_t *pkt, uint32_t len);
+
 /* Format one line (prefixed "qpn 0x..: ") for ops->log, if set. */
 void xport_log(struct xport_qp *qp, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
