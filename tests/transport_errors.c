@@ -343,6 +343,17 @@ START_TEST(test_lost_ack_duplicate_send)
 }
 END_TEST
 
+/* A's READ of LEN bytes from B_ADDR + 16 completed once, successfully,
+ * with B's bytes and nothing beyond them (A's region was 0xEE). */
+static void check_read_done(const struct pair *p, uint32_t len)
+{
+	ck_assert_uint_eq(p->w->node[0].cqes.n, 1);
+	ck_assert_int_eq(p->w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(p->w->node[0].cqes.v[0].byte_len, len);
+	ck_assert_int_eq(memcmp(p->amem, p->bmem + 16, len), 0);
+	ck_assert_uint_eq(p->amem[len], 0xEE);
+}
+
 /* READ with one response lost: SKIP responses pass, one is dropped. The
  * requester restarts the READ at the missing PSN; B replays from its
  * saved resource. */
@@ -368,11 +379,7 @@ START_TEST(test_read_replay)
 	ck_assert_uint_eq(xport_qp_stats(p.b)->dup_requests, 1);
 	/* The replay starts with a FIRST at the restart PSN. */
 	ck_assert_uint_eq(find_from(p.w, 1, 0x0D, 1)->psn, PSN_A + skip);
-	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
-	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
-	ck_assert_uint_eq(p.w->node[0].cqes.v[0].byte_len, len);
-	ck_assert_int_eq(memcmp(p.amem, p.bmem + 16, len), 0);
-	ck_assert_uint_eq(p.amem[len], 0xEE);
+	check_read_done(&p, len);
 	th_world_free(p.w);
 }
 END_TEST
@@ -404,11 +411,7 @@ START_TEST(test_read_timeout_copy)
 	ck_assert_uint_eq(xport_qp_stats(p.a)->retransmits, 1);
 	ck_assert_uint_eq(xport_qp_stats(p.a)->timeout_copies, 1);
 	ck_assert_uint_eq(count_from(p.w, 1, 0x0D), 1);	/* one FIRST */
-	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
-	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
-	ck_assert_uint_eq(p.w->node[0].cqes.v[0].byte_len, len);
-	ck_assert_int_eq(memcmp(p.amem, p.bmem + 16, len), 0);
-	ck_assert_uint_eq(p.amem[len], 0xEE);
+	check_read_done(&p, len);
 	th_world_free(p.w);
 }
 END_TEST
