@@ -36,13 +36,20 @@ static uint32_t crc_add(uint32_t crc, const uint8_t *p, size_t n)
 #endif
 }
 
+/* The BTH as the ICRC covers it: ROCE_BTH_LEN bytes of BTH into DST with
+ * byte 4 (F, B, Resv6) masked. */
+static void bth_masked(uint8_t *dst, const uint8_t *bth)
+{
+	memcpy(dst, bth, ROCE_BTH_LEN);
+	dst[4] = 0xff;
+}
+
 /* CRC over BTH (byte 4 masked) .. end, excluding the 4-byte ICRC; N >= 16. */
 static uint32_t crc_transport(uint32_t crc, const uint8_t *bth, size_t n)
 {
 	uint8_t b[ROCE_BTH_LEN];
 
-	memcpy(b, bth, sizeof(b));
-	b[4] = 0xff; /* F, B, Resv6 */
+	bth_masked(b, bth);
 	crc = crc_add(crc, b, sizeof(b));
 	return crc_add(crc, bth + ROCE_BTH_LEN, n - ROCE_BTH_LEN - ROCE_ICRC_LEN);
 }
@@ -157,10 +164,9 @@ int roce_icrc_udp(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint
 	wire_put16(h + hl, l3->sport);
 	wire_put16(h + hl + 2, l3->dport);
 	wire_put16(h + hl + 4, (uint16_t)(ROCE_UDP_HLEN + len));
-	/* h[hl+6..7] (checksum) stay 0xff; the BTH follows, byte 4 (F, B,
-	 * Resv6) masked: headers in one call, the rest in a second */
-	memcpy(h + hl + ROCE_UDP_HLEN, bth, ROCE_BTH_LEN);
-	h[hl + ROCE_UDP_HLEN + 4] = 0xff;
+	/* h[hl+6..7] (checksum) stay 0xff; the masked BTH follows: headers
+	 * in one call, the rest in a second */
+	bth_masked(h + hl + ROCE_UDP_HLEN, bth);
 	c = crc_add(crc_start(), h, hl + ROCE_UDP_HLEN + ROCE_BTH_LEN);
 	*crc = crc_add(c, bth + ROCE_BTH_LEN, len - ROCE_BTH_LEN - ROCE_ICRC_LEN);
 	return ROCE_OK;
