@@ -39,6 +39,7 @@ struct options {
 	uint32_t loss;                  /* --loss, ppm */
 	int daemonize;
 	int busy_poll;
+	int kernel_loopback;
 };
 
 static void usage(FILE *fp)
@@ -47,7 +48,8 @@ static void usage(FILE *fp)
 		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
-		"              [--seed N] [--deterministic] [--busy-poll] [--log FILE]\n"
+		"              [--seed N] [--deterministic] [--busy-poll] [--kernel-loopback]\n"
+		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
@@ -122,6 +124,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "fault-rx", required_argument, NULL, 'F' },
 		{ "deterministic", no_argument, NULL, 'T' },
 		{ "busy-poll", no_argument, NULL, 'B' },
+		{ "kernel-loopback", no_argument, NULL, 'K' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "daemonize", no_argument, NULL, 'D' },
@@ -203,6 +206,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'T': o->deterministic = 1; break;
 		case 'B': o->busy_poll = 1; break;
+		case 'K': o->kernel_loopback = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -434,6 +438,12 @@ int main(int argc, char **argv)
 	fault_dev_seed(&dev, o.seed);
 	fault_dev_set(&dev, FAULT_TX, &o.fault[FAULT_TX]);
 	fault_dev_set(&dev, FAULT_RX, &o.fault[FAULT_RX]);
+	if (o.kernel_loopback) {
+		/* datagrams to self through the kernel's UDP loopback, where
+		 * tcpdump -i lo sees them (emu/nic/loopback.h) */
+		dev.udp.lb.off = true;
+		ulog(ULOG_INFO, "datagrams to %s itself go through the kernel's UDP loopback", dev.name);
+	}
 	if (o.deterministic) {
 		/* virtual time; memory keys from the seed (docs/fault-injection.md) */
 		ev_timer_stop(loop, &dev.clock_timer);

@@ -300,6 +300,17 @@ int roce_parse_udp(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
 		   struct roce_pkt *pkt);
 
 /*
+ * roce_parse_udp_verified - roce_parse_udp for a payload whose ICRC is
+ * known to be the one computed over exactly these bytes and L3 (the
+ * receiver built it itself: a device's internal loopback, with no fault
+ * injected since). Nothing is checked against the ICRC: icrc_calc =
+ * icrc_wire, icrc_ok, ip_id 0 (as RoCEv2 senders with DF use). Returns
+ * what roce_parse_udp returns short of ROCE_E_ICRC.
+ */
+int roce_parse_udp_verified(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
+			    struct roce_pkt *pkt);
+
+/*
  * roce_parse_bth - decode BTH .. ICRC (no ICRC check).  Used by the entry
  * points above; exposed for tools that find the BTH themselves.
  * @buf,len: BTH .. ICRC inclusive.  Fills pkt->h, op, bth, roce_len,

@@ -164,12 +164,10 @@ int roce_parse_grh(const uint8_t *buf, size_t len, struct roce_pkt *pkt)
 	return pkt->icrc_ok ? ROCE_OK : ROCE_E_ICRC;
 }
 
-int roce_parse_udp(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
-		   struct roce_pkt *pkt)
+/* The part of roce_parse_udp before the ICRC. */
+static int parse_udp_headers(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
+			     struct roce_pkt *pkt)
 {
-	uint32_t crc;
-	int err;
-
 	if (!buf || !pkt || !l3 || (l3->kind != ROCE_L3_IPV4 && l3->kind != ROCE_L3_IPV6))
 		return ROCE_E_INVAL;
 	if (l3->kind == ROCE_L3_IPV4 &&
@@ -179,7 +177,28 @@ int roce_parse_udp(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
 	pkt->l3 = *l3;
 	pkt->ip_df = l3->kind == ROCE_L3_IPV4;
 	pkt->ip_len = (uint32_t)(roce_ip_udp_hlen(l3->kind) + (len > 65535 ? 65535 : len));
-	err = roce_parse_bth(buf, len, pkt);
+	return roce_parse_bth(buf, len, pkt);
+}
+
+int roce_parse_udp_verified(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
+			    struct roce_pkt *pkt)
+{
+	int err = parse_udp_headers(buf, len, l3, pkt);
+
+	if (err)
+		return err;
+	pkt->ip_id = 0;
+	finish_icrc(pkt, pkt->icrc_wire);
+	return ROCE_OK;
+}
+
+int roce_parse_udp(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
+		   struct roce_pkt *pkt)
+{
+	uint32_t crc;
+	int err;
+
+	err = parse_udp_headers(buf, len, l3, pkt);
 	if (err)
 		return err;
 	err = roce_icrc_udp_check(buf, len, l3, &crc, &pkt->ip_id);

@@ -3,7 +3,7 @@
 # Unit tests (Check) of the pieces, linked against the daemon's own objects.
 DAEMON_UNIT_TESTS = tests/daemon_qp_state tests/daemon_keys tests/daemon_cq_ring tests/daemon_clock \
 	tests/daemon_cqe_writer tests/daemon_mem_access tests/daemon_wqe_reader \
-	tests/daemon_mem_wb
+	tests/daemon_mem_wb tests/daemon_loopback
 check_PROGRAMS += $(DAEMON_UNIT_TESTS)
 TESTS += $(DAEMON_UNIT_TESTS)
 DAEMON_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
@@ -29,6 +29,9 @@ tests_daemon_mem_access_LDADD = $(DAEMON_TEST_LDADD)
 tests_daemon_mem_wb_SOURCES = tests/daemon_mem_wb.c
 tests_daemon_mem_wb_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_mem_wb_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_loopback_SOURCES = tests/daemon_loopback.c
+tests_daemon_loopback_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_loopback_LDADD = $(DAEMON_TEST_LDADD)
 tests_daemon_wqe_reader_SOURCES = tests/daemon_wqe_reader.c
 tests_daemon_wqe_reader_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_wqe_reader_LDADD = $(DAEMON_TEST_LDADD)

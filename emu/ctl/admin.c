@@ -41,9 +41,13 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
 		(unsigned long long)d->udp.tx_too_big);
 	fprintf(fp, "udp_buffers rcvbuf=%d sndbuf=%d\n", d->udp.rcvbuf, d->udp.sndbuf);
-	/* event-loop turns, and reads of datagrams sent to self without a wake-up (udp_port_settle) */
-	fprintf(fp, "loop turns=%u self_reads=%llu self_reads_empty=%llu\n", d->loop ? ev_iteration(d->loop) : 0u,
-		(unsigned long long)d->udp.rx_self_reads, (unsigned long long)d->udp.rx_self_empty);
+	/* event-loop turns; reads of datagrams sent to self through the socket
+	 * without a wake-up (udp_port_settle); datagrams to self delivered by
+	 * the internal loopback and those it sent through the socket (loopback.h) */
+	fprintf(fp, "loop turns=%u self_reads=%llu self_reads_empty=%llu loopback=%llu loopback_spilled=%llu\n",
+		d->loop ? ev_iteration(d->loop) : 0u, (unsigned long long)d->udp.rx_self_reads,
+		(unsigned long long)d->udp.rx_self_empty, (unsigned long long)d->udp.lb.packets,
+		(unsigned long long)d->udp.lb.spilled);
 	if (d->xdev) {
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 

@@ -147,6 +147,9 @@ void nic_vtime_enable(struct uroce_dev *d)
 	/* nor may a read of our own datagrams right after sending them
 	 * depend on whether the kernel has queued them yet */
 	d->udp.no_self_read = true;
+	/* and datagrams to self go through the socket, read after the poll
+	 * like any other, not through the internal loopback */
+	d->udp.lb.off = true;
 	ev_timer_init(&d->vt.kick, kick_cb, 0., 0.);
 	d->vt.kick.data = d;
 	vt_set(d, NIC_VTIME_START_NS);

@@ -7,6 +7,7 @@
 #include "emu/nic/capture.h"
 #include "emu/nic/device.h"
 #include "emu/nic/fault_queue.h"
+#include "emu/nic/loopback.h"
 #include "emu/nic/mem_wb.h"
 #include "emu/nic/nic_time.h"
 #include "emu/log.h"
@@ -200,14 +201,20 @@ static bool is_self(const struct uroce_dev *d, const uint8_t gid[16])
 }
 
 /* The wire: one datagram leaves (after the fault injector), through the
- * transmit queue. It is recorded when queued, so the capture keeps the
- * order (and, in deterministic mode, the virtual times) of transmission;
- * one the kernel then refuses is counted in tx_errors. */
+ * transmit queue, or, addressed to this device's own address and port,
+ * through the internal loopback (loopback.h). It is recorded when queued,
+ * so the capture keeps the order (and, in deterministic mode, the virtual
+ * times) of transmission; one the kernel then refuses is counted in
+ * tx_errors. */
 static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint8_t *pkt, size_t len)
 {
-	int e = udp_port_queue(&d->udp, m->fd, pkt, len, (const struct sockaddr *)&m->addr, m->tolen,
-			       m->tclass, m->now);
+	int e = 1;
 
+	if (!d->udp.lb.off && udp_port_is_own(&d->udp, (const struct sockaddr *)&m->addr))
+		e = loopback_take(&d->udp, pkt, len, m->l3.sport, !fault_active(d->fault, FAULT_TX));
+	if (e)
+		e = udp_port_queue(&d->udp, m->fd, pkt, len, (const struct sockaddr *)&m->addr, m->tolen,
+				   m->tclass, m->now);
 	if (e)
 		return e;
 	nic_vtime_packet(d, true, is_self(d, m->l3.dst));
@@ -249,7 +256,8 @@ static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const u
 
 		memcpy(sgid.raw, l3.src, 16);
 		memcpy(dgid.raw, l3.dst, 16);
-		if (xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port) != EACCES)
+		if ((m->verified ? xport_input_verified(d->xdev, buf, len, &sgid, &dgid, sport, d->port)
+				 : xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port)) != EACCES)
 			return 0;
 		inet_ntop(from->ss_family,
 			  from->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)from)->sin_addr
@@ -279,8 +287,10 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 	memset(&m, 0, sizeof(m));
 	m.fd = -1;
 	memcpy(&m.addr, from, sizeof(*from));
-	if (!fault_active(d->fault, FAULT_RX))
+	if (!fault_active(d->fault, FAULT_RX)) {
+		m.verified = d->udp.lb.rx_verified;
 		port_deliver(d, &m, buf, len);
+	}
 	else
 		fault_apply(d, FAULT_RX, &m, buf, len, NULL);
 }

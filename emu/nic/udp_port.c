@@ -91,8 +91,11 @@ static unsigned int udp_rx_batch(struct udp_port *u)
 	 * recvmmsg(2): up to UDP_PORT_RX_MMSG datagrams per system call. */
 	for (done = 0; done < UDP_PORT_RX_BATCH; done += (unsigned int)n) {
 		n = recvmmsg(u->fd, rx_mh, UDP_PORT_RX_MMSG, MSG_DONTWAIT, NULL);
-		if (n <= 0)
+		if (n <= 0) {
+			if (n == 0 || errno == EAGAIN)
+				loopback_socket_idle(u);
 			return done;
+		}
 		for (i = 0; i < n; i++) {
 			rx_ovfl_of(u, &rx_mh[i].msg_hdr);
 			u->rx_packets++;
@@ -103,8 +106,11 @@ static unsigned int udp_rx_batch(struct udp_port *u)
 		}
 		if (u->rx_done)
 			u->rx_done(u->rx_ctx);
-		if (n < UDP_PORT_RX_MMSG)
-			return done + (unsigned int)n; /* the socket is empty: no call that would say EAGAIN */
+		if (n < UDP_PORT_RX_MMSG) {
+			/* the socket is empty: no call that would say EAGAIN */
+			loopback_socket_idle(u);
+			return done + (unsigned int)n;
+		}
 	}
 	return done;
 }
@@ -116,8 +122,7 @@ static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 	udp_rx_batch(w->data);
 }
 
-/* Whether TO is U's own bound address (family, address and port). */
-static bool is_own(const struct udp_port *u, const struct sockaddr *to)
+bool udp_port_is_own(const struct udp_port *u, const struct sockaddr *to)
 {
 	if (to->sa_family != u->self.ss_family)
 		return false;
@@ -226,7 +231,7 @@ void udp_port_flush(struct udp_port *u)
 		for (; r > 0; r--, i++) {
 			u->tx_packets++;
 			u->tx_bytes += u->txq[i].len;
-			if (is_own(u, (const struct sockaddr *)&u->txq[i].to))
+			if (udp_port_is_own(u, (const struct sockaddr *)&u->txq[i].to))
 				u->tx_self++;
 		}
 	}
@@ -247,7 +252,7 @@ int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
 		}
 		u->tx_packets++;
 		u->tx_bytes += len;
-		if (is_own(u, to))
+		if (udp_port_is_own(u, to))
 			u->tx_self++;
 		return 0;
 	}
@@ -273,7 +278,15 @@ void udp_port_settle(struct udp_port *u)
 		if (u->rx_done)
 			u->rx_done(u->rx_ctx);
 		udp_port_flush(u);
-		if (!u->tx_self || u->no_self_read || round == UDP_PORT_SELF_ROUNDS)
+		if (round == UDP_PORT_SELF_ROUNDS)
+			break;
+		if (u->lb.n) {
+			/* held datagrams are older than any to self the flush
+			 * just sent (loopback.h, spill) */
+			loopback_drain(u, UDP_PORT_RX_BATCH);
+			continue;
+		}
+		if (!u->tx_self || u->no_self_read)
 			break;
 		/* loopback: sendmmsg returned after the kernel queued the
 		 * datagrams on our own socket, so they are read now instead
@@ -286,6 +299,19 @@ void udp_port_settle(struct udp_port *u)
 		}
 	}
 	u->tx_self = 0;
+	if (u->lb.n && u->loop && !ev_is_active(&u->lb_idle))
+		ev_idle_start(u->loop, &u->lb_idle);
+}
+
+/* Active while the internal loopback holds datagrams: the loop polls
+ * without sleeping and its prepare watcher (udp_port_settle) delivers them. */
+static void lb_idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	struct udp_port *u = w->data;
+
+	(void)revents;
+	if (!u->lb.n)
+		ev_idle_stop(loop, w);
 }
 
 static void tx_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
@@ -400,6 +426,11 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 	u->txq = malloc(UDP_PORT_TX_MMSG * sizeof(*u->txq));
 	if (!u->txq)
 		ulog(ULOG_WARN, "no memory for the transmit queue: one sendmsg per datagram");
+	u->loop = loop;
+	ev_idle_init(&u->lb_idle, lb_idle_cb);
+	u->lb_idle.data = u;
+	if (u->self.ss_family != AF_INET && u->self.ss_family != AF_INET6)
+		u->lb.off = true;
 	ev_prepare_init(&u->tx_flush, tx_prepare);
 	u->tx_flush.data = u;
 	ev_prepare_start(loop, &u->tx_flush);
@@ -415,6 +446,8 @@ void udp_port_close(struct udp_port *u, struct ev_loop *loop)
 		return;
 	udp_port_flush(u);
 	ev_prepare_stop(loop, &u->tx_flush);
+	ev_idle_stop(loop, &u->lb_idle);
+	loopback_fini(u);
 	free(u->txq);
 	u->txq = NULL;
 	ev_io_stop(loop, &u->io);

@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <ev.h>
 
+#include "emu/nic/loopback.h"
+
 /* Socket buffer size asked for (bytes, each direction). */
 #define UDP_PORT_BUF_BYTES (16 * 1024 * 1024)
 
@@ -62,6 +64,9 @@ struct udp_port {
 	uint64_t rx_self_reads;         /* those reads (recvmmsg calls without a wake-up) ... */
 	uint64_t rx_self_empty;         /* ... and those that found nothing */
 	bool no_self_read;              /* deterministic mode: read only after the poll */
+	struct loopback lb;             /* datagrams to self, delivered inside the daemon */
+	ev_idle lb_idle;                /* keeps the loop from sleeping while lb holds some */
+	struct ev_loop *loop;
 	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
 	/* Called for every received datagram (NULL = drop); set by the data path. */
 	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
@@ -138,23 +143,29 @@ ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr
 int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
 		   const struct sockaddr *to, socklen_t tolen, uint8_t tclass, bool now);
 
+/* udp_port_is_own - whether TO is U's own bound address and port. */
+bool udp_port_is_own(const struct udp_port *u, const struct sockaddr *to);
+
 /* udp_port_flush - send U's queued datagrams now (sendmmsg(2)). */
 void udp_port_flush(struct udp_port *u);
 
 /*
  * udp_port_settle - run by the loop before it polls (and after work done
- * there): the rx_done callback, then udp_port_flush. When that sent
- * datagrams to U's own address (two QPs of this device), the socket is read
- * at once, as its readiness callback would read it after the next
- * epoll_wait, and the round repeats (what was received may be answered: an
- * ACK, a READ response), at most UDP_PORT_SELF_ROUNDS reads. Loopback UDP
- * queues a datagram on the receiving socket before sendmmsg(2) returns, so
- * the read finds it and the wake-up is saved; a read that finds nothing
+ * there): the rx_done callback, then udp_port_flush, then the datagrams the
+ * device sent to itself: those held by the internal loopback are delivered
+ * (loopback_drain); those sent through the socket (--kernel-loopback, or a
+ * spill) are read at once, as its readiness callback would read them after
+ * the next epoll_wait. The round repeats (what was received may be
+ * answered: an ACK, a READ response), at most UDP_PORT_SELF_ROUNDS times;
+ * datagrams still held then keep the loop from sleeping (lb_idle), so the
+ * next turn delivers them after the loop has looked at every other event.
+ * Loopback UDP queues a datagram on the receiving socket before
+ * sendmmsg(2) returns, so the read finds it; a read that finds nothing
  * (counted in rx_self_empty) ends the rounds and the datagram is read after
- * the poll as before. Every datagram still passes through the socket.
- * With no_self_read set (deterministic mode) nothing is read here: whether
- * the kernel has queued a datagram yet depends on its softirq timing under
- * load, and the order of reads and sends must be the same from run to run.
+ * the poll as before. With no_self_read set (deterministic mode) the socket
+ * is read only after the poll: whether the kernel has queued a datagram yet
+ * depends on its softirq timing under load, and the order of reads and
+ * sends must be the same from run to run.
  */
 void udp_port_settle(struct udp_port *u);
 

@@ -24,9 +24,9 @@ static uint8_t qp_transport(enum ibv_qp_type type)
 	}
 }
 
-int xport_input(struct xport_dev *dev, const void *buf, size_t len,
-		const union ibv_gid *sgid, const union ibv_gid *dgid,
-		uint16_t sport, uint16_t dport)
+static int input(struct xport_dev *dev, const void *buf, size_t len,
+		 const union ibv_gid *sgid, const union ibv_gid *dgid,
+		 uint16_t sport, uint16_t dport, bool verified)
 {
 	struct roce_l3 l3;
 	struct roce_pkt pkt;
@@ -44,7 +44,8 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 	memcpy(l3.dst, dgid->raw, 16);
 	l3.sport = sport;
 	l3.dport = dport;
-	if (roce_parse_udp(buf, len, &l3, &pkt) != ROCE_OK || !pkt.op) {
+	if ((verified ? roce_parse_udp_verified(buf, len, &l3, &pkt)
+		      : roce_parse_udp(buf, len, &l3, &pkt)) != ROCE_OK || !pkt.op) {
 		dev->stats.rx_bad++;
 		/* the ICRC decides even when a damaged header failed first */
 		if (roce_icrc_udp_check(buf, len, &l3, NULL, NULL) == ROCE_E_ICRC)
@@ -99,4 +100,18 @@ int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 	}
 	xport_run(qp);
 	return 0;
+}
+
+int xport_input(struct xport_dev *dev, const void *buf, size_t len,
+		const union ibv_gid *sgid, const union ibv_gid *dgid,
+		uint16_t sport, uint16_t dport)
+{
+	return input(dev, buf, len, sgid, dgid, sport, dport, false);
+}
+
+int xport_input_verified(struct xport_dev *dev, const void *buf, size_t len,
+			 const union ibv_gid *sgid, const union ibv_gid *dgid,
+			 uint16_t sport, uint16_t dport)
+{
+	return input(dev, buf, len, sgid, dgid, sport, dport, true);
 }

@@ -417,6 +417,16 @@ int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 		uint16_t sport, uint16_t dport);
 
 /*
+ * xport_input_verified - xport_input for a payload whose ICRC the device
+ * computed itself over these very bytes (its internal loopback, no fault
+ * injected): parsed with roce_parse_udp_verified, the ICRC not computed
+ * again (emu/nic/loopback.h). Same returns as xport_input.
+ */
+int xport_input_verified(struct xport_dev *dev, const void *pkt, size_t len,
+			 const union ibv_gid *sgid, const union ibv_gid *dgid,
+			 uint16_t sport, uint16_t dport);
+
+/*
  * Coalesced ACKs (IBTA Vol 1 9.7.5.1; emu/xport/ack.c): with ON, the RC
  * responder holds the ACK a packet with AckReq earns, a newer one of the
  * same QP replacing it, until xport_ack_flush; the caller must then call
