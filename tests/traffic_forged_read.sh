@@ -1,6 +1,6 @@
 #!/bin/sh
-# traffic_forged_read: one forged 32-byte RDMA READ request for 1 GiB (a
-# valid rkey of a 1 GiB MR over a MAP_NORESERVE mapping; tests/
+# traffic_forged_read: one forged 32-byte RDMA READ request for 2047 MiB, about
+# the largest message (a valid rkey of a 2047 MiB MR over a MAP_NORESERVE mapping; tests/
 # traffic_fairness.c --victim), sent three more times as duplicates, by a
 # process over plain UDP (tests/traffic_forged_read.py): the duplicates
 # restart the one response in progress (the victim QP's status shows
@@ -66,7 +66,7 @@ st_bound=$((3 * st_max > 2000 ? 3 * st_max : 2000))
 
 # The forged request: the victim holds its QPs until its stdin closes.
 mkfifo "$T/hold"
-"$UROCE" run -- "$top_builddir/tests/traffic_fairness" --victim 1024 <"$T/hold" >"$T/victim" 2>&1 &
+"$UROCE" run -- "$top_builddir/tests/traffic_fairness" --victim 2047 <"$T/hold" >"$T/victim" 2>&1 &
 vpid=$!
 exec 3>"$T/hold"
 i=0
@@ -78,12 +78,15 @@ while ! grep -q '^victim' "$T/victim"; do
 done
 cat "$T/victim"
 set -- $(sed -n 's/^victim qpn \([0-9]*\) va \([0-9]*\) rkey \([0-9]*\) psn \([0-9]*\)$/\1 \2 \3 \4/p' "$T/victim")
-/usr/bin/python3 "$top_srcdir/tests/traffic_forged_read.py" "$UROCE_PORT" "$1" "$4" "$2" "$3" 1073741824 4 ||
+/usr/bin/python3 "$top_srcdir/tests/traffic_forged_read.py" "$UROCE_PORT" "$1" "$4" "$2" "$3" 2146435072 4 ||
 	fail "forged READ request sent" 0 $?
-measure "forged 1 GiB READ + 3 duplicates"
-check "forged 1 GiB READ + 3 duplicates"
+measure "forged 2047 MiB READ + 3 duplicates"
+check "forged 2047 MiB READ + 3 duplicates"
 # The duplicates restarted the one response in progress (IBTA 9.7.5.1.3.2)
-# instead of each queuing another 1 GiB behind it.
+# instead of each queuing another 2047 MiB behind it. (The response goes to an
+# address of this device, so it takes the internal loopback, which sends
+# 1 GiB in about half a second: the 2047 MiB keep it running after the last
+# duplicate, while the ping-pong is measured.)
 "$UROCE" status --dev uroce0 >"$T/status" 2>&1 || fail "uroce status" 0 "$(cat "$T/status")"
 vq=$(grep "^  qp qpn=$(printf 0x%x "$1") " "$T/status")
 expect_eq "victim QP duplicate requests" "dup_requests=3 read_restarts=3" \
