@@ -15,6 +15,9 @@
  *   returns after UDP_PORT_SELF_ROUNDS drains with the answer held and the
  *   idle watcher active, so the loop polls without sleeping and the next
  *   turn goes on; the idle watcher stops once nothing is held;
+ * - a delivery in a settle's last round that sends 600 datagrams (a READ
+ *   request's responses): 511 held, 89 spilled, and the read after the
+ *   poll delivers the held ones before the spilled ones (all 600 in order);
  * - rx_verified is set only while a datagram taken as verified is delivered;
  * - refusals: EMSGSIZE above UDP_PORT_TX_MAX, EPERM when off.
  */
@@ -39,6 +42,9 @@ static bool seen_verified[MAXSEEN];
 static unsigned int nseen, ndone, nseen_at_done[MAXSEEN];
 static unsigned int answer_below;    /* a delivery of seq < this sends seq + 1000 */
 static bool answer_forever;          /* every delivery sends seq + 1 */
+static unsigned int chain_below;     /* a delivery of seq < this sends seq + 1 */
+static uint32_t burst_at;            /* its delivery sends burst_n datagrams 2000.. */
+static unsigned int burst_n;
 
 static void put_seq(uint8_t *p, uint32_t seq)
 {
@@ -73,6 +79,11 @@ static void rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_
 		send_self(seq + 1000, 3000, false);
 	if (answer_forever)
 		send_self(seq + 1, 3000, true);
+	if (seq < chain_below)
+		send_self(seq + 1, 3000, true);
+	if (seq == burst_at)
+		for (seq = 0; seq < burst_n; seq++)
+			send_self(2000 + seq, 3000, true);
 }
 
 static void rx_done(void *ctx)
@@ -97,6 +108,8 @@ static void setup(void)
 	u.rx_done = rx_done;
 	nseen = ndone = answer_below = 0;
 	answer_forever = false;
+	chain_below = burst_n = 0;
+	burst_at = UINT32_MAX;
 }
 
 static void teardown(void)
@@ -200,6 +213,36 @@ START_TEST(endless_answers_are_bounded)
 }
 END_TEST
 
+/* A READ request delivered in the last round of a settle answered by more
+ * responses than the ring has free: the first ones are held, the rest spill
+ * into the socket, and the settle ends with both. The read after the poll
+ * (udp_readable) must not deliver the spilled ones before the held ones. */
+START_TEST(spill_after_last_round_keeps_order)
+{
+	unsigned int i, turns;
+
+	chain_below = UDP_PORT_SELF_ROUNDS - 1;
+	burst_at = UDP_PORT_SELF_ROUNDS - 1;
+	burst_n = 600;
+	send_self(0, 50000, true);
+	/* the loop's prepare watcher settles, then the loop polls and finds
+	 * the socket readable */
+	for (turns = 0; nseen < UDP_PORT_SELF_ROUNDS + 600 && turns < 10; turns++)
+		ev_run(loop, EVRUN_NOWAIT);
+	ck_assert_uint_eq(nseen, UDP_PORT_SELF_ROUNDS + 600);
+	for (i = 0; i < UDP_PORT_SELF_ROUNDS; i++)
+		ck_assert_uint_eq(seen[i], i);
+	for (i = 0; i < 600; i++)
+		ck_assert_uint_eq(seen[UDP_PORT_SELF_ROUNDS + i], 2000 + i);
+	ck_assert_uint_eq(u.rx_packets, UDP_PORT_SELF_ROUNDS + 600);
+	/* the slot of the request was still taken: 511 held, 89 spilled */
+	ck_assert_uint_eq(u.lb.spilled, 600 - (LOOPBACK_SLOTS - 1));
+	ck_assert_uint_eq(u.lb.packets, UDP_PORT_SELF_ROUNDS + LOOPBACK_SLOTS - 1);
+	ck_assert_uint_eq(u.lb.n, 0);
+	ck_assert(!u.lb.spill);
+}
+END_TEST
+
 START_TEST(verified_only_while_delivered)
 {
 	send_self(1, 50000, true);
@@ -238,6 +281,7 @@ int main(void)
 	tcase_add_test(tc, spill_keeps_order);
 	tcase_add_test(tc, answers_wait_for_next_drain);
 	tcase_add_test(tc, endless_answers_are_bounded);
+	tcase_add_test(tc, spill_after_last_round_keeps_order);
 	tcase_add_test(tc, verified_only_while_delivered);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);

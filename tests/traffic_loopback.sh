@@ -15,7 +15,11 @@
 #   tx corrupt=3%`), the same ibv_rc_pingpong still passes its data check:
 #   the receive side checks the ICRC of looped-back datagrams when a fault
 #   is set, so corrupted ones are dropped (bad_icrc > 0, at most the
-#   injector's corrupted count) and retransmitted.
+#   injector's corrupted count) and retransmitted;
+# - with `corrupt=20% delay=20ms` set and cleared live while
+#   ibv_rc_pingpong -s 65536 -c -n 40 runs: the packets held at the clear
+#   are checked too, bad_icrc = corrupted exactly (a corruption never hits
+#   BTH byte 4, docs/fault-injection.md), nothing left held or dropped.
 . "$top_srcdir/tests/lib.sh"
 
 # field LINE NAME: NAME=N of the status line starting with LINE.
@@ -57,4 +61,29 @@ echo "corrupted $corrupted, dropped with a bad ICRC $icrc"
 [ "$corrupted" -gt 0 ] || fail "the injector corrupted packets" "> 0" "$corrupted"
 [ "$icrc" -gt 0 ] && [ "$icrc" -le "$corrupted" ] ||
 	fail "looped-back corrupted packets dropped by the ICRC check" "1..$corrupted" "$icrc"
+
+# Packets the injector holds (delay) were corrupted when taken; cleared live
+# while they wait, they leave with no fault set and must still be checked.
+uroce fault clear uroce0 >/dev/null || fail "uroce fault clear"
+icrc0=$(field rx_drops bad_icrc) corrupted0=$(field "fault tx" corrupted) pk0=$(field "fault tx" packets)
+uroce fault set uroce0 tx corrupt=20% delay=20ms >/dev/null || fail "uroce fault set tx corrupt=20% delay=20ms"
+pingpong rc64k_held ibv_rc_pingpong uroce0 65536 40 -s 65536 -m 1024 -c -n 40 >"$T/held.log" 2>&1 &
+pp=$!
+i=0
+while [ $(($(field "fault tx" packets) - pk0)) -lt 2000 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+held=$(field "fault tx" held)
+uroce fault clear uroce0 >/dev/null || fail "uroce fault clear while packets are held"
+wait $pp
+rc=$?
+cat "$T/held.log"
+[ $rc -eq 0 ] || fail "ibv_rc_pingpong with held corrupted packets released after the clear"
+icrc=$(($(field rx_drops bad_icrc) - icrc0)) corrupted=$(($(field "fault tx" corrupted) - corrupted0))
+echo "held at the clear $held; corrupted $corrupted, dropped with a bad ICRC $icrc"
+expect_eq "fault tx held after the run" 0 "$(field "fault tx" held)"
+expect_eq "fault tx queue_dropped" 0 "$(field "fault tx" queue_dropped)"
+[ "$corrupted" -gt 0 ] || fail "the injector corrupted packets" "> 0" "$corrupted"
+expect_eq "every corrupted packet dropped by the ICRC check, held ones too" "$corrupted" "$icrc"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"

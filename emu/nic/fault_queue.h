@@ -30,7 +30,8 @@ struct fault_meta {
 	struct sockaddr_storage addr;   /* tx: destination; rx: source */
 	struct roce_l3 l3;              /* tx: for the capture */
 	bool now;                       /* tx: sent at once, not queued (udp_port_queue) */
-	bool verified;                  /* rx: the ICRC is known good (loopback.h) */
+	bool verified;                  /* the ICRC is known good (loopback.h): tx: not through
+					 * the injector; rx: taken as such by the loopback */
 };
 
 /* Puts one packet on the wire (tx) or into the engine (rx); 0 or an errno. */

@@ -182,7 +182,10 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 		m.tolen = tolen;
 		memcpy(&m.addr, &to, sizeof(to));
 		m.l3 = l3;
-		if (!fault_active(d->fault, FAULT_TX))
+		/* a packet the injector decides on may be corrupted, and one it
+		 * holds leaves later, when the fault may be cleared already */
+		m.verified = !fault_active(d->fault, FAULT_TX);
+		if (m.verified)
 			return wire_send(d, &m, pkt, len);
 		rc = fault_apply(d, FAULT_TX, &m, pkt, len, &copies);
 		if (!copies)
@@ -211,7 +214,7 @@ static int wire_send(struct uroce_dev *d, const struct fault_meta *m, const uint
 	int e = 1;
 
 	if (!d->udp.lb.off && udp_port_is_own(&d->udp, (const struct sockaddr *)&m->addr))
-		e = loopback_take(&d->udp, pkt, len, m->l3.sport, !fault_active(d->fault, FAULT_TX));
+		e = loopback_take(&d->udp, pkt, len, m->l3.sport, m->verified);
 	if (e)
 		e = udp_port_queue(&d->udp, m->fd, pkt, len, (const struct sockaddr *)&m->addr, m->tolen,
 				   m->tclass, m->now);

@@ -117,9 +117,15 @@ static unsigned int udp_rx_batch(struct udp_port *u)
 
 static void udp_readable(struct ev_loop *loop, ev_io *w, int revents)
 {
+	struct udp_port *u = w->data;
+
 	(void)loop;
 	(void)revents;
-	udp_rx_batch(w->data);
+	/* a settle that ran out of rounds may leave datagrams held while later
+	 * ones spilled into the socket: the held ones are older */
+	if (u->lb.spill && u->lb.n)
+		loopback_drain(u, u->lb.n);
+	udp_rx_batch(u);
 }
 
 bool udp_port_is_own(const struct udp_port *u, const struct sockaddr *to)
