@@ -206,8 +206,13 @@ static void rq_withdraw_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 
 void doorbell_rq_err(struct ctl_qp *qp)
 {
-	if (qp->rq_promise)
-		ev_prepare_start(qp->owner->dev->loop, &qp->rq_withdraw);
+	if (!qp->rq_promise)
+		return;
+	ev_prepare_start(qp->owner->dev->loop, &qp->rq_withdraw);
+	/* the move may come from inside a prepare watcher (the internal
+	 * loopback's delivery), after libev chose this turn's: one turn
+	 * without sleeping, so the withdrawal runs before the loop sleeps */
+	ev_idle_start(qp->owner->dev->loop, &qp->db_turn);
 }
 
 void doorbell_qp_init(struct ctl_qp *qp)
