@@ -309,7 +309,7 @@ int uroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv
 	}
 	if (posted) {
 		__atomic_store_n(&h->rq_pi, qp->rq_head, __ATOMIC_RELEASE);
-		if (uroce_qp_doorbell_needed(h))
+		if (uroce_qp_rq_doorbell_needed(h))
 			eventfd_write(to_uctx(ibqp->context)->doorbell, 1);
 	}
 	pthread_spin_unlock(&qp->rq_lock);

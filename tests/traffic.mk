@@ -109,3 +109,13 @@ tests_traffic_doorbell_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 tests_traffic_doorbell_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 TESTS += tests/traffic_doorbell.sh
 EXTRA_DIST += tests/traffic_doorbell.sh
+
+# Receive doorbell suppression: receives posted without a doorbell, then ERR
+# (abi_ring.h); doorbells per ib_send_lat iteration.
+check_PROGRAMS += tests/traffic_rq_doorbell
+tests_traffic_rq_doorbell_SOURCES = tests/traffic_rq_doorbell.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_rq_doorbell_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_rq_doorbell_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+tests_traffic_rq_doorbell_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
+TESTS += tests/traffic_rq_doorbell.sh
+EXTRA_DIST += tests/traffic_rq_doorbell.sh

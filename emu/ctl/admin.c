@@ -48,6 +48,9 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		d->loop ? ev_iteration(d->loop) : 0u, (unsigned long long)d->udp.rx_self_reads,
 		(unsigned long long)d->udp.rx_self_empty, (unsigned long long)d->udp.lb.packets,
 		(unsigned long long)d->udp.lb.spilled);
+	/* the clients' doorbell eventfds: reads, and the writes they drained */
+	fprintf(fp, "doorbells reads=%llu rings=%llu\n", (unsigned long long)d->doorbell_reads,
+		(unsigned long long)d->doorbell_rings);
 	if (d->xdev) {
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 

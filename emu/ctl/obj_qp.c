@@ -8,6 +8,7 @@
 #include "config.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/mem_window.h"
+#include "emu/nic/doorbell.h"
 #include "emu/nic/engine_glue.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
@@ -188,6 +189,8 @@ int op_modify_qp(struct ctl_client *c, struct ctl_call *call)
 	rc = xport_qp_modify(qp->xqp, &attr, (int)(req->attr_mask | IBV_QP_STATE));
 	if (rc)
 		return rc;
+	/* before RESET reads rq_pi: the promise's withdrawal comes first */
+	doorbell_rq_promise_update(qp);
 	if (next == IBV_QPS_RESET && qp->ring) {
 		/* RESET empties both queues: whatever was posted is discarded
 		 * and every slot is free again (indices keep running). */

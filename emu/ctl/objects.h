@@ -139,6 +139,9 @@ struct ctl_qp {
 	ev_prepare db_poll;      /* active while the ring's no_doorbell promise stands (doorbell.c) */
 	ev_idle db_turn;         /* one more turn without sleeping after db_poll took WQEs */
 	uint32_t db_idle_turns;  /* --busy-poll: loop turns the promise found nothing */
+	bool rq_promise;         /* the ring's rq_no_doorbell promise stands (doorbell.c) */
+	ev_prepare rq_withdraw;  /* active from the engine's own move to ERR until the
+				  * promise is withdrawn, before the loop sleeps */
 	uint32_t async_events;
 	struct ctl_client *owner;
 };

@@ -75,6 +75,9 @@ struct uroce_dev {
 	uint64_t node_guid;             /* host order */
 
 	struct ev_loop *loop;
+	uint64_t doorbell_reads;        /* doorbell eventfd reads that drained a count (doorbell.c) */
+	uint64_t doorbell_rings;        /* eventfd writes those reads drained: the clients'
+					 * doorbells and the daemon's own re-rings */
 	bool busy_poll;                 /* --busy-poll: the loop never sleeps (doorbell.c keeps
 					 * its no_doorbell promises while a QP is active) */
 	struct hca_clock clock;

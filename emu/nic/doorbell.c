@@ -162,17 +162,74 @@ static void qp_promise(struct ctl_qp *qp)
 	ev_prepare_start(qp->owner->dev->loop, &qp->db_poll);
 }
 
+/* Whether QP's responder takes receive WQEs from its own RQ on demand
+ * (xport_rq_take): RTR, RTS, SQD and SQE accept messages (IBTA 10.3.1);
+ * RESET, INIT and ERR do not. */
+static bool rq_on_demand(const struct ctl_qp *qp)
+{
+	enum ibv_qp_state s = xport_qp_state(qp->xqp);
+
+	return qp->ring && qp->cap.max_recv_wr && !qp->srq &&
+	       (s == IBV_QPS_RTR || s == IBV_QPS_RTS || s == IBV_QPS_SQD || s == IBV_QPS_SQE);
+}
+
+void doorbell_rq_promise_update(struct ctl_qp *qp)
+{
+	struct uroce_qp_ring_hdr *h = qp->ring;
+
+	if (!qp->xqp)
+		return;
+	if (rq_on_demand(qp)) {
+		if (!qp->rq_promise)
+			__atomic_store_n(&h->rq_no_doorbell, 1, __ATOMIC_RELAXED);
+		qp->rq_promise = true;
+		return;
+	}
+	ev_prepare_stop(qp->owner->dev->loop, &qp->rq_withdraw);
+	if (qp->rq_promise) {
+		qp->rq_promise = false;
+		__atomic_store_n(&h->rq_no_doorbell, 0, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	/* what was posted without a doorbell: in ERR the engine flushes it
+	 * at once; RESET discards it (the caller) */
+	if (qp->ring && xport_qp_state(qp->xqp) != IBV_QPS_RESET)
+		qp_recv_doorbell(qp);
+}
+
+static void rq_withdraw_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	doorbell_rq_promise_update(w->data);
+}
+
+void doorbell_rq_err(struct ctl_qp *qp)
+{
+	if (!qp->rq_promise)
+		return;
+	ev_prepare_start(qp->owner->dev->loop, &qp->rq_withdraw);
+	/* the move may come from inside a prepare watcher (the internal
+	 * loopback's delivery), after libev chose this turn's: one turn
+	 * without sleeping, so the withdrawal runs before the loop sleeps */
+	ev_idle_start(qp->owner->dev->loop, &qp->db_turn);
+}
+
 void doorbell_qp_init(struct ctl_qp *qp)
 {
 	ev_prepare_init(&qp->db_poll, qp_poll_cb);
 	qp->db_poll.data = qp;
 	ev_idle_init(&qp->db_turn, qp_turn_cb);
+	ev_prepare_init(&qp->rq_withdraw, rq_withdraw_cb);
+	qp->rq_withdraw.data = qp;
+	qp->rq_promise = false;
 }
 
 void doorbell_qp_stop(struct ctl_qp *qp)
 {
 	ev_prepare_stop(qp->owner->dev->loop, &qp->db_poll);
 	ev_idle_stop(qp->owner->dev->loop, &qp->db_turn);
+	ev_prepare_stop(qp->owner->dev->loop, &qp->rq_withdraw);
 }
 
 /* New WQEs of an SRQ into the engine. A WQE the daemon cannot take puts
@@ -245,8 +302,13 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	uint32_t h;
 
 	/* Drain the counter first: a ring after this read re-arms the watcher. */
-	if (read(c->db_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		return;
+	if (read(c->db_fd, &v, sizeof(v)) < 0) {
+		if (errno != EAGAIN)
+			return;
+	} else {
+		c->dev->doorbell_reads++;
+		c->dev->doorbell_rings += v;
+	}
 	/* new WQEs first: their completions may be what an arm waits for; send
 	 * WQEs left over ring the doorbell again, so the next loop turn (after
 	 * the UDP socket's) takes them */

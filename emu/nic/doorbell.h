@@ -51,6 +51,20 @@ void doorbell_qp_init(struct ctl_qp *qp);
  * "Doorbell suppression"); before the QP and its ring go. */
 void doorbell_qp_stop(struct ctl_qp *qp);
 
+/*
+ * The daemon's half of receive doorbell suppression (abi_ring.h): sets
+ * QP's rq_no_doorbell promise while the QP's state takes receive WQEs on
+ * demand (RTR, RTS, SQD, SQE; no SRQ), else withdraws it (store 0, full
+ * fence) and reads the RQ ring once more: in ERR the WQEs found complete
+ * with IBV_WC_WR_FLUSH_ERR, in RESET the caller discards them. Call after
+ * every state change the daemon makes outside the engine (modify).
+ */
+void doorbell_rq_promise_update(struct ctl_qp *qp);
+
+/* The engine moved QP to ERR on its own (xport_ops.qp_err, inside the
+ * engine): the promise is withdrawn as above before the loop next sleeps. */
+void doorbell_rq_err(struct ctl_qp *qp);
+
 /* Posts the receive WQEs written to QP's RQ ring (or its SRQ's ring) since
  * the last doorbell was read: the engine's rq_refill, when a message finds
  * no receive WQE (xport.h). */

@@ -213,6 +213,14 @@ static void dp_rq_refill(void *ctx, struct xport_qp *xqp)
 	doorbell_recv_refill(xport_qp_user(xqp));
 }
 
+/* The QP entered ERR: its receive doorbell promise goes before the loop
+ * sleeps (doorbell.h). */
+static void dp_qp_err(void *ctx, struct xport_qp *xqp)
+{
+	(void)ctx;
+	doorbell_rq_err(xport_qp_user(xqp));
+}
+
 static const struct xport_ops engine_ops = {
 	.now_ns = dp_now_ns,
 	.mem = dp_mem,
@@ -227,6 +235,7 @@ static const struct xport_ops engine_ops = {
 	.invalidate = dp_invalidate,
 	.rq_refill = dp_rq_refill,
 	.mem_sync = dp_mem_sync,
+	.qp_err = dp_qp_err,
 };
 
 int engine_init(struct uroce_dev *d)

@@ -243,6 +243,8 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 	xport_flush(qp);
 	xport_srq_last_wqe(qp);
 	xport_timer_update(qp);
+	if (qp->dev->ops.qp_err)
+		qp->dev->ops.qp_err(qp->dev->ctx, qp);
 }
 
 void xport_qp_send_error(struct xport_qp *qp)

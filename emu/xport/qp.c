@@ -212,6 +212,8 @@ static void qp_enter(struct xport_qp *qp, enum ibv_qp_state next)
 			xport_srq_last_wqe(qp);
 		}
 		xport_timer_update(qp);
+		if (old != IBV_QPS_ERR && qp->dev->ops.qp_err)
+			qp->dev->ops.qp_err(qp->dev->ctx, qp);
 		break;
 	case IBV_QPS_RTS:
 		qp->state = IBV_QPS_RTS;

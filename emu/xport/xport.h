@@ -227,6 +227,10 @@ enum xport_mem_status {
  *   or SEND, after a UD receive's scatter, after a READ's last response
  *   and an ATOMIC's original value were written. May be NULL (writes are
  *   then synchronous).
+ * qp_err: QP entered ERR, by xport_qp_modify or on its own (a fatal
+ *   error, retry exhaustion, a refused WQE), after its queues were
+ *   flushed. It runs inside the engine, so it must not call the engine
+ *   for QP; work it starts waits for the event loop. May be NULL.
  * log: one line about a transport event, naming the QPN and PSN
  *   (retransmissions, NAKs sent and received, RNR waits, errors); level is
  *   XPORT_LOG_ERR / _WARN / _INFO; msg has no newline. May be NULL.
@@ -255,6 +259,7 @@ struct xport_ops {
 			   uint32_t rkey);
 	void (*rq_refill)(void *ctx, struct xport_qp *qp);
 	enum xport_mem_status (*mem_sync)(void *ctx, struct xport_qp *qp);
+	void (*qp_err)(void *ctx, struct xport_qp *qp);
 };
 
 /* Levels of ops->log. */

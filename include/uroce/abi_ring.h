@@ -67,6 +67,24 @@
  * zeroed) gets a doorbell per post, as before; the word is a former
  * reserved one, so the ABI version is unchanged. SRQ posts and CQ arms
  * always ring.
+ *
+ * Receive doorbell suppression: while rq_no_doorbell is non-zero the
+ * daemon has promised to read rq_pi on its own whenever it needs a
+ * receive WQE (a message finds the RQ it holds empty; a flush), so the
+ * provider may skip the eventfd write after a post to the RQ. The daemon
+ * sets it while the QP is in RTR, RTS, SQD or SQE (the states whose
+ * responder takes receive WQEs) and has no SRQ; before the QP leaves
+ * them (ERR, by ibv_modify_qp or the engine's own move on a fatal error
+ * or retry exhaustion; RESET) it withdraws it the same way:
+ *   daemon: store rq_no_doorbell = 0; full fence; load rq_pi; WQEs beyond
+ *           what it read: take them (ERR: each completes at once with
+ *           IBV_WC_WR_FLUSH_ERR; RESET: discarded as above)
+ *   provider: release-store rq_pi; full fence; load no_doorbell and
+ *           rq_no_doorbell; if both 0: eventfd_write(doorbell, 1)
+ * uroce_qp_rq_doorbell_needed() is the provider's half; the daemon keeps
+ * its own copy of this promise too and never reads the word. Another
+ * former reserved word: an older daemon never sets it, an older provider
+ * ignores it (and rings, as before).
  */
 #define UROCE_QP_RING_HDR_SIZE 128
 struct uroce_qp_ring_hdr {
@@ -76,7 +94,8 @@ struct uroce_qp_ring_hdr {
 	uint32_t sq_ci;          /* daemon writes: SQ WQEs whose slots are free again */
 	uint32_t rq_ci;          /* daemon writes: RQ WQEs consumed */
 	uint32_t no_doorbell;    /* daemon writes: non-zero = it reads the pis again unasked */
-	uint32_t reserved1[13];
+	uint32_t rq_no_doorbell; /* daemon writes: non-zero = it reads rq_pi when it needs a WQE */
+	uint32_t reserved1[12];
 };
 
 /*
@@ -88,6 +107,23 @@ static inline int uroce_qp_doorbell_needed(const struct uroce_qp_ring_hdr *h)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return __atomic_load_n(&h->no_doorbell, __ATOMIC_RELAXED) == 0;
+}
+
+/*
+ * uroce_qp_rq_doorbell_needed - the provider's half of receive doorbell
+ * suppression (above): call after the release store of rq_pi. Returns
+ * whether the eventfd must be written: neither promise stands. Why no
+ * post is lost: the fence orders the rq_pi store before the loads. If
+ * either load saw a stale non-zero, the daemon's store of 0 (and the
+ * fence after it) follows those loads, so its later load of rq_pi sees
+ * this post; if the daemon's load missed the post, its store of 0
+ * preceded these loads, which see 0 and ring.
+ */
+static inline int uroce_qp_rq_doorbell_needed(const struct uroce_qp_ring_hdr *h)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&h->no_doorbell, __ATOMIC_RELAXED) == 0 &&
+	       __atomic_load_n(&h->rq_no_doorbell, __ATOMIC_RELAXED) == 0;
 }
 
 /* Scatter/gather entry (16 bytes), as struct ibv_sge. */
