@@ -85,10 +85,8 @@ unsigned int loopback_drain(struct udp_port *u, unsigned int max)
 		u->rx_packets++;
 		u->rx_bytes += s->len;
 		lb->packets++;
-		lb->rx_verified = s->verified;
 		if (u->rx)
-			u->rx(u->rx_ctx, s->pkt, s->len, &from);
-		lb->rx_verified = false;
+			u->rx(u->rx_ctx, s->pkt, s->len, &from, s->verified);
 		lb->head = (lb->head + 1) % LOOPBACK_SLOTS;
 		lb->n--;
 		done++;

@@ -45,7 +45,6 @@ struct loopback {
 	struct loopback_slot *ring; /* LOOPBACK_SLOTS */
 	uint8_t *bytes;             /* their packet storage */
 	unsigned int head, n;       /* oldest slot, slots in use */
-	bool rx_verified;           /* during a delivery: that datagram's verified */
 	uint64_t packets;           /* datagrams delivered inside the daemon */
 	uint64_t spilled;           /* datagrams to self sent through the socket instead */
 };
@@ -55,7 +54,7 @@ struct loopback {
  * address and UDP source port SPORT to its own address and port, for
  * delivery by loopback_drain. VERIFIED: its ICRC is the one the device
  * computed over these bytes (no fault injected into it), so the receive
- * side need not compute it again (rx_verified while it is delivered).
+ * side need not compute it again (passed to U's rx callback).
  * Counted in U's tx_packets/tx_bytes.
  * Returns 0, or ENOBUFS (ring full, or spilling: the caller sends it
  * through the socket; counted in spilled), EMSGSIZE (longer than

@@ -273,7 +273,8 @@ static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const u
 	return 0;
 }
 
-static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from)
+static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from,
+		    bool verified)
 {
 	struct uroce_dev *d = ctx;
 	struct fault_meta m;
@@ -291,7 +292,7 @@ static void port_rx(void *ctx, const uint8_t *buf, size_t len, const struct sock
 	m.fd = -1;
 	memcpy(&m.addr, from, sizeof(*from));
 	if (!fault_active(d->fault, FAULT_RX)) {
-		m.verified = d->udp.lb.rx_verified;
+		m.verified = verified;
 		port_deliver(d, &m, buf, len);
 	}
 	else

@@ -101,7 +101,7 @@ static unsigned int udp_rx_batch(struct udp_port *u)
 			u->rx_packets++;
 			u->rx_bytes += rx_mh[i].msg_len;
 			if (u->rx)
-				u->rx(u->rx_ctx, rx_buf[i], rx_mh[i].msg_len, &rx_from[i]);
+				u->rx(u->rx_ctx, rx_buf[i], rx_mh[i].msg_len, &rx_from[i], false);
 			rx_mh_reset(i);
 		}
 		if (u->rx_done)
@@ -435,8 +435,6 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 	u->loop = loop;
 	ev_idle_init(&u->lb_idle, lb_idle_cb);
 	u->lb_idle.data = u;
-	if (u->self.ss_family != AF_INET && u->self.ss_family != AF_INET6)
-		u->lb.off = true;
 	ev_prepare_init(&u->tx_flush, tx_prepare);
 	u->tx_flush.data = u;
 	ev_prepare_start(loop, &u->tx_flush);

@@ -68,8 +68,12 @@ struct udp_port {
 	ev_idle lb_idle;                /* keeps the loop from sleeping while lb holds some */
 	struct ev_loop *loop;
 	double tx_error_log_at;         /* CLOCK_MONOTONIC seconds of that line */
-	/* Called for every received datagram (NULL = drop); set by the data path. */
-	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from);
+	/* Called for every received datagram (NULL = drop); set by the data path.
+	 * VERIFIED: its ICRC is the one this device computed over these bytes
+	 * (an internal loopback datagram taken as verified, loopback.h); false
+	 * for every datagram read from the socket. */
+	void (*rx)(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr_storage *from,
+		   bool verified);
 	/* Called after each batch of rx calls (one recvmmsg) and before the
 	 * queue is sent as the loop goes to poll (NULL = none): what the data
 	 * path holds for a batch (coalesced ACKs) goes out then. */
