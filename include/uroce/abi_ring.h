@@ -121,8 +121,8 @@ static inline int uroce_qp_doorbell_needed(const struct uroce_qp_ring_hdr *h)
  */
 static inline int uroce_qp_rq_doorbell_needed(const struct uroce_qp_ring_hdr *h)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return __atomic_load_n(&h->no_doorbell, __ATOMIC_RELAXED) == 0 &&
+	/* its fence precedes both loads */
+	return uroce_qp_doorbell_needed(h) &&
 	       __atomic_load_n(&h->rq_no_doorbell, __ATOMIC_RELAXED) == 0;
 }
 
