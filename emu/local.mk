@@ -32,7 +32,7 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
-noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h include/uroce/abi_cq_mr.h
+noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h include/uroce/abi_cq_mr.h include/uroce/abi_cm.h
 
 sbin_PROGRAMS = emu/uroced
 emu_uroced_SOURCES = emu/main.c

@@ -33,7 +33,7 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
 
-#define UROCE_ABI_VERSION 4
+#define UROCE_ABI_VERSION 5
 #define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
 
 /* Largest datagram either side ever sends; receivers use a buffer of this size
@@ -76,6 +76,10 @@ enum uroce_op {
 	UROCE_OP_RESIZE_CQ = 22,   /* fds: [new ring memfd] */
 	UROCE_OP_MODIFY_CQ = 23,
 	UROCE_OP_ADVISE_MR = 26,
+	/* The connection manager (uroce/abi_cm.h): a CM connection's first
+	 * message, then one rdma_ucm command each. */
+	UROCE_OP_CM_HELLO = 40,    /* fds: [event socket, daemon's end] */
+	UROCE_OP_UCMA = 41,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -697,6 +701,7 @@ struct uroce_admin_fault_req {
 };
 
 #include "uroce/abi_cq_mr.h"
+#include "uroce/abi_cm.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
@@ -732,6 +737,8 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ADMIN_SHUTDOWN: return sizeof(struct uroce_hdr);
 	case UROCE_OP_ADMIN_LINK: return sizeof(struct uroce_admin_link_req);
 	case UROCE_OP_ADMIN_FAULT: return sizeof(struct uroce_admin_fault_req);
+	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_req);
+	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_req);
 	default: return 0;
 	}
 }
@@ -762,6 +769,8 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_QUERY_SRQ: return sizeof(struct uroce_query_srq_resp);
 	case UROCE_OP_DESTROY_SRQ: return sizeof(struct uroce_destroy_srq_resp);
 	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
+	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_resp);
+	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_resp);
 	default: return sizeof(struct uroce_hdr);
 	}
 }
@@ -785,5 +794,7 @@ _Static_assert(sizeof(struct uroce_hello_resp) <= UROCE_MSG_MAX, "HELLO reply fi
 _Static_assert(sizeof(struct uroce_modify_qp_req) <= UROCE_MSG_MAX, "MODIFY_QP fits");
 _Static_assert(sizeof(struct uroce_query_qp_resp) <= UROCE_MSG_MAX, "QUERY_QP reply fits");
 _Static_assert(sizeof(struct uroce_advise_mr_req) <= UROCE_MSG_MAX, "ADVISE_MR fits");
+_Static_assert(sizeof(struct uroce_ucma_req) <= UROCE_MSG_MAX, "UCMA request fits");
+_Static_assert(sizeof(struct uroce_ucma_resp) <= UROCE_MSG_MAX, "UCMA reply fits");
 
 #endif /* UROCE_ABI_H */
