@@ -71,7 +71,7 @@ static void bad_magic(struct msg *m) { HDR(m)->magic ^= 1; }
 static void bad_version(struct msg *m) { HDR(m)->version = UROCE_ABI_VERSION + 1; }
 static void op_zero(struct msg *m) { HDR(m)->opcode = 0; }
 static void op_unknown(struct msg *m) { HDR(m)->opcode = 999; }
-static void op_gap(struct msg *m) { HDR(m)->opcode = 40; }
+static void op_gap(struct msg *m) { HDR(m)->opcode = 30; }
 static void len_field_lies(struct msg *m) { HDR(m)->length += 8; }
 static void truncated(struct msg *m) { m->len -= 4; HDR(m)->length = (uint32_t)m->len; }
 static void oversized(struct msg *m) { m->len = 3000; HDR(m)->length = 3000; }
