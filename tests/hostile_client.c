@@ -453,7 +453,7 @@ static const struct hcase cases[] = {
 	{ "bad version", FRESH, UROCE_OP_HELLO, bad_version, EPROTONOSUPPORT },
 	{ "opcode 0", FRESH, UROCE_OP_HELLO, op_zero, EOPNOTSUPP },
 	{ "opcode 999", FRESH, UROCE_OP_HELLO, op_unknown, EOPNOTSUPP },
-	{ "opcode 40 (gap)", FRESH, UROCE_OP_HELLO, op_gap, EOPNOTSUPP },
+	{ "opcode 30 (gap)", FRESH, UROCE_OP_HELLO, op_gap, EOPNOTSUPP },
 	{ "length field larger than datagram", FRESH, UROCE_OP_HELLO, len_field_lies, EMSGSIZE },
 	{ "truncated HELLO", FRESH, UROCE_OP_HELLO, truncated, EMSGSIZE },
 	{ "oversized datagram (3000 bytes)", FRESH, UROCE_OP_HELLO, oversized, EMSGSIZE },
