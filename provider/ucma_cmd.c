@@ -521,13 +521,20 @@ static int do_get_event(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t 
 	return ucma_get_event(ch, get64(in, d->resp_off), out);
 }
 
+/*
+ * MIGRATE_ID is written on the channel the id moves *to*; cmd.fd is the fd of
+ * the channel it is on now (librdmacm's rdma_migrate_id, the kernel's
+ * ucma_migrate_id). The daemon gets it on the id's current connection, with
+ * fd replaced by the conn_tag of the target channel's connection to the same
+ * device.
+ */
 static int do_migrate(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in,
 		      size_t in_len, uint16_t out)
 {
 	struct rdma_ucm_migrate_id *m = (void *)in;
 	struct rdma_ucm_migrate_resp resp, dresp;
 	uint32_t app_id = m->id, handle = 0;
-	struct ucma_chan *to;
+	struct ucma_chan *from;
 	struct ucma_conn *c;
 	struct ucma_id *id;
 	int dev = -1, tdev = -1, err;
@@ -536,34 +543,34 @@ static int do_migrate(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *i
 	(void)in_len;
 	if (out < sizeof(resp))
 		return ENOSPC;
-	to = ucma_chan_get((int)m->fd);
-	if (!to)
+	from = ucma_chan_get((int)m->fd);
+	if (!from)
 		return EINVAL; /* not an rdma_cm file (ucma_migrate_id) */
-	err = lookup(ch, app_id, &dev, &handle);
+	err = lookup(from, app_id, &dev, &handle);
 	if (err)
 		goto out;
-	if (dev >= 0 && to != ch) {
-		for (int i = 0; i < to->ndevs; i++)
-			if (!strcmp(to->devs[i].name, ch->devs[dev].name))
+	if (dev >= 0 && from != ch) {
+		for (int i = 0; i < ch->ndevs; i++)
+			if (!strcmp(ch->devs[i].name, from->devs[dev].name))
 				tdev = i;
-		err = tdev < 0 ? ENODEV : ucma_chan_conn(to, tdev, &c);
+		err = tdev < 0 ? ENODEV : ucma_chan_conn(ch, tdev, &c);
 		if (err)
 			goto out;
-		/* The daemon moves its id to the target channel's CM connection, named by its conn_tag. */
 		m->id = handle;
 		m->fd = c->conn_tag;
-		err = send_cmd(ch, d, RDMA_USER_CM_CMD_MIGRATE_ID, dev, in, sizeof(*m),
+		err = send_cmd(from, d, RDMA_USER_CM_CMD_MIGRATE_ID, dev, in, sizeof(*m),
 			       sizeof(dresp), &dresp, &got);
 		if (err)
 			goto out;
+	} else {
+		tdev = dev;
 	}
 	pthread_mutex_lock(&ucma_lock);
 	id = ucma_id_find_locked(app_id);
-	if (id && id->chan == ch) {
+	if (id && id->chan == from) {
 		resp.events_reported = id->delivered;
-		id->chan = to;
-		if (dev >= 0)
-			id->dev = tdev;
+		id->chan = ch;
+		id->dev = tdev;
 	} else {
 		err = ENOENT;
 	}
@@ -571,7 +578,7 @@ static int do_migrate(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *i
 	if (!err)
 		err = respond(d, in, &resp, sizeof(resp));
 out:
-	ucma_chan_put(to);
+	ucma_chan_put(from);
 	return err;
 }
 
