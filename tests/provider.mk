@@ -79,4 +79,12 @@ tests_provider_ucma_dlopen_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(RDMACM_
 tests_provider_ucma_dlopen_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_ucma_dlopen_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -ldl
 TESTS += tests/provider_ucma.sh
+# The forwarding against two fake daemons (no uroced, no libibverbs device).
+check_PROGRAMS += tests/provider_ucma_fwd
+TESTS += tests/provider_ucma_fwd
+tests_provider_ucma_fwd_SOURCES = tests/provider_ucma_fwd.c provider/ucma.h provider/ucma_chan.c \
+	provider/ucma_cmd.c provider/ucma_event.c provider/ucma_addr.c provider/ctl.c provider/liveness.c
+tests_provider_ucma_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/provider -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
+tests_provider_ucma_fwd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_ucma_fwd_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 EXTRA_DIST += tests/provider_ucma.sh tests/cm_daemon.sh tests/cm_clients.sh
