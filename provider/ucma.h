@@ -126,7 +126,7 @@ extern pthread_mutex_t ucma_lock;
 struct ucma_chan *ucma_chan_get(int app_fd);
 /* Drops a reference; the last frees the channel (its connections are closed). */
 void ucma_chan_put(struct ucma_chan *ch);
-/* open() of rdma_cm: a new channel; its app_fd, or -1 with errno. */
+/* open() of rdma_cm: a new channel; its app_fd, or -1 with errno (ENODEV: no uroce device). */
 int ucma_chan_open(int flags);
 /* close() of a channel's fd: 0, or -1/EBADF if fd is not a channel. */
 int ucma_chan_close(int fd);

@@ -91,6 +91,11 @@ int ucma_chan_open(int flags)
 		return -1;
 	}
 	ch->ndevs = ucma_dev_list(ch->devs);
+	if (!ch->ndevs) {
+		free(ch);
+		errno = ENODEV; /* the open hook then tries libc (a kernel rdma_cm) */
+		return -1;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		goto fail;
 	if ((flags & O_NONBLOCK) && fcntl(sv[0], F_SETFL, O_NONBLOCK))
