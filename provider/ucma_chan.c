@@ -309,7 +309,8 @@ int ucma_call(struct ucma_conn *c, uint32_t cmd, const void *in, size_t in_len,
 		return resp.hdr.status;
 	if (resp.out_len > out_len)
 		return EPROTO;
-	memcpy(out, resp.out, resp.out_len);
+	if (resp.out_len)
+		memcpy(out, resp.out, resp.out_len);
 	*got = resp.out_len;
 	return 0;
 }
