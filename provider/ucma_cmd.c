@@ -168,6 +168,7 @@ static int realize(struct ucma_chan *ch, uint32_t app_id, int dev)
 	struct ucma_id *id;
 	uint8_t *opts;
 	size_t opts_len, got;
+	bool created;
 	int err;
 
 	err = ucma_chan_conn(ch, dev, &c);
@@ -193,7 +194,8 @@ static int realize(struct ucma_chan *ch, uint32_t app_id, int dev)
 	pthread_mutex_unlock(&ucma_lock);
 
 	err = ucma_call(c, RDMA_USER_CM_CMD_CREATE_ID, &cmd, sizeof(cmd), &resp, sizeof(resp), &got);
-	if (!err && got != sizeof(resp))
+	created = !err && got == sizeof(resp);
+	if (!err && !created)
 		err = EPROTO;
 	/* Replay: each kept option is a struct rdma_ucm_set_option followed by optlen bytes. */
 	for (size_t off = 0; !err && off < opts_len;) {
@@ -207,7 +209,7 @@ static int realize(struct ucma_chan *ch, uint32_t app_id, int dev)
 		err = ucma_call(c, RDMA_USER_CM_CMD_SET_OPTION, opts + off, len, NULL, 0, &got);
 		off += len;
 	}
-	if (err && got == sizeof(resp) && resp.id) {
+	if (err && created) {
 		dcmd.id = resp.id;
 		ucma_call(c, RDMA_USER_CM_CMD_DESTROY_ID, &dcmd, sizeof(dcmd), &dresp,
 			  sizeof(dresp), &got);

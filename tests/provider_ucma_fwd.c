@@ -567,6 +567,43 @@ START_TEST(route_choice)
 }
 END_TEST
 
+/* A kept option the daemon refuses: the bind fails with its errno, the new
+ * daemon id is destroyed, and the option is kept for the next try. */
+START_TEST(replay_failure)
+{
+	int fd = ucma_chan_open(0);
+	int one = 1;
+	struct rdma_ucm_set_option so = { .optval = (uintptr_t)&one, .level = RDMA_OPTION_ID,
+					  .optname = RDMA_OPTION_ID_REUSEADDR, .optlen = sizeof(one) };
+	struct rdma_ucm_destroy_id d;
+	uint32_t id;
+
+	ck_assert_int_ge(fd, 0);
+	id = create_id(fd, 7, RDMA_PS_TCP);
+	so.id = id;
+	ck_assert_int_ge(ucmd(fd, RDMA_USER_CM_CMD_SET_OPTION, &so, sizeof(so), 0), 0);
+	fk[0].status[RDMA_USER_CM_CMD_SET_OPTION] = EINVAL;
+	ck_assert_int_eq(bind_ip(fd, id, "127.0.0.1"), EINVAL);
+	ck_assert_int_eq(nlog(&fk[0]), 3);
+	ck_assert_uint_eq(fk[0].log[0].cmd, RDMA_USER_CM_CMD_CREATE_ID);
+	ck_assert_uint_eq(fk[0].log[1].cmd, RDMA_USER_CM_CMD_SET_OPTION);
+	ck_assert_uint_eq(fk[0].log[2].cmd, RDMA_USER_CM_CMD_DESTROY_ID);
+	memcpy(&d, fk[0].log[2].in, sizeof(d));
+	ck_assert_uint_eq(d.id, 100);
+	fk[0].status[RDMA_USER_CM_CMD_SET_OPTION] = 0;
+	ck_assert_int_eq(bind_ip(fd, id, "127.0.0.1"), 0);
+	ck_assert_int_eq(nlog(&fk[0]), 6);
+	ck_assert_uint_eq(fk[0].log[3].cmd, RDMA_USER_CM_CMD_CREATE_ID);
+	ck_assert_uint_eq(fk[0].log[4].cmd, RDMA_USER_CM_CMD_SET_OPTION);
+	ck_assert_uint_eq(fk[0].log[4].in_len, sizeof(so) + sizeof(one));
+	memcpy(&so, fk[0].log[4].in, sizeof(so));
+	ck_assert_uint_eq(so.id, 101);
+	ck_assert_uint_eq(fk[0].log[5].cmd, RDMA_USER_CM_CMD_BIND_IP);
+	ucma_chan_close(fd);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_ucma_fwd");
@@ -578,6 +615,7 @@ int main(void)
 	tcase_add_test(tc, translate_and_errors);
 	tcase_add_test(tc, events);
 	tcase_add_test(tc, route_choice);
+	tcase_add_test(tc, replay_failure);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }
