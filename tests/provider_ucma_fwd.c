@@ -604,6 +604,60 @@ START_TEST(replay_failure)
 }
 END_TEST
 
+/* MIGRATE_ID of a bound id: written on the target channel naming the source. */
+START_TEST(migrate_bound)
+{
+	int a = ucma_chan_open(O_NONBLOCK), b = ucma_chan_open(O_NONBLOCK);
+	struct rdma_ucm_migrate_resp r = { .events_reported = 0xdead };
+	struct rdma_ucm_migrate_id m = { .response = (uintptr_t)&r };
+	struct rdma_ucm_event_resp ev;
+	uint32_t id;
+
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(b, 0);
+	id = create_id(a, 9, RDMA_PS_TCP);
+	ck_assert_int_eq(bind_ip(a, id, "127.0.0.1"), 0); /* handle 100 on a's connection */
+	daemon_event(&fk[0], 0, 100, RDMA_CM_EVENT_ADDR_RESOLVED, 9, 0);
+	ck_assert_int_eq(get_event(a, &ev), 0);
+	/* The daemon cannot: its errno, and the id stays on a. */
+	fk[0].status[RDMA_USER_CM_CMD_MIGRATE_ID] = EOPNOTSUPP;
+	m.id = id;
+	m.fd = (uint32_t)a;
+	errno = 0;
+	ck_assert_int_eq(ucmd(b, RDMA_USER_CM_CMD_MIGRATE_ID, &m, sizeof(m), sizeof(r)), -1);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(fk[0].nhello, 2); /* b's connection was opened for it */
+	fk[0].status[RDMA_USER_CM_CMD_MIGRATE_ID] = 0;
+	ck_assert_int_ge(ucmd(b, RDMA_USER_CM_CMD_MIGRATE_ID, &m, sizeof(m), sizeof(r)), 0);
+	ck_assert_uint_eq(r.events_reported, 1);
+	{
+		struct logged *l = &fk[0].log[nlog(&fk[0]) - 1];
+		struct rdma_ucm_migrate_id sent;
+
+		ck_assert_uint_eq(l->cmd, RDMA_USER_CM_CMD_MIGRATE_ID);
+		ck_assert_uint_eq(l->conn_tag, fk[0].hello_tag[0]); /* on the id's (a's) connection */
+		memcpy(&sent, l->in, sizeof(sent));
+		ck_assert_uint_eq(sent.id, 100);
+		ck_assert_uint_eq(sent.fd, fk[0].hello_tag[1]); /* b's conn_tag */
+	}
+	/* The id is b's now: its events come through b's connection; a's are dropped. */
+	daemon_event(&fk[0], 1, 100, RDMA_CM_EVENT_DISCONNECTED, 9, 0);
+	ck_assert_int_eq(get_event(b, &ev), 0);
+	ck_assert_uint_eq(ev.id, id);
+	ck_assert_int_eq(get_event(a, &ev), EAGAIN);
+	/* Not a channel as the source: EINVAL. */
+	m.fd = 0;
+	errno = 0;
+	ck_assert_int_eq(ucmd(b, RDMA_USER_CM_CMD_MIGRATE_ID, &m, sizeof(m), sizeof(r)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_uint_eq(destroy_id(b, id), 2);
+	ucma_chan_close(a);
+	close(a);
+	ucma_chan_close(b);
+	close(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_ucma_fwd");
@@ -616,6 +670,7 @@ int main(void)
 	tcase_add_test(tc, events);
 	tcase_add_test(tc, route_choice);
 	tcase_add_test(tc, replay_failure);
+	tcase_add_test(tc, migrate_bound);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }
