@@ -90,6 +90,7 @@ struct ucma_conn {
 	uint32_t conn_tag;  /* copied by the daemon into this connection's events */
 	uint32_t seq;
 	pthread_mutex_t lock; /* one outstanding request */
+	bool gone;          /* the daemon hung up; its ids got DEVICE_REMOVAL (ucma_event.c) */
 };
 
 /* One event channel (one open of /dev/infiniband/rdma_cm). */
@@ -161,6 +162,12 @@ int ucma_id_by_uid_locked(struct ucma_chan *ch, int dev, uint64_t uid);
 void ucma_id_free_locked(uint32_t app_id);
 /* Frees every id of ch (at close). */
 void ucma_id_free_chan_locked(struct ucma_chan *ch);
+/*
+ * Calls fn(arg, uid, handle) for every id of ch on dev (under ucma_lock), in
+ * id order. Returns how many.
+ */
+int ucma_id_each_on_dev_locked(struct ucma_chan *ch, int dev,
+			       void (*fn)(void *arg, uint64_t uid, uint32_t handle), void *arg);
 
 /* ------------------------------------------------------------ commands */
 

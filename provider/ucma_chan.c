@@ -384,3 +384,17 @@ void ucma_id_free_chan_locked(struct ucma_chan *ch)
 		if (ids[i] && ids[i]->chan == ch)
 			ucma_id_free_locked((uint32_t)i);
 }
+
+int ucma_id_each_on_dev_locked(struct ucma_chan *ch, int dev,
+			       void (*fn)(void *arg, uint64_t uid, uint32_t handle), void *arg)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < cap_ids; i++) {
+		if (ids[i] && ids[i]->chan == ch && ids[i]->dev == dev) {
+			fn(arg, ids[i]->uid, ids[i]->handle);
+			n++;
+		}
+	}
+	return n;
+}

@@ -14,17 +14,27 @@
  * A blocking GET_EVENT whose channel another thread closes returns EBADF:
  * close shuts the socket down, the read sees its end, never another file.
  * EINTR from a signal is retried (the kernel's restartable wait).
+ *
+ * A daemon that goes away (uroce down, a crash) is the device going away:
+ * every id of the channel on that device gets RDMA_CM_EVENT_DEVICE_REMOVAL,
+ * as the kernel's ucma sends when a device is unregistered. GET_EVENT looks
+ * for hung-up connections before each read and, when it blocks, waits for
+ * them too; the events are queued in the channel like the daemon's, so a
+ * poll()ing application sees them at its next GET_EVENT.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "ucma.h"
 
-/* RDMA_CM_EVENT_CONNECT_REQUEST of enum rdma_cm_event_type (<rdma/rdma_cma.h>). */
+/* enum rdma_cm_event_type (<rdma/rdma_cma.h>). */
 #define UCMA_EVENT_CONNECT_REQUEST 4
+#define UCMA_EVENT_DEVICE_REMOVAL 11
 
 /* The device index of ch's connection with that tag, or -1. */
 static int dev_of_tag(struct ucma_chan *ch, uint32_t tag)
@@ -90,6 +100,72 @@ static bool map_event(struct ucma_chan *ch, int dev, struct uroce_cm_event *ev,
 	return true;
 }
 
+struct removal {
+	struct ucma_chan *ch;
+	uint32_t conn_tag;
+};
+
+/* Queues one DEVICE_REMOVAL record for an id, as if its daemon had written it. */
+static void queue_removal(void *arg, uint64_t uid, uint32_t handle)
+{
+	struct removal *r = arg;
+	struct uroce_cm_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.conn_tag = r->conn_tag;
+	ev.resp.uid = uid;
+	ev.resp.id = handle;
+	ev.resp.event = UCMA_EVENT_DEVICE_REMOVAL;
+	send(r->ch->peer_fd, &ev, sizeof(ev), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/*
+ * Waits (timeout_ms, -1: until something happens) for the channel to be
+ * readable or a CM connection to hang up; each hung-up connection's ids get
+ * their DEVICE_REMOVAL records, once. Returns whether the channel was
+ * readable (or shut down) when poll returned.
+ */
+static bool watch_daemons(struct ucma_chan *ch, int timeout_ms)
+{
+	struct pollfd p[UCMA_MAX_DEVS + 1];
+	int dev_of[UCMA_MAX_DEVS + 1];
+	int np = 0;
+
+	p[np++] = (struct pollfd){ .fd = ch->rd_fd, .events = POLLIN };
+	pthread_mutex_lock(&ch->conn_lock);
+	for (int i = 0; i < UCMA_MAX_DEVS; i++) {
+		if (ch->conn[i] && !ch->conn[i]->gone) {
+			dev_of[np] = i;
+			p[np++] = (struct pollfd){ .fd = ch->conn[i]->sock, .events = POLLRDHUP };
+		}
+	}
+	pthread_mutex_unlock(&ch->conn_lock);
+	if (np == 1 && timeout_ms == 0)
+		return false;
+	while (poll(p, (nfds_t)np, timeout_ms) < 0 && errno == EINTR)
+		;
+	for (int k = 1; k < np; k++) {
+		struct removal r = { .ch = ch };
+		struct ucma_conn *c;
+
+		if (!(p[k].revents & (POLLHUP | POLLRDHUP | POLLERR)))
+			continue;
+		pthread_mutex_lock(&ch->conn_lock);
+		c = ch->conn[dev_of[k]];
+		if (c->gone) {
+			pthread_mutex_unlock(&ch->conn_lock);
+			continue;
+		}
+		c->gone = true;
+		r.conn_tag = c->conn_tag;
+		pthread_mutex_unlock(&ch->conn_lock);
+		pthread_mutex_lock(&ucma_lock);
+		ucma_id_each_on_dev_locked(ch, dev_of[k], queue_removal, &r);
+		pthread_mutex_unlock(&ucma_lock);
+	}
+	return p[0].revents != 0;
+}
+
 int ucma_get_event(struct ucma_chan *ch, uint64_t response, uint16_t out)
 {
 	struct uroce_cm_event ev;
@@ -102,6 +178,12 @@ int ucma_get_event(struct ucma_chan *ch, uint64_t response, uint16_t out)
 	if (!response)
 		return EFAULT;
 	for (;;) {
+		int fl = fcntl(ch->rd_fd, F_GETFL);
+
+		watch_daemons(ch, 0);
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			while (!watch_daemons(ch, -1))
+				;
 		n = recv(ch->rd_fd, &ev, sizeof(ev), 0);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -183,8 +183,18 @@ static void *fake_main(void *arg)
 			p[np++] = (struct pollfd){ .fd = cs[i].sock, .events = POLLIN };
 		if (poll(p, (nfds_t)np, -1) < 0)
 			continue;
-		if (p[0].revents)
+		if (p[0].revents) {
+			char c = 'x';
+
+			if (read(f->stop[0], &c, 1) == 1 && c == 'k') {
+				/* the daemon goes away: every connection hangs up */
+				for (int i = 0; i < ncs; i++)
+					close(cs[i].sock);
+				ncs = 0;
+				continue;
+			}
 			break;
+		}
 		if ((p[1].revents & POLLIN) && ncs < MAX_CONNS) {
 			int s = accept4(f->lsock, NULL, NULL, SOCK_CLOEXEC);
 
@@ -658,6 +668,37 @@ START_TEST(migrate_bound)
 }
 END_TEST
 
+/* A daemon that goes away: DEVICE_REMOVAL for each of the channel's ids on its device. */
+START_TEST(daemon_gone)
+{
+	int fd = ucma_chan_open(0);
+	struct rdma_ucm_event_resp ev;
+	uint32_t a, b, kept;
+
+	ck_assert_int_ge(fd, 0);
+	a = create_id(fd, 0xa, RDMA_PS_TCP);
+	ck_assert_int_eq(bind_ip(fd, a, "127.0.0.1"), 0);
+	b = create_id(fd, 0xb, RDMA_PS_TCP);
+	ck_assert_int_eq(bind_ip(fd, b, "127.0.0.2"), 0);
+	kept = create_id(fd, 0xc, RDMA_PS_TCP);
+	ck_assert_int_eq(write(fk[0].stop[1], "k", 1), 1);
+	/* Blocking: wakes up for the hang-up. */
+	ck_assert_int_eq(get_event(fd, &ev), 0);
+	ck_assert_uint_eq(ev.event, 11); /* RDMA_CM_EVENT_DEVICE_REMOVAL */
+	ck_assert_uint_eq(ev.id, a);
+	ck_assert_uint_eq(ev.uid, 0xa);
+	/* Only uroce0's id: nothing more (uroce1's daemon and the kept id are fine). */
+	ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(get_event(fd, &ev), EAGAIN);
+	/* Its destroy needs no daemon; the removal was delivered. */
+	ck_assert_uint_eq(destroy_id(fd, a), 1);
+	ck_assert_uint_eq(destroy_id(fd, b), 0);
+	ck_assert_uint_eq(destroy_id(fd, kept), 0);
+	ucma_chan_close(fd);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_ucma_fwd");
@@ -671,6 +712,7 @@ int main(void)
 	tcase_add_test(tc, route_choice);
 	tcase_add_test(tc, replay_failure);
 	tcase_add_test(tc, migrate_bound);
+	tcase_add_test(tc, daemon_gone);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }
