@@ -406,7 +406,7 @@ int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe);
  * WQE of that queue; the QP moves to ERR (flushing the rest) and raises
  * IBV_EVENT_QP_FATAL. A QP already in ERR executes nothing, so it refuses
  * nothing: the WQE completes with IBV_WC_WR_FLUSH_ERR, no event (IBTA
- * 10.3.1; mlx5 flushes a WQE of a QP in error without parsing it). A QP in
+ * 10.3.1: in Error every WQE completes with a flush error). A QP in
  * RESET has nothing to order against and stays there: only the error
  * completion is written.
  */
