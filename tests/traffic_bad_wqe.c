@@ -17,8 +17,8 @@
  * the QP's maximum, wqe_index of another lap) followed by valid WQEs.
  * Send: LOC_QP_OP_ERR (0x72) for it, WR_FLUSH_ERR for each later one, one
  * IBV_EVENT_QP_FATAL. Receive, met through the doorbell (QP in INIT) or
- * through rq_refill (RC in RTS, a SEND arriving): the same, the RC sender
- * IBV_WC_REM_OP_ERR; an lkey no MR has gives LOC_PROT_ERR (0x74) at
+ * through rq_refill (RC or UD in RTS, a SEND arriving): the same, the RC
+ * sender IBV_WC_REM_OP_ERR, the UD sender IBV_WC_SUCCESS; an lkey no MR has gives LOC_PROT_ERR (0x74) at
  * placement and the later ones flush too. Receives posted in ERR flush. A
  * producer index more than the ring's depth ahead is refused once
  * (LOC_QP_OP_ERR), not read as 2^31 WQEs. Every completion exact: count,
@@ -66,12 +66,12 @@ struct end {
 	union ibv_gid gid;
 };
 
-static void end_open(struct end *e)
+static void end_open_type(struct end *e, enum ibv_qp_type type)
 {
 	struct ibv_qp_init_attr_ex qa = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = type,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = OPS,
+		.send_ops_flags = type == IBV_QPT_UD ? IBV_QP_EX_WITH_SEND : OPS,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 2, .max_recv_sge = 2 },
 	};
 
@@ -93,6 +93,11 @@ static void end_open(struct end *e)
 	ck_assert_ptr_nonnull(e->qp);
 	e->qpx = ibv_qp_to_qp_ex(e->qp);
 	ck_assert_ptr_nonnull(e->qpx);
+}
+
+static void end_open(struct end *e)
+{
+	end_open_type(e, IBV_QPT_RC);
 }
 
 static void end_close(struct end *e)
@@ -568,6 +573,45 @@ START_TEST(rq_refill_bad_then_valid)
 }
 END_TEST
 
+/* The same through rq_refill on UD: A's 64-byte datagram finds the hostile
+ * WQE first; A's send succeeds (UD), B's WQEs complete as on RC. */
+START_TEST(ud_refill_bad_then_valid)
+{
+	const struct bad_recv *r = &bad_recvs[_i];
+	struct ibv_sge sg;
+	struct ibv_send_wr w = { .wr_id = 0x71, .sg_list = &sg, .num_sge = 1,
+				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct end a, b;
+	struct ibv_ah *ah;
+
+	end_open_type(&a, IBV_QPT_UD);
+	end_open_type(&b, IBV_QPT_UD);
+	ck_assert_int_eq(tv_ud_ready(a.qp), 0);
+	ck_assert_int_eq(tv_ud_ready(b.qp), 0);
+	ah = tv_ah(a.pd, &b.gid);
+	ck_assert_ptr_nonnull(ah);
+	sg = (struct ibv_sge){ (uintptr_t)a.buf + 1024, 64, a.mr->lkey };
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = b.qp->qp_num;
+	w.wr.ud.remote_qkey = TV_QKEY;
+	silent_post_recv(&b, r);
+	post_recvs(&b, 0x100, NLATER);
+	ck_assert_int_eq(ibv_post_send(a.qp, &w, &bad), 0);
+	expect_wc(&a, 0x71, IBV_WC_SUCCESS, 0);
+	expect_wc(&b, HOSTILE_WRID, r->status, r->vendor);
+	expect_recv_flushes(&b, 0x100, NLATER);
+	expect_none(&b);
+	expect_state(&b, IBV_QPS_ERR);
+	expect_fatal_once(&b);
+	post_recvs(&b, 0x200, 3);
+	expect_recv_flushes(&b, 0x200, 3);
+	expect_none(&b);
+	ck_assert_int_eq(ibv_destroy_ah(ah), 0);
+	end_close(&a);
+	end_close(&b);
+}
+END_TEST
+
 /* A producer index 2^31 ahead (no WQE written) and a doorbell: one
  * LOC_QP_OP_ERR, the QP in ERR, not 2^31 completions. */
 START_TEST(rq_pi_beyond_depth)
@@ -603,6 +647,7 @@ int main(void)
 	tcase_add_loop_test(tc, hostile_send_then_valid, 0, 2);
 	tcase_add_loop_test(tc, rq_doorbell_bad_then_valid, 0, nrecv);
 	tcase_add_loop_test(tc, rq_refill_bad_then_valid, 0, nrecv);
+	tcase_add_loop_test(tc, ud_refill_bad_then_valid, 0, nrecv);
 	tcase_add_test(tc, rq_pi_beyond_depth);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
