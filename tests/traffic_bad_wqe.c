@@ -24,7 +24,7 @@
  * (LOC_QP_OP_ERR), not read as 2^31 WQEs. Every completion exact: count,
  * order, wr_id, status, vendor_err; then none within 300 ms.
  * Sources: ibv_post_send(3), ibv_wr_post(3), ibv_poll_cq(3), IBTA 10.3.1
- * (ERR flushes), 10.8.3.1 (a malformed WQE: Class A, QP to ERR).
+ * (ERR flushes), 9.9.3 (a malformed WQE: Class A, QP to ERR).
  */
 #include "config.h"
 #include "check_main.h"
