@@ -52,8 +52,9 @@ static bool pi_sane(struct ctl_qp *qp, uint32_t pi, uint32_t *next, uint32_t dep
 /*
  * Posts the QP's new receive WQEs (a QP on an SRQ has none of its own).
  * A WQE that cannot be read or posted is refused and the QP goes to ERR
- * (IBTA 9.9.3: a malformed WQE is a Class A error; 10.8.3.1); every WQE after it is still
- * taken, in order, and flushed, so each one the client posted completes.
+ * (IBTA 9.9.3: a malformed WQE is a Class A error); every WQE after it is
+ * still taken, in order, and flushed, so each one the client posted
+ * completes.
  */
 static void qp_recv_doorbell(struct ctl_qp *qp)
 {
