@@ -4,6 +4,7 @@
  * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
  */
 #include "config.h"
+#include "emu/cm/cm.h"
 #include "emu/ctl/admin.h"
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
@@ -40,6 +41,8 @@ struct options {
 	int daemonize;
 	int busy_poll;
 	int kernel_loopback;
+	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
+	uint32_t cm_max_ids;            /* --max-cm-ids-per-user (0 = default) */
 };
 
 static void usage(FILE *fp)
@@ -52,6 +55,7 @@ static void usage(FILE *fp)
 		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
+		"              [--cm-timeout-ms N] [--max-cm-ids-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
 		"              capture stop | shutdown | fault set tx|rx|both SPEC\n");
 }
@@ -137,6 +141,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "max-mr-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_MR },
 		{ "max-ah-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_AH },
 		{ "max-srq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_SRQ },
+		{ "cm-timeout-ms", required_argument, NULL, 'C' },
+		{ "max-cm-ids-per-user", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -207,6 +213,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'T': o->deterministic = 1; break;
 		case 'B': o->busy_poll = 1; break;
 		case 'K': o->kernel_loopback = 1; break;
+		case 'C':
+			if (parse_num("--cm-timeout-ms", optarg, 1, 600000, &v))
+				return -1;
+			o->cm_timeout_ms = (uint32_t)v;
+			break;
+		case 'I':
+			if (parse_num("--max-cm-ids-per-user", optarg, 1, 1000000, &v))
+				return -1;
+			o->cm_max_ids = (uint32_t)v;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -459,6 +475,9 @@ int main(int argc, char **argv)
 			return fail_start(pipefd[1], "cannot capture to %s: %s", o.pcap, rc);
 		snprintf(dev.capture_path, sizeof(dev.capture_path), "%s", o.pcap);
 	}
+	rc = cm_dev_init(&dev, o.cm_timeout_ms, o.cm_max_ids);
+	if (rc)
+		return fail_start(pipefd[1], "connection manager of %s: %s", o.dev, rc);
 	rc = ctl_server_start(&dev, o.sock);
 	if (rc)
 		return fail_start(pipefd[1], "control socket %s: %s", o.sock,
@@ -497,6 +516,7 @@ int main(int argc, char **argv)
 	sysfs_stats_close(&dev);
 	if (dev.capture)
 		admin_capture_close(&dev);
+	cm_dev_fini(&dev);
 	dev_fini(&dev);
 	if (o.pidfile)
 		unlink(o.pidfile);

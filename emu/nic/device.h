@@ -28,6 +28,7 @@ struct fault_dev;
 struct mem_wb;
 struct pcapw;
 struct xport_dev;
+struct cm_dev;
 
 /* Limits the device reports (ibv_query_device) and enforces. */
 #define DEV_MAX_QP 65536u
@@ -85,6 +86,7 @@ struct uroce_dev {
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
 	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
+	struct cm_dev *cm;              /* the connection manager (emu/cm/), or NULL */
 	struct mem_wb *wb;              /* write-behind of memory writes (mem_wb.c), or NULL */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */
