@@ -243,7 +243,8 @@ int cm_accept(struct cm_id *id, const struct rdma_ucm_conn_param *p)
 	id->local_qpn = p->qp_num & 0xffffff;
 	id->responder_resources = p->responder_resources;
 	id->initiator_depth = p->initiator_depth;
-	id->rnr_retry_count = p->rnr_retry_count & 7;
+	/* the RNR retry count of this side's QP stays the REQ's: the REP's is
+	 * the one the active side's QP uses (IBTA 12.7.31, 12.8.26) */
 	id->srq = p->srq;
 	msg_init(&m, CM_ATTR_REP);
 	m.tid = id->tid;

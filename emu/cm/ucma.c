@@ -346,8 +346,8 @@ static int query_path(struct ucma_ctx *x, struct cm_id *id)
 		return ENOSPC;
 	memset(buf, 0, sizeof(buf));
 	r->num_paths = has_route(id) ? 1 : 0;
-	/* ucma_query_path fills a path only if more than one record's room is left */
-	if (r->num_paths && x->out_len > sizeof(*r) + sizeof(struct ib_path_rec_data) - 1) {
+	/* ucma_query_path fills a path only while more than one record's room is left */
+	if (r->num_paths && x->out_len > sizeof(*r) + sizeof(struct ib_path_rec_data)) {
 		r->path_data[0].flags = IB_PATH_GMP | IB_PATH_PRIMARY | IB_PATH_BIDIRECTIONAL;
 		path_record(id, (uint8_t *)r->path_data[0].path_rec);
 		answer(x, buf, sizeof(buf));

@@ -1,0 +1,26 @@
+#!/bin/sh
+# it_cm_daemon: the connection manager of two daemons (uroce0 on 127.0.0.1,
+# uroce1 on 127.0.0.2 with MTU 1024, same UDP port, --cm-timeout-ms 100),
+# driven over their control sockets as the librdmacm provider drives them
+# (tests/cm_daemon.py: CM_HELLO, UCMA requests, events): bind rules, listen /
+# connect / accept / RTU / ESTABLISHED / disconnect / timewait with exact
+# events, statuses, private data and QP attributes; REJECT (28), no listener
+# (8), no answer (UNREACHABLE -110 after 15 resends), forged and malformed
+# MADs, a REQ flood past the backlog, SIDR accept and reject, options, a
+# closed connection. Then tshark decodes uroce0's capture of those MADs as
+# InfiniBand CM with the values the test put in (tests/cm_tshark.py).
+. "$top_srcdir/tests/lib.sh"
+UROCED="$top_builddir/emu/uroced"
+export UROCED
+up --dev uroce0 --cm-timeout-ms 100 --pcap "$T/cm0.pcap"
+uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --mtu 1024 --cm-timeout-ms 100 ||
+	fail "uroce up uroce1 on 127.0.0.2:$UROCE_PORT"
+timeout "$(tmo 240)" /usr/bin/python3 -u "$top_srcdir/tests/cm_daemon.py" \
+	"$UROCE_RUN_DIR/uroce0.sock" "$UROCE_RUN_DIR/uroce1.sock" "$UROCE_PORT" >"$T/out" 2>&1
+rc=$?
+cat "$T/out"
+expect_eq "cm_daemon.py exit status" 0 "$rc"
+kill -0 "$(cat "$UROCE_RUN_DIR/uroce0.pid")" || fail "uroce0 died"
+kill -0 "$(cat "$UROCE_RUN_DIR/uroce1.pid")" || fail "uroce1 died"
+"$UROCED" --admin "$UROCE_RUN_DIR/uroce0.sock" capture stop >/dev/null || fail "capture stop"
+/usr/bin/python3 "$top_srcdir/tests/cm_tshark.py" "$T/cm0.pcap" "$UROCE_PORT" || fail "tshark decode of the CM MADs"
