@@ -178,6 +178,7 @@ def status(sock):
 P = CM(SOCK0, 0xAAAA)   # passive, uroce0 127.0.0.1
 A = CM(SOCK1, 0xBBBB)   # active, uroce1 127.0.0.2 (MTU 1024)
 LPORT = 20000 + os.getpid() % 20000
+print(f'params {LPORT} {P.guid} {A.guid}', flush=True)
 
 # ---- bind rules
 h = P.create(1)

@@ -23,4 +23,8 @@ expect_eq "cm_daemon.py exit status" 0 "$rc"
 kill -0 "$(cat "$UROCE_RUN_DIR/uroce0.pid")" || fail "uroce0 died"
 kill -0 "$(cat "$UROCE_RUN_DIR/uroce1.pid")" || fail "uroce1 died"
 "$UROCED" --admin "$UROCE_RUN_DIR/uroce0.sock" capture stop >/dev/null || fail "capture stop"
-/usr/bin/python3 "$top_srcdir/tests/cm_tshark.py" "$T/cm0.pcap" "$UROCE_PORT" || fail "tshark decode of the CM MADs"
+params=$(sed -n 's/^params //p' "$T/out")
+[ -n "$params" ] || fail "cm_daemon.py printed no params line"
+# shellcheck disable=SC2086
+/usr/bin/python3 "$top_srcdir/tests/cm_tshark.py" "$T/cm0.pcap" "$UROCE_PORT" $params ||
+	fail "tshark decode of the CM MADs"

@@ -100,9 +100,11 @@ struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp
 	if (getrandom(&id->seq_num, sizeof(id->seq_num), 0) != sizeof(id->seq_num))
 		id->seq_num = (uint32_t)random();
 	id->seq_num &= 0xffffff; /* cma: a random 24-bit starting PSN per id */
-	id->local_comm_id = cm->next_comm_id++;
-	if (!cm->next_comm_id)
-		cm->next_comm_id = 1;
+	/* cm.c: a cyclic counter XOR a random operand, never 0 (0 names
+	 * "no comm ID" in a REJ) */
+	do
+		id->local_comm_id = cm->next_comm_id++ ^ cm->comm_id_operand;
+	while (!id->local_comm_id);
 	ev_init(&id->timer, NULL);
 	id->next = cm->ids;
 	if (cm->ids)

@@ -144,7 +144,7 @@ struct cm_dev {
 	struct cm_conn *conns;
 	uint32_t n_ids, n_pending;
 	uint32_t timeout_ms, max_ids;
-	uint32_t next_comm_id;
+	uint32_t next_comm_id, comm_id_operand;
 	uint32_t psn;               /* BTH PSN of QP1's sends */
 	uint64_t tid;
 	struct cm_stats st;

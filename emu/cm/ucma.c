@@ -819,12 +819,11 @@ int cm_dev_init(struct uroce_dev *d, uint32_t timeout_ms, uint32_t max_ids)
 	cm->dev = d;
 	cm->timeout_ms = timeout_ms ? timeout_ms : CM_DEFAULT_TIMEOUT_MS;
 	cm->max_ids = max_ids ? max_ids : CM_DEFAULT_MAX_IDS_PER_USER;
-	/* comm IDs start at a random point, as cm.c's xarray cyclic allocation
-	 * mixed with a random value: an old peer's MADs do not match new ids */
-	if (getentropy(&cm->next_comm_id, sizeof(cm->next_comm_id)))
-		cm->next_comm_id = (uint32_t)d->pid << 8;
-	if (!cm->next_comm_id)
-		cm->next_comm_id = 1;
+	/* comm IDs: cm.c's cyclic allocation XOR a random operand, so an old
+	 * peer's MADs do not match new ids */
+	if (getentropy(&cm->comm_id_operand, sizeof(cm->comm_id_operand)))
+		cm->comm_id_operand = (uint32_t)d->pid << 8;
+	cm->next_comm_id = 1;
 	d->cm = cm;
 	return 0;
 }
