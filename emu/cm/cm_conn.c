@@ -378,6 +378,13 @@ void cm_proto_destroy(struct cm_id *id)
 	}
 }
 
+void cm_destroy(struct cm_id *id)
+{
+	cm_proto_destroy(id);
+	cm_wire_stop(id);
+	cm_id_free(id);
+}
+
 static void post(struct cm_id *id, uint32_t event, int32_t status)
 {
 	struct rdma_ucm_event_resp ev;

@@ -124,7 +124,6 @@ void cm_id_free(struct cm_id *id)
 	struct cm_dev *cm = id->cm;
 	struct cm_id *o;
 
-	cm_wire_stop(id);
 	if (id->listener) {
 		id->listener->pending--;
 		cm->n_pending--;

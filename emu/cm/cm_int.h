@@ -148,6 +148,9 @@ struct cm_dev {
 	uint32_t psn;               /* BTH PSN of QP1's sends */
 	uint64_t tid;
 	struct cm_stats st;
+	/* cm_proto_timeout, called through here by the timers of cm_wire.c
+	 * (the protocol calls the wire, never the reverse) */
+	void (*timeout)(struct cm_id *id);
 };
 
 /* cm_event.c: queue EV (id, event, status filled by the caller) for ID's
@@ -165,6 +168,7 @@ void cm_event_conn_fini(struct cm_conn *c);
 /* cm_id.c */
 struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp_type, int *err);
 struct cm_id *cm_id_get(struct cm_conn *c, uint32_t handle);
+/* Free ID (its timer stopped already: cm_destroy). */
 void cm_id_free(struct cm_id *id);
 int cm_id_bind(struct cm_id *id, const struct sockaddr *sa, socklen_t len);
 struct cm_id *cm_find_listener(struct cm_dev *cm, uint16_t ps, uint16_t port, const uint8_t dst_ip[16]);
@@ -199,6 +203,8 @@ int cm_reject(struct cm_id *id, uint8_t reason, const uint8_t *pdata, uint8_t le
 int cm_disconnect(struct cm_id *id);
 /* ID goes away (DESTROY_ID, connection closed): DREQ / REJ as cm_destroy_id. */
 void cm_proto_destroy(struct cm_id *id);
+/* DESTROY_ID: cm_proto_destroy, stop the timer, free the id. */
+void cm_destroy(struct cm_id *id);
 
 /* cm_qp_attr.c */
 int cm_init_qp_attr(struct cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_attr *a);

@@ -3,8 +3,8 @@
  * leaves as the payload of a UD SEND_ONLY (BTH P_Key 0xffff, destination QP
  * 1; DETH Q_Key 0x80010000, source QP 1) through the device's port, so it is
  * captured and looped back like any packet (port_xmit); a packet for QP1 is
- * checked here and handed to the protocol (cm_conn.c). The retransmit timer
- * of each id runs on the daemon's loop.
+ * checked by cm_recv.c. The retransmit timer of each id runs on the daemon's
+ * loop.
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
@@ -59,7 +59,7 @@ static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	}
 	id->mad_expects_answer = false;
-	cm_proto_timeout(id);
+	id->cm->timeout(id);
 }
 
 static void timer_arm(struct cm_id *id, uint32_t ms)
@@ -118,34 +118,4 @@ void cm_wire_timer(struct cm_id *id, uint32_t ms)
 {
 	id->mad_expects_answer = false;
 	timer_arm(id, ms);
-}
-
-void cm_input(struct uroce_dev *d, const uint8_t *buf, size_t len, const union ibv_gid *sgid,
-	      const union ibv_gid *dgid, uint16_t sport, bool verified)
-{
-	struct cm_dev *cm = d->cm;
-	struct roce_l3 l3;
-	struct roce_pkt pkt;
-	struct cm_msg m;
-	int rc;
-
-	if (!cm)
-		return;
-	memset(&l3, 0, sizeof(l3));
-	l3.kind = roce_addr_is_v4mapped(sgid->raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
-	memcpy(l3.src, sgid->raw, 16);
-	memcpy(l3.dst, dgid->raw, 16);
-	l3.sport = sport;
-	l3.dport = d->port;
-	rc = verified ? roce_parse_udp_verified(buf, len, &l3, &pkt) : roce_parse_udp(buf, len, &l3, &pkt);
-	if (rc != ROCE_OK || pkt.h.opcode != ROCE_OP_UD_SEND_ONLY || pkt.h.deth.qkey != CM_GSI_QKEY ||
-	    pkt.h.dqpn != CM_GSI_QPN || cm_mad_decode(pkt.payload, pkt.payload_len, &m)) {
-		cm->st.drops++;
-		ulog_limited(ULOG_LIMIT_RX_SRC, ULOG_DEBUG, "QP1: malformed or foreign packet dropped (%s)",
-			     rc != ROCE_OK ? roce_err_name(rc) : "not a CM MAD");
-		return;
-	}
-	if (m.attr_id >= CM_ATTR_REQ && m.attr_id <= CM_ATTR_APR)
-		cm->st.rx[m.attr_id - CM_ATTR_REQ]++;
-	cm_proto_input(cm, &m, sgid);
 }

@@ -83,13 +83,6 @@ static int cmd_create_id(struct ucma_ctx *x)
 	return 0;
 }
 
-/* Destroy ID: its MADs (cm_proto_destroy), then the id. */
-static void destroy(struct cm_id *id)
-{
-	cm_proto_destroy(id);
-	cm_id_free(id);
-}
-
 static int cmd_destroy_id(struct ucma_ctx *x)
 {
 	struct rdma_ucm_destroy_id cmd;
@@ -101,7 +94,7 @@ static int cmd_destroy_id(struct ucma_ctx *x)
 	if ((rc = get_id(x, cmd.id, &id)))
 		return rc;
 	resp.events_reported = id->events_reported;
-	destroy(id);
+	cm_destroy(id);
 	answer(x, &resp, sizeof(resp));
 	return 0;
 }
@@ -715,121 +708,4 @@ int op_ucma(struct ctl_client *c, struct ctl_call *call)
 	if (rc)
 		resp->out_len = 0;
 	return rc;
-}
-
-/* ---- the connection ----------------------------------------------------- */
-
-int op_cm_hello(struct ctl_client *c, struct ctl_call *call)
-{
-	const struct uroce_cm_hello_req *req = call->req;
-	struct uroce_cm_hello_resp *resp = call->resp;
-	struct uroce_dev *d = c->dev;
-	struct cm_dev *cm = d->cm;
-	struct cm_conn *cc;
-	struct stat st;
-	int type = 0;
-	socklen_t tl = sizeof(type);
-
-	if (c->cm)
-		return EALREADY;
-	if (c->hello)
-		return EPROTO;
-	if (req->abi_version != UROCE_ABI_VERSION)
-		return EPROTONOSUPPORT;
-	if (req->reserved)
-		return EINVAL;
-	if ((pid_t)req->pid != c->pid)
-		return EPERM;
-	if (fstat(call->fds[0], &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(call->fds[0], SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_SEQPACKET)
-		return EBADF;
-	if (!cm)
-		return ENODEV;
-	cc = calloc(1, sizeof(*cc));
-	if (!cc || !(cc->evq = calloc(CM_EVQ_MAX, sizeof(*cc->evq)))) {
-		free(cc);
-		return ENOMEM;
-	}
-	cc->client = c;
-	cc->cm = cm;
-	cc->event_fd = call->fds[0];
-	call->fds[0] = -1;
-	cc->tag = req->conn_tag;
-	cm_event_conn_init(cc);
-	cc->next = cm->conns;
-	if (cm->conns)
-		cm->conns->prev = cc;
-	cm->conns = cc;
-	c->cm = cc;
-
-	resp->client_id = c->id;
-	resp->udp_port = d->port;
-	resp->addr_family = d->addr.ss_family;
-	resp->node_guid = d->node_guid;
-	{
-		union ibv_gid me;
-
-		cm_dev_gid(cm, &me);
-		memcpy(resp->addr, me.raw, 16);
-	}
-	ulog(ULOG_INFO, "client#%u pid %d uid %d (%s) opened the connection manager of %s", c->id, (int)c->pid,
-	     (int)c->uid, c->comm, d->name);
-	return 0;
-}
-
-void cm_client_gone(struct ctl_client *c)
-{
-	struct cm_conn *cc = c->cm;
-	struct cm_dev *cm;
-	uint32_t h, n = 0;
-
-	if (!cc)
-		return;
-	cm = cc->cm;
-	for (h = 1; h <= cc->ids.cap; h++) {
-		struct cm_id *id = objtab_get(&cc->ids, h);
-
-		if (id) {
-			destroy(id);
-			n++;
-		}
-	}
-	objtab_fini(&cc->ids);
-	cm_event_conn_fini(cc);
-	close(cc->event_fd);
-	if (cc->prev)
-		cc->prev->next = cc->next;
-	else
-		cm->conns = cc->next;
-	if (cc->next)
-		cc->next->prev = cc->prev;
-	ulog(ULOG_INFO, "client#%u (%s): connection manager closed; %u ids destroyed, %llu events, %llu dropped",
-	     c->id, c->comm, n, (unsigned long long)cc->events, (unsigned long long)cc->events_dropped);
-	free(cc->evq);
-	free(cc);
-	c->cm = NULL;
-}
-
-int cm_dev_init(struct uroce_dev *d, uint32_t timeout_ms, uint32_t max_ids)
-{
-	struct cm_dev *cm = calloc(1, sizeof(*cm));
-
-	if (!cm)
-		return ENOMEM;
-	cm->dev = d;
-	cm->timeout_ms = timeout_ms ? timeout_ms : CM_DEFAULT_TIMEOUT_MS;
-	cm->max_ids = max_ids ? max_ids : CM_DEFAULT_MAX_IDS_PER_USER;
-	/* comm IDs: cm.c's cyclic allocation XOR a random operand, so an old
-	 * peer's MADs do not match new ids */
-	if (getentropy(&cm->comm_id_operand, sizeof(cm->comm_id_operand)))
-		cm->comm_id_operand = (uint32_t)d->pid << 8;
-	cm->next_comm_id = 1;
-	d->cm = cm;
-	return 0;
-}
-
-void cm_dev_fini(struct uroce_dev *d)
-{
-	free(d->cm);
-	d->cm = NULL;
 }

@@ -12,7 +12,6 @@
 #include "emu/nic/nic_time.h"
 #include "emu/log.h"
 #include "emu/xport/xport.h"
-#include "emu/cm/cm.h"
 #include "netstack/icrc.h"
 #include "netstack/packet.h"
 
@@ -263,7 +262,8 @@ static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const u
 		/* QP1 (the GSI: CM MADs) is the connection manager's, not the
 		 * engine's; BTH bytes 5..7 are the destination QPN */
 		if (len >= 12 && buf[5] == 0 && buf[6] == 0 && buf[7] == 1) {
-			cm_input(d, buf, len, &sgid, &dgid, sport, m->verified);
+			if (d->qp1_rx)
+				d->qp1_rx(d, buf, len, &sgid, &dgid, sport, m->verified);
 			return 0;
 		}
 		if ((m->verified ? xport_input_verified(d->xdev, buf, len, &sgid, &dgid, sport, d->port)
