@@ -175,6 +175,37 @@ def status(sock):
     return {}
 
 
+# ---- CM_HELLO rules (abi_cm.h)
+def raw_conn():
+    c = CM.__new__(CM)
+    c.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.s.connect(SOCK0)
+    return c
+
+
+ev_mine, ev_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+c = raw_conn()
+check('CM_HELLO with another pid', 1, c.call(OP_CM_HELLO, struct.pack('<IIII', ABI, os.getpid() + 1, 1, 0), 56,
+                                             [ev_theirs.fileno()])[0])   # EPERM
+c = raw_conn()
+check('CM_HELLO without the event socket', 9, c.call(OP_CM_HELLO, struct.pack('<IIII', ABI, os.getpid(), 1, 0), 56)[0])
+c = raw_conn()
+rp, wp = os.pipe()
+check('CM_HELLO with a pipe as event socket', 9,
+      c.call(OP_CM_HELLO, struct.pack('<IIII', ABI, os.getpid(), 1, 0), 56, [rp])[0])   # EBADF
+c = raw_conn()
+check('UCMA before CM_HELLO', 71, c.call(OP_UCMA, bytes(520), 544)[0])   # EPROTO
+c = CM(SOCK0, 1)
+check('second CM_HELLO', 114, c.call(OP_CM_HELLO, struct.pack('<IIII', ABI, os.getpid(), 1, 0), 56,
+                                     [ev_theirs.fileno()])[0])   # EALREADY
+check('a verbs opcode (QUERY_PORT) on a CM connection', 71, c.call(2, struct.pack('<II', 1, 0), 24 + 48)[0])
+check('UCMA command 999', 95, c.ucma(999, b'')[0])
+st, r = c.call(OP_UCMA, struct.pack('<IHH', CREATE_ID, 600, 4) + bytes(512), 544)
+check('UCMA in_len over 512', 22, st)
+check('CREATE_ID without room for the answer', 28, c.ucma(CREATE_ID, struct.pack('<QQHB5x', 1, 0, PS_TCP, 0), 2)[0])
+check('CREATE_ID of an unknown port space', 22, c.ucma(CREATE_ID, struct.pack('<QQHB5x', 1, 0, 0x77, 0), 4)[0])
+c.close()
+
 P = CM(SOCK0, 0xAAAA)   # passive, uroce0 127.0.0.1
 A = CM(SOCK1, 0xBBBB)   # active, uroce1 127.0.0.2 (MTU 1024)
 LPORT = 20000 + os.getpid() % 20000
