@@ -216,18 +216,18 @@ h = P.create(1)
 check('bind to an address that is not the device\'s', 19, P.bind(h, '127.0.0.9', LPORT))   # ENODEV
 check('bind to the device address', 0, P.bind(h, '127.0.0.1', LPORT))
 check('second bind of the same id', 22, P.bind(h, '127.0.0.1', LPORT))                     # EINVAL
-h2 = P.create(2)
-check('second id on the same address and port', 98, P.bind(h2, '127.0.0.1', LPORT))       # EADDRINUSE
-check('wildcard on the same port', 98, P.bind(h2, '0.0.0.0', LPORT))
-check('port 0 picks an ephemeral port', 0, P.bind(h2, '127.0.0.1', 0))
-st, q = P.query(h2, 0)
+hb2 = P.create(2)
+check('second id on the same address and port', 98, P.bind(hb2, '127.0.0.1', LPORT))       # EADDRINUSE
+check('wildcard on the same port', 98, P.bind(hb2, '0.0.0.0', LPORT))
+check('port 0 picks an ephemeral port', 0, P.bind(hb2, '127.0.0.1', 0))
+st, q = P.query(hb2, 0)
 eport = struct.unpack_from('>H', q, 18)[0]
 check('ephemeral port in 32768..60999', True, 32768 <= eport <= 60999)
 check('query addr: port_num, pkey', (1, 0xffff), (q[8], struct.unpack_from('<H', q, 10)[0]))
 check('query addr: node_guid big-endian', struct.pack('>Q', P.guid), q[0:8])
 check('query addr: ibdev_index', 0xffffffff, struct.unpack_from('<I', q, 272)[0])
-check('destroy id', 0, P.destroy(h2)[0])
-check('destroy a freed handle', 2, P.destroy(h2)[0])                                        # ENOENT
+check('destroy id', 0, P.destroy(hb2)[0])
+check('destroy a freed handle', 2, P.destroy(hb2)[0])                                        # ENOENT
 check('unsupported command MIGRATE_ID', 95, P.ucma(MIGRATE_ID, bytes(16))[0])               # EOPNOTSUPP
 check('JOIN_MCAST', 95, P.ucma(JOIN_MCAST, bytes(64))[0])
 check('short CREATE_ID', 22, P.ucma(CREATE_ID, bytes(8), 4)[0])
