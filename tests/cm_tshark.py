@@ -5,8 +5,9 @@ oracle that netstack/cm_mad.c writes the IBTA layouts (docs/rdma-cm.md).
   cm_tshark.py PCAP UDP_PORT LISTEN_PORT UROCE0_GUID UROCE1_GUID
 
 The capture starts with: REQ (uroce1 -> uroce0), REP, RTU, DREQ, DREP of the
-first connection; REQ + REJ (consumer, 28) of the second; REQ + REJ (invalid
-service ID, 8) of the third. Exit 0 if every field matches, 1 otherwise.
+first connection; later a REQ with private data "please" answered by a REJ
+(consumer, 28) and a REQ for the port after the listener's answered by a REJ
+(invalid service ID, 8); the first two REJs between the devices are those. Exit 0 if every field matches, 1 otherwise.
 """
 import os, subprocess, sys
 
@@ -142,14 +143,20 @@ d = drep[0]
 common('DREP', d)
 check('DREP: comm IDs', (rep_comm, req_comm),
       (num(d['infiniband.cm.drsp.localcommid']), num(d['infiniband.cm.drsp.remotecommid'])))
+req_please = [q for q in req if text(q['infiniband.cm.req.ip_cm.private'], 6) == b'please']
+req_nobody = [q for q in req if num(q['infiniband.cm.req.serviceid.dport']) == LPORT + 1]
+check('one REQ with private data "please", one for the port nobody listens on', (1, 1),
+      (len(req_please), len(req_nobody)))
+if failures:
+    sys.exit(1)
 j = rej[0]
 common('REJ', j)
-check('REJ (consumer): remote comm ID = second REQ\'s, message REQ, reason 28, private data',
-      (num(req[1]['infiniband.cm.req']), 0, 28, b'no-thanks'),
+check('REJ (consumer): remote comm ID = the "please" REQ\'s, message REQ, reason 28, private data',
+      (num(req_please[0]['infiniband.cm.req']), 0, 28, b'no-thanks'),
       (num(j['infiniband.cm.rej.remotecommid']), num(j['infiniband.cm.rej.msgrej']), num(j['infiniband.cm.rej.reason']),
        text(j['infiniband.cm.rej.private'], 9)))
 j = rej[1]
-check('REJ (no listener): local comm ID 0, remote = third REQ\'s, reason 8', (0, num(req[2]['infiniband.cm.req']), 8),
+check('REJ (no listener): local comm ID 0, remote = that REQ\'s, reason 8', (0, num(req_nobody[0]['infiniband.cm.req']), 8),
       (num(j['infiniband.cm.rej.localcommid']), num(j['infiniband.cm.rej.remotecommid']),
        num(j['infiniband.cm.rej.reason'])))
 if failures:
