@@ -214,6 +214,8 @@ print(f'params {LPORT} {P.guid} {A.guid}', flush=True)
 # ---- bind rules
 h = P.create(1)
 check('bind to an address that is not the device\'s', 19, P.bind(h, '127.0.0.9', LPORT))   # ENODEV
+check('bind with addr_size 128 (not sockaddr_in\'s)', 22,
+      P.ucma(BIND, struct.pack('<IHH', h, 128, 0) + sin('127.0.0.1', LPORT))[0])
 check('bind to the device address', 0, P.bind(h, '127.0.0.1', LPORT))
 check('second bind of the same id', 22, P.bind(h, '127.0.0.1', LPORT))                     # EINVAL
 hb2 = P.create(2)

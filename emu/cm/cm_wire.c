@@ -84,10 +84,10 @@ int cm_wire_send(struct cm_id *id, struct cm_msg *m, bool expect)
 	id->mad_valid = true;
 	id->mad_expects_answer = expect;
 	id->retries = 0;
+	/* a MAD that expects no answer leaves a running timer alone (a DREP
+	 * resent in timewait must not end the timewait) */
 	if (expect)
 		timer_arm(id, cm->timeout_ms);
-	else
-		ev_timer_stop(cm->dev->loop, &id->timer);
 	return xmit(cm, &id->peer_gid, id->tos, id->mad);
 }
 

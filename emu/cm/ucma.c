@@ -99,6 +99,18 @@ static int cmd_destroy_id(struct ucma_ctx *x)
 	return 0;
 }
 
+/* The size of the sockaddr of FAMILY that a command must give exactly
+ * (ucma.c rdma_addr_size_kss), 0 for another family. */
+static size_t family_size(const void *p)
+{
+	switch (((const struct sockaddr *)p)->sa_family) {
+	case AF_INET: return sizeof(struct sockaddr_in);
+	case AF_INET6: return sizeof(struct sockaddr_in6);
+	case AF_IB: return sizeof(struct sockaddr_ib);
+	default: return 0;
+	}
+}
+
 static int cmd_bind_ip(struct ucma_ctx *x)
 {
 	struct rdma_ucm_bind_ip cmd;
@@ -118,7 +130,7 @@ static int cmd_bind(struct ucma_ctx *x)
 	int rc;
 
 	memcpy(&cmd, x->in, sizeof(cmd));
-	if (cmd.reserved || !cmd.addr_size || cmd.addr_size > sizeof(cmd.addr))
+	if (cmd.reserved || !cmd.addr_size || cmd.addr_size != family_size(&cmd.addr))
 		return EINVAL;
 	if ((rc = get_id(x, cmd.id, &id)))
 		return rc;
@@ -239,8 +251,8 @@ static int cmd_resolve_addr(struct ucma_ctx *x)
 	int rc;
 
 	memcpy(&cmd, x->in, sizeof(cmd));
-	if (cmd.reserved || (cmd.src_size && cmd.src_size > sizeof(cmd.src_addr)) || !cmd.dst_size ||
-	    cmd.dst_size > sizeof(cmd.dst_addr))
+	if (cmd.reserved || (cmd.src_size && cmd.src_size != family_size(&cmd.src_addr)) || !cmd.dst_size ||
+	    cmd.dst_size != family_size(&cmd.dst_addr))
 		return EINVAL;
 	if ((rc = get_id(x, cmd.id, &id)))
 		return rc;
