@@ -446,6 +446,141 @@ check('flood: the forger got REJs (at least the 18 refusals)', True, rejs >= 18)
 P.destroy(hb)   # its two pending ids stay with the connection
 st = status(SOCK0)
 
+# ---- a scripted peer at 127.0.0.3: retransmitted REQ/REP/DREQ are answered as
+#      the IBTA state machine says, and a MAD with the right comm IDs from
+#      another address moves nothing
+
+
+def recv_mads(timeout=2.0):
+    """MADs the scripted peer received: [(attr, message bytes)]."""
+    out = []
+    f.settimeout(timeout)
+    try:
+        while True:
+            b = f.recv(2048)
+            out.append((struct.unpack_from('>H', b, 36)[0], b[44:44 + 232]))
+            f.settimeout(0.3)
+    except socket.timeout:
+        pass
+    return out
+
+
+def send_mad(attr, body, src_sock=None, src='127.0.0.3'):
+    s_ = src_sock or f
+    s_.sendto(ud_packet(src, s_.getsockname()[1], mad(attr, body)), ('127.0.0.1', PORT))
+
+
+recv_mads(0.5)   # what the flood left
+hd = P.create(9)
+P.bind(hd, '127.0.0.1', LPORT + 4)
+P.listen(hd)
+body = bytearray(req(0x7001, LPORT + 4))
+struct.pack_into('>I', body, 32, 0xABCDE << 8 | 3)   # local QPN 0xabcde, responder resources 3
+struct.pack_into('>I', body, 44, 0x424242 << 8)      # starting PSN
+body[50] = 3 << 4                                     # path MTU 1024
+send_mad(0x10, bytes(body))
+e = expect(P, 'scripted REQ', 'CONNECT_REQUEST')
+pd_ = e['id']
+before = int(status(SOCK0)['duplicates'])
+send_mad(0x10, bytes(body))                           # the same REQ again
+check('retransmitted REQ: no second CONNECT_REQUEST', None, P.event(1.0))
+P.accept(pd_, qpn=0x4444)
+
+
+def first(attr, timeout=5.0):
+    """The message bytes of the first MAD with ATTR the scripted peer gets."""
+    f.settimeout(timeout)
+    try:
+        while True:
+            b = f.recv(2048)
+            if struct.unpack_from('>H', b, 36)[0] == attr:
+                return b[44:44 + 232]
+    except socket.timeout:
+        return None
+
+
+reps = [first(0x13)]
+check('REP to the scripted peer', True, reps[0] is not None)
+p_comm = struct.unpack_from('>I', reps[0], 0)[0]
+check('REP: remote comm ID 0x7001, QPN 0x4444', (0x7001, 0x4444),
+      (struct.unpack_from('>I', reps[0], 4)[0], struct.unpack_from('>I', reps[0], 12)[0] >> 8))
+st, sa = P.qp_attr(pd_, QPS_RTR)
+check('RTR from the scripted REQ: dest QPN, RQ PSN, path MTU 1024', (0xABCDE, 0x424242, 3),
+      (sa['dest_qp_num'], sa['rq_psn'], sa['path_mtu']))
+send_mad(0x10, bytes(body))                           # REQ again while the REP waits for its RTU
+check('REQ during REP_SENT: no event', None, P.event(0.5))
+send_mad(0x14, struct.pack('>II', 0x7001, p_comm))    # RTU (before the REP's 15 resends run out)
+expect(P, 'scripted RTU', 'ESTABLISHED')
+recv_mads(0.5)   # the REP's resends until the RTU came
+send_mad(0x14, struct.pack('>II', 0x7001, p_comm))    # RTU again
+check('retransmitted RTU: no second ESTABLISHED', None, P.event(0.5))
+check('duplicates counted', 3, int(status(SOCK0)['duplicates']) - before)
+g = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+g.bind(('127.0.0.4', 0))
+drops = int(status(SOCK0)['drops'])
+send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4444 << 8), g, '127.0.0.4')   # right IDs, wrong peer
+time.sleep(0.5)
+check('DREQ with the right comm IDs from another address: dropped', 1, int(status(SOCK0)['drops']) - drops)
+check('DREQ from another address: no event', None, P.event(0.5))
+send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4443 << 8))                  # wrong QPN
+check('DREQ naming another QPN: no event', None, P.event(0.5))
+send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4444 << 8))
+expect(P, 'scripted DREQ', 'DISCONNECTED')
+recv_mads(0.3)
+P.disconnect(pd_)
+send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4444 << 8))                  # DREQ again
+mads = recv_mads()
+check('DREP, then the DREP again for the retransmitted DREQ', [0x16, 0x16], [a_ for a_, m in mads])
+check('retransmitted DREQ: no second DISCONNECTED', 'TIMEWAIT_EXIT', (P.event(5) or {}).get('event'))
+P.destroy(pd_)
+P.destroy(hd)
+
+# the active side against the scripted peer: a REP resent after the RTU gets the RTU again
+a = A.create(0x8888)
+A.resolve(a, '127.0.0.3', LPORT); expect(A, 'resolve', 'ADDR_RESOLVED')
+A.route(a); expect(A, 'route', 'ROUTE_RESOLVED')
+A.connect(a, qpn=0x2222)
+f.settimeout(5)
+while True:   # the REQ from uroce1 (from 127.0.0.2)
+    b, src = f.recvfrom(2048)
+    if src[0] == '127.0.0.2' and struct.unpack_from('>H', b, 36)[0] == 0x10:
+        break
+a_comm = struct.unpack_from('>I', b, 44)[0]
+rep = bytearray(232)
+struct.pack_into('>IIIII', rep, 0, 0x7002, a_comm, 0, 0x3333 << 8, 0)
+struct.pack_into('>I', rep, 20, 0x515151 << 8)
+rep[24], rep[25] = 2, 2
+
+
+def ud_packet_to(dst, attr, body_):
+    bth = struct.pack('>BBHII', 0x64, 0, 0xffff, 1, 2)
+    p_ = bth + struct.pack('>II', 0x80010000, 1) + mad(attr, body_) + b'\0\0\0\0'
+    return p_[:-4] + icrc('127.0.0.3', dst, PORT, PORT, p_)
+
+
+f.sendto(ud_packet_to('127.0.0.2', 0x13, bytes(rep)), ('127.0.0.2', PORT))
+e = expect(A, 'REP from the scripted peer', 'CONNECT_RESPONSE')
+check('CONNECT_RESPONSE: QPN 0x3333', 0x3333, e['qp_num'])
+st, ar = A.qp_attr(a, QPS_RTR)
+check('active RTR: RQ PSN = the REP\'s starting PSN', 0x515151, ar['rq_psn'])
+A.accept(a, valid=0)
+f.sendto(ud_packet_to('127.0.0.2', 0x13, bytes(rep)), ('127.0.0.2', PORT))   # REP again
+got = []
+f.settimeout(2)
+try:
+    while True:
+        b, src = f.recvfrom(2048)
+        if src[0] == '127.0.0.2':
+            got.append(struct.unpack_from('>H', b, 36)[0])
+except socket.timeout:
+    pass
+check('RTU, then the RTU again for the retransmitted REP', [0x14, 0x14], got)
+check('retransmitted REP: no second CONNECT_RESPONSE', None, A.event(0.5))
+A.destroy(a)   # connected: sends a DREQ
+f.settimeout(2)
+b, src = f.recvfrom(2048)
+check('DESTROY_ID of a connected id sends a DREQ', 0x15, struct.unpack_from('>H', b, 36)[0])
+
 # ---- SIDR (UD): accept and reject
 hu = P.create(8, PS_UDP)
 P.bind(hu, '127.0.0.1', LPORT + 3)

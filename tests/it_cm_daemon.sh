@@ -1,6 +1,6 @@
 #!/bin/sh
 # it_cm_daemon: the connection manager of two daemons (uroce0 on 127.0.0.1,
-# uroce1 on 127.0.0.2 with MTU 1024, same UDP port, --cm-timeout-ms 100),
+# uroce1 on 127.0.0.2 with MTU 1024, same UDP port, --cm-timeout-ms 300),
 # driven over their control sockets as the librdmacm provider drives them
 # (tests/cm_daemon.py: CM_HELLO, UCMA requests, events): bind rules, listen /
 # connect / accept / RTU / ESTABLISHED / disconnect / timewait with exact
@@ -12,8 +12,8 @@
 . "$top_srcdir/tests/lib.sh"
 UROCED="$top_builddir/emu/uroced"
 export UROCED
-up --dev uroce0 --cm-timeout-ms 100 --pcap "$T/cm0.pcap"
-uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --mtu 1024 --cm-timeout-ms 100 ||
+up --dev uroce0 --cm-timeout-ms 300 --pcap "$T/cm0.pcap"
+uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --mtu 1024 --cm-timeout-ms 300 ||
 	fail "uroce up uroce1 on 127.0.0.2:$UROCE_PORT"
 timeout "$(tmo 240)" /usr/bin/python3 -u "$top_srcdir/tests/cm_daemon.py" \
 	"$UROCE_RUN_DIR/uroce0.sock" "$UROCE_RUN_DIR/uroce1.sock" "$UROCE_PORT" >"$T/out" 2>&1
