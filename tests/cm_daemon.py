@@ -236,6 +236,13 @@ check('short CREATE_ID', 22, P.ucma(CREATE_ID, bytes(8), 4)[0])
 check('id of another connection', 2, A.bind(h, '127.0.0.2', 0))   # handle h is P's, not A's
 check('listen', 0, P.listen(h))
 
+# ---- an unreachable destination: ADDR_ERROR with the routing errno
+u = A.create(0x1010)
+check('resolve 8.8.8.8 from 127.0.0.2 (accepted; the answer is an event)', 0, A.resolve(u, '8.8.8.8', 7))
+expect(A, 'no route from a loopback address', 'ADDR_ERROR', -22)
+check('resolve_route after ADDR_ERROR', 22, A.route(u))
+A.destroy(u)
+
 # ---- listen / connect / accept / RTU / ESTABLISHED / disconnect
 a = A.create(0x1111)
 check('resolve_addr', 0, A.resolve(a, '127.0.0.1', LPORT))
