@@ -12,7 +12,11 @@ check; exit 0 if all pass, 1 with the failures listed.
 """
 import array, os, select, socket, struct, sys, time, zlib
 
-SOCK0, SOCK1, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
+QUOTA_MODE = sys.argv[1] == 'quota'   # cm_daemon.py quota SOCK N: run as a user with quotas
+if QUOTA_MODE:
+    SOCK0, QUOTA_N = sys.argv[2], int(sys.argv[3])
+else:
+    SOCK0, SOCK1, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
 MAGIC, ABI = 0x55524F43, 5
 OP_CM_HELLO, OP_UCMA = 40, 41
 # enum rdma_ucm_cmd
@@ -174,6 +178,24 @@ def status(sock):
             return dict(kv.split('=', 1) for kv in line.split()[1:])
     return {}
 
+
+if QUOTA_MODE:
+    # the per-uid quota of CM ids, over two CM connections of the uid
+    q1, q2 = CM(SOCK0, 1), CM(SOCK0, 2)
+    made = []
+    for i in range(QUOTA_N):
+        st, out = (q1 if i % 2 else q2).ucma(CREATE_ID, struct.pack('<QQHB5x', i, 0, PS_TCP, 0), 4)
+        made.append(st)
+    check(f'{QUOTA_N} ids over two connections', [0] * QUOTA_N, made)
+    check('one more: ENOMEM', 12, q1.ucma(CREATE_ID, struct.pack('<QQHB5x', 99, 0, PS_TCP, 0), 4)[0])
+    check('one destroyed, one more', 0, q2.destroy(1)[0])
+    check('then CREATE_ID again', 0, q1.ucma(CREATE_ID, struct.pack('<QQHB5x', 98, 0, PS_TCP, 0), 4)[0])
+    q1.close()
+    q2.close()
+    if failures:
+        sys.exit(1)
+    print('quota: all passed')
+    sys.exit(0)
 
 # ---- CM_HELLO rules (abi_cm.h)
 def raw_conn():

@@ -7,12 +7,13 @@
 # events, statuses, private data and QP attributes; REJECT (28), no listener
 # (8), no answer (UNREACHABLE -110 after 15 resends), forged and malformed
 # MADs, a REQ flood past the backlog, SIDR accept and reject, options, a
-# closed connection. Then tshark decodes uroce0's capture of those MADs as
+# closed connection; as user nobody, the per-uid quota of CM ids
+# (--max-cm-ids-per-user 5: the sixth is ENOMEM). Then tshark decodes uroce0's capture of those MADs as
 # InfiniBand CM with the values the test put in (tests/cm_tshark.py).
 . "$top_srcdir/tests/lib.sh"
 UROCED="$top_builddir/emu/uroced"
 export UROCED
-up --dev uroce0 --cm-timeout-ms 300 --pcap "$T/cm0.pcap"
+up --dev uroce0 --cm-timeout-ms 300 --max-cm-ids-per-user 5 --pcap "$T/cm0.pcap"
 uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --mtu 1024 --cm-timeout-ms 300 ||
 	fail "uroce up uroce1 on 127.0.0.2:$UROCE_PORT"
 timeout "$(tmo 240)" /usr/bin/python3 -u "$top_srcdir/tests/cm_daemon.py" \
@@ -21,6 +22,16 @@ rc=$?
 cat "$T/out"
 expect_eq "cm_daemon.py exit status" 0 "$rc"
 kill -0 "$(cat "$UROCE_RUN_DIR/uroce0.pid")" || fail "uroce0 died"
+# The per-uid quota of CM ids (root, the test's own uid, has none): as nobody.
+if [ "$(id -u)" = 0 ]; then
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- \
+		/usr/bin/python3 -u "$top_srcdir/tests/cm_daemon.py" quota "$UROCE_RUN_DIR/uroce0.sock" 5 >"$T/quota" 2>&1
+	rc=$?
+	cat "$T/quota"
+	expect_eq "CM id quota as nobody" 0 "$rc"
+else
+	echo "note: not root: the CM id quota part needs a second user and did not run"
+fi
 kill -0 "$(cat "$UROCE_RUN_DIR/uroce1.pid")" || fail "uroce1 died"
 "$UROCED" --admin "$UROCE_RUN_DIR/uroce0.sock" capture stop >/dev/null || fail "capture stop"
 params=$(sed -n 's/^params //p' "$T/out")
