@@ -13,8 +13,11 @@ check; exit 0 if all pass, 1 with the failures listed.
 import array, os, select, socket, struct, sys, time, zlib
 
 QUOTA_MODE = sys.argv[1] == 'quota'   # cm_daemon.py quota SOCK N: run as a user with quotas
+V6_MODE = sys.argv[1] == 'v6'         # cm_daemon.py v6 SOCK: one IPv6 device (::1), both ends
 if QUOTA_MODE:
     SOCK0, QUOTA_N = sys.argv[2], int(sys.argv[3])
+elif V6_MODE:
+    SOCK0 = sys.argv[2]
 else:
     SOCK0, SOCK1, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
 MAGIC, ABI = 0x55524F43, 5
@@ -178,6 +181,51 @@ def status(sock):
             return dict(kv.split('=', 1) for kv in line.split()[1:])
     return {}
 
+
+def sin6(ip, port):
+    """struct sockaddr_in6 padded to a sockaddr_storage."""
+    return struct.pack('<H', socket.AF_INET6) + struct.pack('>HI', port, 0) + \
+        socket.inet_pton(socket.AF_INET6, ip) + bytes(4) + bytes(100)
+
+
+if V6_MODE:
+    L, C = CM(SOCK0, 1), CM(SOCK0, 2)
+    port6 = 20000 + os.getpid() % 20000
+    hl = L.create(1)
+    check('v6: bind ::1', 0, L.ucma(BIND, struct.pack('<IHH', hl, 28, 0) + sin6('::1', port6))[0])
+    check('v6: bind an IPv4 address on an IPv6 device', 19, C.bind(C.create(5), '127.0.0.1', 0))
+    check('v6: listen', 0, L.listen(hl))
+    hc = C.create(2)
+    st = C.ucma(RESOLVE_ADDR, struct.pack('<IIHHI', hc, 2000, 0, 28, 0) + bytes(128) + sin6('::1', port6))[0]
+    check('v6: resolve ::1', 0, st)
+    expect(C, 'v6 resolve', 'ADDR_RESOLVED')
+    C.route(hc)
+    expect(C, 'v6 route', 'ROUTE_RESOLVED')
+    check('v6: connect', 0, C.connect(hc, qpn=0x61, pdata=b'six'))
+    e = expect(L, 'v6 passive', 'CONNECT_REQUEST')
+    check('v6: private data after the IPv6 cma header', b'six', e['pdata'][:3])
+    hp = e['id']
+    st, q = L.query(hp, 0)
+    check('v6: the new id\'s addresses (AF_INET6 ::1, port)', (28, 28, socket.AF_INET6, port6,
+                                                              socket.inet_pton(socket.AF_INET6, '::1')),
+          (struct.unpack_from('<H', q, 12)[0], struct.unpack_from('<H', q, 14)[0], struct.unpack_from('<H', q, 16)[0],
+           struct.unpack_from('>H', q, 18)[0], q[24:40]))
+    L.accept(hp, qpn=0x62)
+    expect(C, 'v6 active', 'CONNECT_RESPONSE')
+    st, r6 = C.qp_attr(hc, QPS_RTR)
+    check('v6: RTR dgid ::1, dest QPN', (socket.inet_pton(socket.AF_INET6, '::1'), 0x62), (r6['dgid'], r6['dest_qp_num']))
+    C.accept(hc, valid=0)
+    expect(L, 'v6 passive', 'ESTABLISHED')
+    C.disconnect(hc)
+    expect(L, 'v6 passive', 'DISCONNECTED')
+    L.disconnect(hp)
+    expect(C, 'v6 active', 'DISCONNECTED')
+    L.close()
+    C.close()
+    if failures:
+        sys.exit(1)
+    print('v6: all passed')
+    sys.exit(0)
 
 if QUOTA_MODE:
     # the per-uid quota of CM ids, over two CM connections of the uid

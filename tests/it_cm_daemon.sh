@@ -8,7 +8,8 @@
 # (8), no answer (UNREACHABLE -110 after 15 resends), forged and malformed
 # MADs, a REQ flood past the backlog, SIDR accept and reject, options, a
 # closed connection; as user nobody, the per-uid quota of CM ids
-# (--max-cm-ids-per-user 5: the sixth is ENOMEM). Then tshark decodes uroce0's capture of those MADs as
+# (--max-cm-ids-per-user 5: the sixth is ENOMEM); on an IPv6 device (::1),
+# a connection with both ends on it. Then tshark decodes uroce0's capture of those MADs as
 # InfiniBand CM with the values the test put in (tests/cm_tshark.py).
 . "$top_srcdir/tests/lib.sh"
 UROCED="$top_builddir/emu/uroced"
@@ -34,6 +35,12 @@ else
 fi
 kill -0 "$(cat "$UROCE_RUN_DIR/uroce1.pid")" || fail "uroce1 died"
 "$UROCED" --admin "$UROCE_RUN_DIR/uroce0.sock" capture stop >/dev/null || fail "capture stop"
+# IPv6: both ends on one device at ::1
+uroce up --dev uroce2 --addr ::1 --port "$UROCE_PORT" --cm-timeout-ms 300 || fail "uroce up uroce2 on [::1]:$UROCE_PORT"
+timeout "$(tmo 60)" /usr/bin/python3 -u "$top_srcdir/tests/cm_daemon.py" v6 "$UROCE_RUN_DIR/uroce2.sock" >"$T/v6" 2>&1
+rc=$?
+cat "$T/v6"
+expect_eq "cm_daemon.py v6 exit status" 0 "$rc"
 params=$(sed -n 's/^params //p' "$T/out")
 [ -n "$params" ] || fail "cm_daemon.py printed no params line"
 # shellcheck disable=SC2086
