@@ -451,10 +451,14 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 
 	id = cm_find_remote(cm, rid, peer);
 	if (id) {
-		/* a retransmitted request (cm_dup_req_handler): the REP or
-		 * SIDR_REP answers it by its own timer; in timewait: stale */
+		/* a retransmitted request: its REP again if one was sent (the
+		 * peer lost it), REJ "stale connection" in timewait, else
+		 * nothing (the application has not answered yet); never a
+		 * second CONNECT_REQUEST */
 		cm->st.dup++;
-		if (id->state == CS_TIMEWAIT && !sidr)
+		if (id->state == CS_REP_SENT)
+			cm_wire_resend(id);
+		else if (id->state == CS_TIMEWAIT && !sidr)
 			send_rej(id, CM_REJ_STALE_CONN, CM_MSG_REQ, NULL, 0, NULL, 0);
 		return;
 	}
