@@ -166,14 +166,28 @@ void cm_event_conn_init(struct cm_conn *c);
 void cm_event_conn_fini(struct cm_conn *c);
 
 /* cm_id.c */
+/* A new id of C (handle in C's table, random 24-bit starting PSN, a fresh
+ * comm ID) with librdmacm's UID, port space PS and QP_TYPE. NULL with *err
+ * ENOMEM: the uid's quota (root and the daemon's uid have none) or memory. */
 struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp_type, int *err);
+/* C's id of HANDLE, or NULL (another connection's handles name nothing). */
 struct cm_id *cm_id_get(struct cm_conn *c, uint32_t handle);
 /* Free ID (its timer stopped already: cm_destroy). */
 void cm_id_free(struct cm_id *id);
+/* rdma_bind_addr's rules (cma.c): SA (LEN bytes) is the device's address or
+ * the wildcard, port 0 = ephemeral (32768..60999). Returns 0, EINVAL (bound
+ * already, bad family size), EAFNOSUPPORT (AF_IB), ENODEV (not the device's
+ * address), EACCES (port < 1024, not root), EADDRINUSE, EADDRNOTAVAIL. */
 int cm_id_bind(struct cm_id *id, const struct sockaddr *sa, socklen_t len);
+/* The listener of port space PS and PORT for destination DST_IP (16 bytes,
+ * v4-mapped): one bound to that address first, else a wildcard one. */
 struct cm_id *cm_find_listener(struct cm_dev *cm, uint16_t ps, uint16_t port, const uint8_t dst_ip[16]);
+/* The id with this side's comm ID LOCAL_COMM_ID that has begun connecting. */
 struct cm_id *cm_find_comm(struct cm_dev *cm, uint32_t local_comm_id);
+/* The id connected to PEER whose peer's comm ID is REMOTE_COMM_ID (a
+ * retransmitted REQ / SIDR_REQ finds its id here). */
 struct cm_id *cm_find_remote(struct cm_dev *cm, uint32_t remote_comm_id, const union ibv_gid *peer);
+/* CM ids the uid holds over all its CM connections (the quota's usage). */
 uint32_t cm_uid_ids(const struct cm_dev *cm, uid_t uid);
 /* The device's address as an IPv6 / v4-mapped 16-byte GID. */
 void cm_dev_gid(const struct cm_dev *cm, union ibv_gid *gid);
@@ -195,11 +209,21 @@ void cm_wire_stop(struct cm_id *id);
 void cm_wire_timer(struct cm_id *id, uint32_t ms);
 
 /* cm_conn.c: the protocol */
+/* A decoded MAD M from PEER (cm_recv.c). */
 void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gid *peer);
+/* ID's timer ran out: no answer after the resends, or the end of timewait. */
 void cm_proto_timeout(struct cm_id *id);
+/* CONNECT: REQ (RC) or SIDR_REQ (UD) with P. 0, or EINVAL (route not
+ * resolved, private data too long). */
 int cm_connect(struct cm_id *id, const struct rdma_ucm_conn_param *p);
+/* ACCEPT: REP (passive RC), RTU (active RC after CONNECT_RESPONSE),
+ * SIDR_REP status 0 (passive UD). 0, or EINVAL (wrong state, private data
+ * too long). */
 int cm_accept(struct cm_id *id, const struct rdma_ucm_conn_param *p);
+/* REJECT: REJ with REASON and LEN bytes of PDATA, or SIDR_REP status 2.
+ * 0, or EINVAL. */
 int cm_reject(struct cm_id *id, uint8_t reason, const uint8_t *pdata, uint8_t len);
+/* DISCONNECT: DREQ, or the DREP owed. 0, or EINVAL (never connected). */
 int cm_disconnect(struct cm_id *id);
 /* ID goes away (DESTROY_ID, connection closed): DREQ / REJ as cm_destroy_id. */
 void cm_proto_destroy(struct cm_id *id);
@@ -207,6 +231,8 @@ void cm_proto_destroy(struct cm_id *id);
 void cm_destroy(struct cm_id *id);
 
 /* cm_qp_attr.c */
+/* INIT_QP_ATTR of ID for QP_STATE (docs/rdma-cm.md table). 0, or EINVAL
+ * (another state, or RTR/RTS before the connection allows them). */
 int cm_init_qp_attr(struct cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_attr *a);
 /* Path record facts the REQ and QUERY PATH share. */
 uint8_t cm_packet_rate(const struct cm_dev *cm);
