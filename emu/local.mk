@@ -29,7 +29,10 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/fault.c emu/nic/fault.h emu/nic/fault_spec.c emu/nic/fault_spec.h \
 	emu/nic/fault_queue.c emu/nic/fault_queue.h emu/nic/nic_time.c emu/nic/nic_time.h \
 	emu/nic/doorbell.c emu/nic/doorbell.h \
-	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h
+	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h \
+	emu/cm/cm.h emu/cm/cm_int.h emu/cm/ucma.c emu/cm/cm_id.c emu/cm/cm_event.c \
+	emu/cm/cm_conn.c emu/cm/cm_wire.c emu/cm/cm_qp_attr.c emu/cm/cm_status.c \
+	emu/cm/cm_client.c emu/cm/cm_recv.c
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h include/uroce/abi_cq_mr.h include/uroce/abi_cm.h

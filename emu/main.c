@@ -4,6 +4,7 @@
  * clock and the UDP socket. `uroced --admin SOCK ...` is the admin client.
  */
 #include "config.h"
+#include "emu/cm/cm.h"
 #include "emu/ctl/admin.h"
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
@@ -40,6 +41,8 @@ struct options {
 	int daemonize;
 	int busy_poll;
 	int kernel_loopback;
+	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
+	uint32_t cm_max_ids;            /* --max-cm-ids-per-user (0 = default) */
 };
 
 static void usage(FILE *fp)
@@ -52,6 +55,7 @@ static void usage(FILE *fp)
 		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
+		"              [--cm-timeout-ms N] [--max-cm-ids-per-user N]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
 		"              capture stop | shutdown | fault set tx|rx|both SPEC\n");
 }
@@ -106,41 +110,45 @@ static int parse_fault_opt(int c, const char *arg, struct options *o)
 	return 0;
 }
 
+/* uroced's options (usage above; docs/daemon.md) */
+static const struct option longopts[] = {
+	{ "dev", required_argument, NULL, 'd' },
+	{ "addr", required_argument, NULL, 'a' },
+	{ "sock", required_argument, NULL, 's' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "mtu", required_argument, NULL, 'm' },
+	{ "gid-tbl-len", required_argument, NULL, 'g' },
+	{ "clock-khz", required_argument, NULL, 'k' },
+	{ "clock-bits", required_argument, NULL, 'b' },
+	{ "pcap", required_argument, NULL, 'c' },
+	{ "loss", required_argument, NULL, 'l' },
+	{ "seed", required_argument, NULL, 'e' },
+	{ "fault", required_argument, NULL, 'f' },
+	{ "fault-rx", required_argument, NULL, 'F' },
+	{ "deterministic", no_argument, NULL, 'T' },
+	{ "busy-poll", no_argument, NULL, 'B' },
+	{ "kernel-loopback", no_argument, NULL, 'K' },
+	{ "log", required_argument, NULL, 'L' },
+	{ "pidfile", required_argument, NULL, 'P' },
+	{ "daemonize", no_argument, NULL, 'D' },
+	{ "sysfs", required_argument, NULL, 'S' },
+	{ "user", required_argument, NULL, 'U' },
+	{ "max-clients-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CLIENTS },
+	{ "max-pd-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_PD },
+	{ "max-cq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CQ },
+	{ "max-qp-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_QP },
+	{ "max-mr-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_MR },
+	{ "max-ah-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_AH },
+	{ "max-srq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_SRQ },
+	{ "cm-timeout-ms", required_argument, NULL, 'C' },
+	{ "max-cm-ids-per-user", required_argument, NULL, 'I' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "addr", required_argument, NULL, 'a' },
-		{ "sock", required_argument, NULL, 's' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "gid-tbl-len", required_argument, NULL, 'g' },
-		{ "clock-khz", required_argument, NULL, 'k' },
-		{ "clock-bits", required_argument, NULL, 'b' },
-		{ "pcap", required_argument, NULL, 'c' },
-		{ "loss", required_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, 'e' },
-		{ "fault", required_argument, NULL, 'f' },
-		{ "fault-rx", required_argument, NULL, 'F' },
-		{ "deterministic", no_argument, NULL, 'T' },
-		{ "busy-poll", no_argument, NULL, 'B' },
-		{ "kernel-loopback", no_argument, NULL, 'K' },
-		{ "log", required_argument, NULL, 'L' },
-		{ "pidfile", required_argument, NULL, 'P' },
-		{ "daemonize", no_argument, NULL, 'D' },
-		{ "sysfs", required_argument, NULL, 'S' },
-		{ "user", required_argument, NULL, 'U' },
-		{ "max-clients-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CLIENTS },
-		{ "max-pd-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_PD },
-		{ "max-cq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_CQ },
-		{ "max-qp-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_QP },
-		{ "max-mr-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_MR },
-		{ "max-ah-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_AH },
-		{ "max-srq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_SRQ },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned long long v;
 	char qopt[32];
 	int c;
@@ -207,6 +215,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'T': o->deterministic = 1; break;
 		case 'B': o->busy_poll = 1; break;
 		case 'K': o->kernel_loopback = 1; break;
+		case 'C':
+			if (parse_num("--cm-timeout-ms", optarg, 1, 600000, &v))
+				return -1;
+			o->cm_timeout_ms = (uint32_t)v;
+			break;
+		case 'I':
+			if (parse_num("--max-cm-ids-per-user", optarg, 1, 1000000, &v))
+				return -1;
+			o->cm_max_ids = (uint32_t)v;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("uroced %s\n", PACKAGE_VERSION); exit(0);
 		default: usage(stderr); return -1;
@@ -459,6 +477,9 @@ int main(int argc, char **argv)
 			return fail_start(pipefd[1], "cannot capture to %s: %s", o.pcap, rc);
 		snprintf(dev.capture_path, sizeof(dev.capture_path), "%s", o.pcap);
 	}
+	rc = cm_dev_init(&dev, o.cm_timeout_ms, o.cm_max_ids);
+	if (rc)
+		return fail_start(pipefd[1], "connection manager of %s: %s", o.dev, rc);
 	rc = ctl_server_start(&dev, o.sock);
 	if (rc)
 		return fail_start(pipefd[1], "control socket %s: %s", o.sock,
@@ -497,6 +518,7 @@ int main(int argc, char **argv)
 	sysfs_stats_close(&dev);
 	if (dev.capture)
 		admin_capture_close(&dev);
+	cm_dev_fini(&dev);
 	dev_fini(&dev);
 	if (o.pidfile)
 		unlink(o.pidfile);

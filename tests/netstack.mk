@@ -4,7 +4,7 @@ NETSTACK_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 NETSTACK_TEST_UTIL = tests/netstack_testutil.c tests/netstack_testutil.h
 
 NETSTACK_TESTS = tests/netstack_icrc tests/netstack_icrc_id tests/netstack_roundtrip \
-	tests/netstack_malformed tests/netstack_psn
+	tests/netstack_malformed tests/netstack_psn tests/netstack_cm_mad
 check_PROGRAMS += $(NETSTACK_TESTS)
 TESTS += $(NETSTACK_TESTS) tests/netstack_vectors_copy.sh
 EXTRA_DIST += tests/netstack_vectors_copy.sh
@@ -24,6 +24,10 @@ tests_netstack_roundtrip_LDADD = $(NETSTACK_TEST_LDADD)
 tests_netstack_malformed_SOURCES = tests/netstack_malformed.c
 tests_netstack_malformed_CFLAGS = $(NETSTACK_TEST_CFLAGS)
 tests_netstack_malformed_LDADD = $(NETSTACK_TEST_LDADD)
+
+tests_netstack_cm_mad_SOURCES = tests/netstack_cm_mad.c
+tests_netstack_cm_mad_CFLAGS = $(NETSTACK_TEST_CFLAGS)
+tests_netstack_cm_mad_LDADD = $(NETSTACK_TEST_LDADD)
 
 tests_netstack_psn_SOURCES = tests/netstack_psn.c
 tests_netstack_psn_CFLAGS = $(NETSTACK_TEST_CFLAGS)

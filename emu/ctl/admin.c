@@ -5,6 +5,7 @@
  * errors: include/uroce/abi.h (ADMIN_*) and docs/daemon.md.
  */
 #include "config.h"
+#include "emu/cm/cm.h"
 #include "emu/ctl/admin.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
@@ -122,6 +123,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			fputc('\n', fp);
 		}
 	}
+	cm_status(d, fp);
 	fprintf(fp, "totals clients=%u pd=%u mr=%u cq=%u qp=%u ah=%u\n", d->n_clients, d->counts.pd,
 		d->counts.mr, d->counts.cq, d->counts.qp, d->counts.ah);
 	return ferror(fp) ? EIO : 0;

@@ -9,6 +9,7 @@
 #include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/cm/cm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +90,7 @@ void client_destroy(struct ctl_client *c)
 
 	/* writes into its memory land before its descriptors close */
 	mem_wb_flush(d);
+	cm_client_gone(c);
 	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
 	 * MRs and PDs) and MRs (hold PDs). */
 	DRAIN(c, qps, struct ctl_qp, qp_free);

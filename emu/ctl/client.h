@@ -20,6 +20,7 @@
 #include "emu/ctl/async_event.h"
 
 struct uroce_dev;
+struct cm_conn;
 
 struct ctl_client {
 	struct uroce_dev *dev;
@@ -45,6 +46,8 @@ struct ctl_client {
 	int async_fd;           /* provider's async_fd peer; -1 before HELLO */
 	int db_fd;              /* doorbell eventfd; -1 before HELLO */
 	ev_io db_io;
+
+	struct cm_conn *cm;     /* a CM connection (CM_HELLO done), emu/cm/ */
 
 	struct obj_table pds, mrs, mws, cqs, qps, ahs, srqs;
 	uint64_t async_events;  /* records written to async_fd */

@@ -10,6 +10,7 @@
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "uroce/fdmsg.h"
+#include "emu/cm/cm.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -31,6 +32,7 @@ enum {
 	F_ADMIN = 2,   /* needs the daemon's uid or root; no HELLO */
 	F_HANDLE = 4,  /* body is struct uroce_handle_req: reserved must be 0 */
 	F_FIRST = 8,   /* HELLO itself */
+	F_CM = 16,     /* needs a completed CM_HELLO (emu/cm/) */
 };
 
 struct op_desc {
@@ -71,6 +73,8 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_ADMIN_CAPTURE_STOP] = { op_admin_capture_stop, "ADMIN_CAPTURE_STOP", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_SHUTDOWN] = { op_admin_shutdown, "ADMIN_SHUTDOWN", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_FAULT] = { op_admin_fault, "ADMIN_FAULT", 0, 0, F_ADMIN },
+	[UROCE_OP_CM_HELLO] = { op_cm_hello, "CM_HELLO", 1, 1, F_FIRST },
+	[UROCE_OP_UCMA] = { op_ucma, "UCMA", 0, 0, F_CM },
 };
 
 /* Send the reply in BUF (LEN bytes) with descriptors FDS. Returns 0 or errno. */
@@ -127,6 +131,12 @@ static int dispatch(struct ctl_client *c, const unsigned char *buf, ssize_t n, i
 	if (desc->flags & F_ADMIN) {
 		if (c->uid != 0 && c->uid != c->dev->uid)
 			return EPERM;
+	} else if (desc->flags & F_CM) {
+		if (!c->cm)
+			return EPROTO;
+	} else if (c->cm) {
+		/* a CM connection carries UCMA requests only (abi_cm.h) */
+		return h->opcode == UROCE_OP_CM_HELLO ? EALREADY : EPROTO;
 	} else if (!(desc->flags & F_FIRST) && !c->hello) {
 		return EPROTO;
 	}

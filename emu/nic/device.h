@@ -28,6 +28,7 @@ struct fault_dev;
 struct mem_wb;
 struct pcapw;
 struct xport_dev;
+struct cm_dev;
 
 /* Limits the device reports (ibv_query_device) and enforces. */
 #define DEV_MAX_QP 65536u
@@ -85,6 +86,11 @@ struct uroce_dev {
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
 	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
+	struct cm_dev *cm;              /* the connection manager (emu/cm/), or NULL */
+	/* receives the packets for QP1 (cm_input), NULL = dropped; a pointer so
+	 * the port does not call into emu/cm/, which transmits through it */
+	void (*qp1_rx)(struct uroce_dev *d, const uint8_t *buf, size_t len, const union ibv_gid *sgid,
+		       const union ibv_gid *dgid, uint16_t sport, bool verified);
 	struct mem_wb *wb;              /* write-behind of memory writes (mem_wb.c), or NULL */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */

@@ -259,6 +259,13 @@ static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const u
 
 		memcpy(sgid.raw, l3.src, 16);
 		memcpy(dgid.raw, l3.dst, 16);
+		/* QP1 (the GSI: CM MADs) is the connection manager's, not the
+		 * engine's; BTH bytes 5..7 are the destination QPN */
+		if (len >= 12 && buf[5] == 0 && buf[6] == 0 && buf[7] == 1) {
+			if (d->qp1_rx)
+				d->qp1_rx(d, buf, len, &sgid, &dgid, sport, m->verified);
+			return 0;
+		}
 		if ((m->verified ? xport_input_verified(d->xdev, buf, len, &sgid, &dgid, sport, d->port)
 				 : xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port)) != EACCES)
 			return 0;
