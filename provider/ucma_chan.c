@@ -10,7 +10,8 @@
  *
  * GET_EVENT reads a private dup of the application's fd (rd_fd), so a thread
  * blocked in it never reads another file that took a closed number: close
- * shuts the socket down (the reader wakes) and the reader answers EBADF.
+ * shuts the socket down (the reader wakes) and the reader then waits until
+ * the process ends, as a kernel ucma reader would (ucma_event.c).
  */
 #include "config.h"
 

@@ -11,9 +11,14 @@
  * Events of ids already destroyed are dropped; a dropped CONNECT_REQUEST's
  * new id is destroyed in the daemon (it refuses the connection).
  *
- * A blocking GET_EVENT whose channel another thread closes returns EBADF:
- * close shuts the socket down, the read sees its end, never another file.
- * EINTR from a signal is retried (the kernel's restartable wait).
+ * A blocking GET_EVENT whose channel another thread closes goes on waiting,
+ * as in the kernel, where the blocked write holds the file open: close shuts
+ * the socket down, the read sees its end (never another file that took the
+ * number) and the reader then sleeps until the process ends. rping's event
+ * thread is such a reader: an error there would end the whole process with
+ * a failure status while the main thread finishes cleanly. A non-blocking
+ * reader gets EBADF. EINTR from a signal is retried (the kernel's
+ * restartable wait).
  *
  * A daemon that goes away (uroce down, a crash) is the device going away:
  * every id of the channel on that device gets RDMA_CM_EVENT_DEVICE_REMOVAL,
@@ -29,6 +34,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "ucma.h"
 
@@ -189,8 +195,12 @@ int ucma_get_event(struct ucma_chan *ch, uint64_t response, uint16_t out)
 			continue;
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? EAGAIN : errno;
-		if (n == 0 || ch->closed)
-			return EBADF; /* closed by another thread */
+		if (n == 0 || ch->closed) {
+			if (fl < 0 || (fl & O_NONBLOCK))
+				return EBADF;
+			for (;;)
+				pause(); /* closed by another thread: wait as the kernel does */
+		}
 		if (n != (ssize_t)sizeof(ev))
 			continue; /* not a record a daemon writes */
 		dev = dev_of_tag(ch, ev.conn_tag);
