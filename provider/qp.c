@@ -73,14 +73,14 @@ static int alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
 }
 
 /*
- * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC and UD
- * QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
+ * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC, UD and
+ * RAW_PACKET (Ethernet frames, docs/raw-packet.md; no SRQ: EINVAL) QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
  * (then the QP has no RQ: cap.max_recv_wr and max_recv_sge are ignored and
  * come back 0, as on mlx5); attr->cap is rounded up as the rings hold it
  * and written back (as mlx5 does).
  * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP gets the extended post API
  * (ibv_qp_to_qp_ex, ibv_wr_post(3); post_ex.c) for the send_ops_flags asked.
- * Errors (errno): EOPNOTSUPP for other QP types (RAW_PACKET, XRC, DRIVER),
+ * Errors (errno): EOPNOTSUPP for other QP types (XRC, DRIVER),
  * create flags, XRCD, RSS, send_ops_flags the QP type cannot carry or
  * uroce lacks (TSO, ATOMIC_WRITE, FLUSH, unknown bits; as mlx5); EINVAL
  * for no PD, no CQ, a PD or CQ of another context, caps over the device
@@ -103,8 +103,11 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
 		return uroce_fail_null(EOPNOTSUPP);
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET)
 		return uroce_fail_null(EOPNOTSUPP);
+	/* a raw packet QP has its own RQ (the daemon refuses an SRQ too) */
+	if (attr->qp_type == IBV_QPT_RAW_PACKET && attr->srq)
+		return uroce_fail_null(EINVAL);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    uroce_qp_ex_check_ops(attr->qp_type, attr->send_ops_flags))
 		return uroce_fail_null(EOPNOTSUPP);

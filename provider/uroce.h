@@ -391,6 +391,8 @@ void uroce_dv_wc_setup(struct uroce_cq *cq);
 
 /* qp.c */
 struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_flow *uroce_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
+int uroce_destroy_flow(struct ibv_flow *flow);
 struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr);
 int uroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);

@@ -337,7 +337,7 @@ static void qp(struct msg *m, uint32_t type, uint32_t pd, uint32_t cqh, uint32_t
 	r->cap.max_send_sge = 1;
 	r->cap.max_recv_sge = 1;
 }
-static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 0); }
+static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 1); }
 static void qp_xrc(struct msg *m) { qp(m, IBV_QPT_XRC_SEND, X.pd, X.cq, 0); }
 static void qp_badpd(struct msg *m) { qp(m, IBV_QPT_RC, 99, X.cq, 0); }
 static void qp_badcq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, 99, 0); }
@@ -557,7 +557,7 @@ static const struct hcase cases[] = {
 	{ "CREATE_CQ unknown flag", SESSION, UROCE_OP_CREATE_CQ, cq_flags, EINVAL },
 	{ "CREATE_CQ channel is a pipe", SESSION, UROCE_OP_CREATE_CQ, cq_chan_pipe, EBADF },
 	{ "CREATE_CQ with 3 fds", SESSION, UROCE_OP_CREATE_CQ, cq_threefds, EINVAL },
-	{ "CREATE_QP RAW_PACKET", SESSION, UROCE_OP_CREATE_QP, qp_raw, EOPNOTSUPP },
+	{ "CREATE_QP RAW_PACKET with an SRQ", SESSION, UROCE_OP_CREATE_QP, qp_raw, EINVAL },
 	{ "CREATE_QP XRC_SEND", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EOPNOTSUPP },
 	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
 	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },

@@ -9,6 +9,7 @@
 #include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/eth/eth.h"
 #include "uroce/fdmsg.h"
 
 #include <errno.h>
@@ -65,6 +66,8 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_RESIZE_CQ] = { op_resize_cq, "RESIZE_CQ", 1, 1, F_HELLO },
 	[UROCE_OP_MODIFY_CQ] = { op_modify_cq, "MODIFY_CQ", 0, 0, F_HELLO },
 	[UROCE_OP_ADVISE_MR] = { op_advise_mr, "ADVISE_MR", 0, 0, F_HELLO },
+	[UROCE_OP_CREATE_FLOW] = { op_create_flow, "CREATE_FLOW", 0, 0, F_HELLO },
+	[UROCE_OP_DESTROY_FLOW] = { op_destroy_flow, "DESTROY_FLOW", 0, 0, F_HELLO | F_HANDLE },
 	[UROCE_OP_ADMIN_STATUS] = { op_admin_status, "ADMIN_STATUS", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_LINK] = { op_admin_link, "ADMIN_LINK", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_CAPTURE_START] = { op_admin_capture_start, "ADMIN_CAPTURE_START", 1, 1, F_ADMIN },

@@ -85,6 +85,7 @@ struct uroce_dev {
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
 	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
+	struct eth_port *eth;           /* raw packet QPs and their segment (emu/eth/eth.h) */
 	struct mem_wb *wb;              /* write-behind of memory writes (mem_wb.c), or NULL */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */

@@ -14,6 +14,7 @@
 #include "emu/nic/udp_port.h"
 #include "emu/nic/wqe_reader.h"
 #include "emu/xport/xport.h"
+#include "emu/eth/eth.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -286,6 +287,10 @@ bool doorbell_post_wqes(struct ctl_client *c)
 	for (h = 1; h <= c->qps.cap; h++) {
 		struct ctl_qp *qp = objtab_get(&c->qps, h);
 
+		if (qp && qp->raw) {
+			raw_qp_doorbell(qp);
+			continue;
+		}
 		if (!qp || !qp->ring || !qp->xqp || !qp_has_new(qp))
 			continue;
 		qp_promise(qp);
