@@ -6,6 +6,6 @@ tests_traffic_raw_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
 tests_traffic_raw_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_raw_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 
-RAW_TESTS = tests/traffic_raw.sh
+RAW_TESTS = tests/traffic_raw.sh tests/traffic_pyverbs_raw.sh
 TESTS += $(RAW_TESTS)
 EXTRA_DIST += $(RAW_TESTS) tests/raw_vxlan_forge.py

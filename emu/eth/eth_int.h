@@ -108,6 +108,10 @@ void raw_flush_one(struct ctl_qp *qp, bool is_recv, uint32_t n, enum ibv_wr_opco
 void raw_flush_rq(struct ctl_qp *qp);
 void raw_qp_fatal(struct ctl_qp *qp);
 
+/* Copy QP's new receive WQEs from its ring (raw_rq.c); in ERR they are
+ * flushed, in RESET discarded. */
+void raw_rq_refill(struct ctl_qp *qp);
+
 /* Write one receive completion of QP for FRAME (raw_rx.c). */
 void raw_qp_receive(struct ctl_qp *qp, const uint8_t *frame, size_t len, const struct frame_info *fi,
 		    const struct steer_hit *hit);

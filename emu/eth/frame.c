@@ -74,8 +74,14 @@ bool frame_parse(const uint8_t *f, size_t len, struct frame_info *fi)
 	if (fi->ether_type == ETH_P_IPV4 && len >= off + 20 && (f[off] >> 4) == 4) {
 		uint32_t ihl = (uint32_t)(f[off] & 0xF) * 4, tot = rd16(f + off + 2);
 
-		if (ihl < 20 || tot < ihl || off + tot > len)
+		if (ihl < 20 || off + ihl > len)
 			return true;
+		/* a ConnectX parses the headers whatever the length fields say;
+		 * only what the frame holds is used */
+		if (tot < ihl || off + tot > len) {
+			fi->len_bad = true;
+			tot = tot < ihl ? ihl : (uint32_t)len - off;
+		}
 		fi->l3 = FRAME_L3_IPV4;
 		fi->l3_off = off;
 		fi->l3_len = tot;
@@ -87,8 +93,10 @@ bool frame_parse(const uint8_t *f, size_t len, struct frame_info *fi)
 	} else if (fi->ether_type == ETH_P_IPV6 && len >= off + 40 && (f[off] >> 4) == 6) {
 		uint32_t plen = rd16(f + off + 4);
 
-		if (off + 40 + plen > len)
-			return true;
+		if (off + 40 + plen > len) {
+			fi->len_bad = true;
+			plen = (uint32_t)len - off - 40;
+		}
 		fi->l3 = FRAME_L3_IPV6;
 		fi->l3_off = off;
 		fi->l3_len = 40 + plen;
@@ -149,7 +157,7 @@ void frame_check_csum(const uint8_t *f, const struct frame_info *fi, bool *l3_ok
 	*l3_ok = fi->l3 == FRAME_L3_IPV6 ||
 		 (fi->l3 == FRAME_L3_IPV4 && frame_csum_fold(frame_csum_add(0, f + fi->l3_off, fi->ihl)) == 0xFFFF);
 	*l4_ok = false;
-	if (fi->l4 == FRAME_L4_NONE)
+	if (fi->l4 == FRAME_L4_NONE || fi->len_bad)
 		return;
 	if (fi->l4 == FRAME_L4_UDP && fi->l3 == FRAME_L3_IPV4 && rd16(f + l4_csum_off(fi)) == 0) {
 		*l4_ok = true;

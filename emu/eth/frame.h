@@ -38,7 +38,10 @@ struct frame_info {
 	uint16_t vlan_tci;      /* 802.1Q TCI (host order), 0 without a tag */
 	uint32_t l3_off;        /* bytes from the frame start; 0 = no IP header */
 	enum frame_l3 l3;
-	uint32_t l3_len;        /* IPv4: total length (checked <= what the frame has) */
+	uint32_t l3_len;        /* IP header + payload bytes, at most what the frame holds */
+	bool len_bad;           /* the IP length field runs past the frame (or below the
+				 * header): the headers still count, the L4 checksum never
+				 * verifies */
 	uint32_t ihl;           /* IPv4 header bytes */
 	uint8_t proto;          /* IPv4 protocol / IPv6 next header */
 	bool frag;              /* IPv4 MF set or fragment offset != 0 */
@@ -48,7 +51,9 @@ struct frame_info {
 };
 
 /* Decode FRAME (LEN bytes). Returns false if LEN < 14 (no Ethernet header);
- * a truncated or malformed IP/TCP/UDP header leaves that layer as NONE. */
+ * a truncated or malformed IP/TCP/UDP header leaves that layer as NONE; an
+ * IP length field that disagrees with the frame sets len_bad (the headers
+ * are still decoded, as a ConnectX parses them for steering). */
 bool frame_parse(const uint8_t *frame, size_t len, struct frame_info *fi);
 
 /* Fill the IPv4 header checksum (IPv4) and the TCP/UDP checksum (IPv4

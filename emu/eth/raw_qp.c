@@ -186,33 +186,12 @@ void raw_qp_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct raw_qp *r = qp->raw;
-	uint32_t pi, budget;
+	uint32_t pi;
 
 	if (!h)
 		return;
 	/* receive WQEs first: a frame sent below may be for this QP */
-	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
-	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
-		struct xport_recv_wqe w;
-		uint32_t n = qp->rq_next++;
-
-		if (r->state == IBV_QPS_RESET)
-			continue;
-		if (wqe_read_recv(qp, n, &w)) {
-			ulog_limited(ULOG_LIMIT_REFUSED, ULOG_WARN, "client#%u raw qpn 0x%x: receive WQE %u refused",
-				     qp->owner->id, qp->qpn, n);
-			raw_flush_one(qp, true, n, 0);
-			raw_qp_fatal(qp);
-			continue;
-		}
-		if (r->state == IBV_QPS_ERR) {
-			raw_flush_one(qp, true, n, 0);
-			continue;
-		}
-		if (r->rq_head - r->rq_tail >= qp->cap.max_recv_wr)
-			break; /* cannot happen: the provider checks for room */
-		r->rq[r->rq_head++ & (qp->cap.max_recv_wr - 1)] = w;
-	}
+	raw_rq_refill(qp);
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
 	while (qp->sq_next != pi) {
 		struct xport_send_wqe w;

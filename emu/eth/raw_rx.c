@@ -48,6 +48,8 @@ void raw_qp_receive(struct ctl_qp *qp, const uint8_t *f, size_t len, const struc
 	struct mlx5_cqe64 x;
 	uint64_t room = 0, off = 0;
 
+	if (r->rq_tail == r->rq_head)
+		raw_rq_refill(qp);
 	if ((r->state != IBV_QPS_RTR && r->state != IBV_QPS_RTS) || r->rq_tail == r->rq_head) {
 		r->rx_dropped++;
 		p->st.rx_no_wqe++;
