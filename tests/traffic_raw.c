@@ -666,6 +666,174 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* The test's own Toeplitz (Microsoft RSS): for every set input bit, the 32
+ * key bits starting there. */
+static uint32_t ref_toeplitz(const uint8_t *key, size_t klen, const uint8_t *in, size_t n)
+{
+	uint32_t h = 0;
+
+	for (size_t bit = 0; bit < n * 8; bit++) {
+		uint32_t w = 0;
+
+		if (!(in[bit / 8] >> (7 - bit % 8) & 1))
+			continue;
+		for (size_t k = bit; k < bit + 32; k++)
+			w = w << 1 | (k / 8 < klen ? (uint32_t)(key[k / 8] >> (7 - k % 8)) & 1 : 0);
+		h ^= w;
+	}
+	return h;
+}
+
+#define RSS_WQS 8
+#define RSS_WR 16
+#define RSS_SLOT 256
+
+/* RSS: 8 WQs on 2 CQs in an indirection table, an RSS QP hashing source and
+ * destination IPv4 and UDP ports with the user's key, a rule on UDP port
+ * 6000. 2000 frames from uroce0 with different 4-tuples: each lands on
+ * exactly the WQ the test's Toeplitz and the table select (its CQ, its
+ * wq_num in qp_num, its wr_id, the exact bytes); every WQ gets some. Busy
+ * objects refuse to go (EBUSY), an RSS QP has no states (EOPNOTSUPP). */
+START_TEST(test_rss)
+{
+	static const uint8_t key[40] = {
+		0x2c, 0xc6, 0x81, 0xd1, 0x5b, 0xdb, 0xf4, 0xf7, 0xfc, 0xa2, 0x83, 0x19, 0xdb, 0x1a,
+		0x3e, 0x94, 0x6b, 0x9e, 0x38, 0xd9, 0x2c, 0x9c, 0x03, 0xd1, 0xad, 0x99, 0x44, 0xa7,
+		0xd9, 0x56, 0x3d, 0x59, 0x06, 0x3c, 0x25, 0xf3, 0xfc, 0x1f, 0xdc, 0x2a,
+	};
+	static uint8_t f[128];
+	struct rawq a;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq[2];
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	struct ibv_wq *wq[RSS_WQS];
+	struct ibv_rwq_ind_table *tbl;
+	struct ibv_qp *rss;
+	struct ibv_flow *fl;
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	unsigned int per_wq[RSS_WQS] = { 0 };
+	struct ibv_wc wc;
+
+	rawq_open(&a, "uroce0");
+	ctx = open_dev("uroce1");
+	pd = ibv_alloc_pd(ctx);
+	cq[0] = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	cq[1] = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	ck_assert(pd && cq[0] && cq[1]);
+	buf = calloc(RSS_WQS * RSS_WR, RSS_SLOT);
+	mr = ibv_reg_mr(pd, buf, RSS_WQS * RSS_WR * RSS_SLOT, IBV_ACCESS_LOCAL_WRITE);
+	ck_assert(mr);
+	for (int i = 0; i < RSS_WQS; i++) {
+		struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = RSS_WR, .max_sge = 1,
+					       .pd = pd, .cq = cq[i % 2] };
+		struct ibv_wq_attr m = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY };
+
+		wq[i] = ibv_create_wq(ctx, &wa);
+		ck_assert_msg(wq[i], "ibv_create_wq: %s", strerror(errno));
+		ck_assert_uint_eq(wa.max_wr, RSS_WR);
+		ck_assert_int_eq(wq[i]->state, IBV_WQS_RESET);
+		for (int k = 0; k < RSS_WR; k++) {
+			uint64_t id = (uint64_t)i << 8 | (uint64_t)k;
+			struct ibv_sge sge = { (uintptr_t)(buf + (size_t)(i * RSS_WR + k) * RSS_SLOT), RSS_SLOT,
+					       mr->lkey };
+			struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+			ck_assert_int_eq(ibv_post_wq_recv(wq[i], &wr, &bad), 0);
+		}
+		ck_assert_int_eq(ibv_modify_wq(wq[i], &m), 0);
+		ck_assert_int_eq(wq[i]->state, IBV_WQS_RDY);
+	}
+	tbl = ibv_create_rwq_ind_table(ctx, &(struct ibv_rwq_ind_table_init_attr){ .log_ind_tbl_size = 3,
+										   .ind_tbl = wq });
+	ck_assert_msg(tbl, "ibv_create_rwq_ind_table: %s", strerror(errno));
+	{
+		struct ibv_qp_init_attr_ex ia = {
+			.qp_type = IBV_QPT_RAW_PACKET,
+			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH,
+			.pd = pd, .rwq_ind_tbl = tbl,
+			.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ, .rx_hash_key_len = 40,
+					  .rx_hash_key = (uint8_t *)key,
+					  .rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
+								 IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP },
+		};
+
+		rss = ibv_create_qp_ex(ctx, &ia);
+		ck_assert_msg(rss, "RSS QP: %s", strerror(errno));
+	}
+	ck_assert_int_eq(ibv_modify_qp(rss, &qa, IBV_QP_STATE | IBV_QP_PORT), EOPNOTSUPP);
+	ck_assert_int_eq(ibv_destroy_wq(wq[3]), EBUSY);
+	ck_assert_int_eq(ibv_destroy_rwq_ind_table(tbl), EBUSY);
+	{
+		struct rawq shim = { .qp = rss };
+
+		fl = rule(&shim, NULL, 0, 6000, -1, false, 0);
+	}
+	for (uint32_t n = 0; n < 2000; n++) {
+		uint8_t *ip = f + 14, *u = ip + 20, in[12];
+		uint32_t h, want;
+		uint8_t *got;
+
+		udp_frame(f, sizeof(f), mac1, mac0, 0, (uint16_t)(1024 + n * 13), 6000, n, false);
+		ip[12] = 10;
+		ip[13] = (uint8_t)(n >> 8);
+		ip[14] = (uint8_t)n;
+		ip[15] = (uint8_t)(n * 7);
+		memcpy(in, ip + 12, 8);
+		memcpy(in + 8, u, 4);
+		h = ref_toeplitz(key, sizeof(key), in, sizeof(in));
+		want = h & (RSS_WQS - 1);
+		ck_assert_int_eq(send_frame(&a, f, sizeof(f), 0, false), IBV_WC_SUCCESS);
+		ck_assert_int_eq(tv_poll_one(cq[want % 2], TMO, &wc), 0);
+		ck_assert_int_eq(wc.status, IBV_WC_SUCCESS);
+		ck_assert_uint_eq(wc.qp_num, wq[want]->wq_num);
+		ck_assert_uint_eq(wc.wr_id >> 8, want);
+		ck_assert_uint_eq(wc.byte_len, sizeof(f));
+		ck_assert_int_eq(wc.opcode, IBV_WC_RECV);
+		got = buf + (size_t)(want * RSS_WR + (wc.wr_id & 0xff)) * RSS_SLOT;
+		for (size_t z = 0; z < sizeof(f); z++)
+			ck_assert_msg(got[z] == f[z], "frame %u differs at byte %zu: %02x, sent %02x", n, z, got[z], f[z]);
+		per_wq[want]++;
+		{
+			struct ibv_sge sge = { (uintptr_t)got, RSS_SLOT, mr->lkey };
+			struct ibv_recv_wr wr = { .wr_id = wc.wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+			ck_assert_int_eq(ibv_post_wq_recv(wq[want], &wr, &bad), 0);
+		}
+	}
+	for (int i = 0; i < RSS_WQS; i++)
+		ck_assert_msg(per_wq[i] > 0, "WQ %d got no frame", i);
+	/* nothing went anywhere else */
+	ck_assert_int_eq(ibv_poll_cq(cq[0], 1, &wc), 0);
+	ck_assert_int_eq(ibv_poll_cq(cq[1], 1, &wc), 0);
+	/* a WQ in ERR flushes what it holds */
+	{
+		struct ibv_wq_attr m = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_ERR };
+
+		ck_assert_int_eq(ibv_modify_wq(wq[0], &m), 0);
+		ck_assert_int_eq(wq[0]->state, IBV_WQS_ERR);
+		for (int k = 0; k < RSS_WR; k++) {
+			ck_assert_int_eq(tv_poll_one(cq[0], TMO, &wc), 0);
+			ck_assert_int_eq(wc.status, IBV_WC_WR_FLUSH_ERR);
+			ck_assert_uint_eq(wc.qp_num, wq[0]->wq_num);
+		}
+	}
+	ck_assert_int_eq(ibv_destroy_flow(fl), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rss), 0);
+	ck_assert_int_eq(ibv_destroy_rwq_ind_table(tbl), 0);
+	for (int i = 0; i < RSS_WQS; i++)
+		ck_assert_int_eq(ibv_destroy_wq(wq[i]), 0);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq[0]);
+	ibv_destroy_cq(cq[1]);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	free(buf);
+	rawq_close(&a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("traffic_raw");
@@ -679,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, test_steering);
 	tcase_add_test(tc, test_default_sniffer);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_rss);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }

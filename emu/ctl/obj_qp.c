@@ -132,8 +132,11 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
 	qp->pd->users--;
-	qp->send_cq->users--;
-	qp->recv_cq->users--;
+	/* an RSS QP has no CQs */
+	if (qp->send_cq) {
+		qp->send_cq->users--;
+		qp->recv_cq->users--;
+	}
 	if (qp->srq)
 		qp->srq->users--;
 	if (qp->ring)
@@ -185,6 +188,9 @@ int op_modify_qp(struct ctl_client *c, struct ctl_call *call)
 
 	if (!qp)
 		return EINVAL;
+	rc = raw_qp_op_check(qp, UROCE_OP_MODIFY_QP);
+	if (rc)
+		return rc;
 	/* the engine may have moved the QP to ERR on its own */
 	cur = qp->raw ? raw_qp_state(qp) : xport_qp_state(qp->xqp);
 	rc = qp_modify_check(qp->type, cur, &req->attr, req->attr_mask, &lim, &next);
@@ -237,7 +243,7 @@ int op_query_qp(struct ctl_client *c, struct ctl_call *call)
 
 	if (!qp)
 		return EINVAL;
-	if (req->attr_mask & ~QP_ATTR_MASK_ALL)
+	if (req->attr_mask & ~QP_ATTR_MASK_ALL || raw_qp_op_check(qp, UROCE_OP_QUERY_QP))
 		return EINVAL;
 	if (qp->raw) {
 		/* no transport: the state, the caps and the port */
@@ -279,12 +285,13 @@ int op_destroy_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_destroy_qp_resp *resp = call->resp;
 	struct ctl_qp *qp = objtab_get(&c->qps, req_handle(call));
+	int rc;
 
 	if (!qp)
 		return EINVAL;
-	/* flow rules hold the QP (ibv_destroy_flow first), as uverbs' use count */
-	if (raw_qp_flows(qp))
-		return EBUSY;
+	rc = raw_qp_op_check(qp, UROCE_OP_DESTROY_QP);
+	if (rc)
+		return rc;
 	resp->async_events_reported = qp->async_events;
 	ulog(ULOG_INFO, "client#%u destroyed qpn 0x%x", c->id, qp->qpn);
 	qp_free(c, qp);

@@ -70,11 +70,24 @@ void raw_qp_destroy(struct ctl_qp *qp);
 void raw_qp_modify(struct ctl_qp *qp, enum ibv_qp_state next);
 enum ibv_qp_state raw_qp_state(const struct ctl_qp *qp);
 void raw_qp_doorbell(struct ctl_qp *qp);
-/* Rules still attached to QP (DESTROY_QP answers EBUSY). */
-unsigned int raw_qp_flows(const struct ctl_qp *qp);
 
-/* CREATE_FLOW / DESTROY_FLOW handlers (uroce/abi_flow.h; objects.h contract). */
+/* What DESTROY_QP / MODIFY_QP / QUERY_QP answer for QP before anything else:
+ * EINVAL for a WQ (its own messages), EBUSY (destroy: rules attached, or a
+ * WQ in an indirection table) and EOPNOTSUPP (modify of an RSS QP: it has
+ * no states); 0 to go on. OP: UROCE_OP_DESTROY_QP, _MODIFY_QP, _QUERY_QP. */
+int raw_qp_op_check(const struct ctl_qp *qp, unsigned int op);
+
+/* Handlers (uroce/abi_flow.h; objects.h contract): steer.c, rss.c. */
 int op_create_flow(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_flow(struct ctl_client *c, struct ctl_call *call);
+int op_create_wq(struct ctl_client *c, struct ctl_call *call);
+int op_modify_wq(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_wq(struct ctl_client *c, struct ctl_call *call);
+int op_create_ind_table(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_ind_table(struct ctl_client *c, struct ctl_call *call);
+int op_create_rss_qp(struct ctl_client *c, struct ctl_call *call);
+
+/* C is going: its indirection tables go (after its QPs and WQs). */
+void eth_client_gone(struct ctl_client *c);
 
 #endif

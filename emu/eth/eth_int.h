@@ -9,6 +9,7 @@
 #include "emu/eth/eth.h"
 #include "emu/eth/frame.h"
 #include "emu/xport/xport.h"
+#include "uroce/abi.h"
 
 #include <infiniband/mlx5dv.h>
 
@@ -58,6 +59,8 @@ struct eth_port {
 	socklen_t peer_len[ETH_PEERS_MAX];
 	struct eth_fdb_entry fdb[ETH_FDB_SIZE];
 	struct steer_rule *rules;           /* every rule of the device */
+	struct rwq_ind_table *tables;       /* every indirection table of the device */
+	uint32_t next_table_num;
 	unsigned int n_rules;
 	uint32_t next_rule_handle;
 	struct eth_stats st;
@@ -66,8 +69,34 @@ struct eth_port {
 
 /* A raw packet QP's receive queue: WQEs copied at the doorbell, taken in
  * order by frames. */
+/* A receive WQ indirection table (ibv_create_rwq_ind_table(3)). */
+struct rwq_ind_table {
+	uint32_t handle;
+	uint32_t num;
+	struct ctl_client *owner;
+	uint32_t size;              /* entries, a power of two */
+	uint32_t users;             /* RSS QPs using it */
+	struct ctl_qp **wqs;        /* NULL: the WQ went with its client */
+	struct rwq_ind_table *next;
+};
+
+/* Unlink and free *PP; its WQs are released (rss_table.c). */
+void rss_table_free(struct rwq_ind_table **pp);
+
+/* An RSS QP's hash: Toeplitz with the user's key over FIELDS (IBV_RX_HASH_*),
+ * the result indexing the table (rss.c). */
+struct raw_rss {
+	struct rwq_ind_table *table;
+	uint64_t fields;
+	uint32_t key_len;
+	uint8_t key[UROCE_RSS_KEY_MAX];
+};
+
 struct raw_qp {
 	enum ibv_qp_state state;
+	bool is_wq;                         /* a receive WQ (ibv_create_wq): RDY = RTR */
+	struct raw_rss *rss;                /* an RSS QP: frames go to a WQ of its table */
+	unsigned int tables;                /* indirection tables holding this WQ */
 	struct xport_recv_wqe *rq;          /* cap.max_recv_wr slots */
 	uint32_t rq_head, rq_tail;          /* WQEs copied / consumed */
 	unsigned int n_rules;
@@ -109,8 +138,16 @@ void raw_flush_rq(struct ctl_qp *qp);
 void raw_qp_fatal(struct ctl_qp *qp);
 
 /* Copy QP's new receive WQEs from its ring (raw_rq.c); in ERR they are
- * flushed, in RESET discarded. */
+ * flushed. In RESET they are kept (a WQ may be posted before it is RDY; a
+ * QP cannot be posted in RESET, and the move to RESET skips what was
+ * posted before it). */
 void raw_rq_refill(struct ctl_qp *qp);
+
+/* The WQ of RSS QP QP that FRAME goes to (rss.c), or NULL (an empty slot
+ * of a table whose WQ was destroyed with its client). */
+/* QP (a WQ or an RSS QP) is being destroyed: its table links go (rss.c). */
+void rss_qp_gone(struct ctl_qp *qp);
+struct ctl_qp *rss_pick(const struct ctl_qp *qp, const uint8_t *frame, const struct frame_info *fi);
 
 /* Write one receive completion of QP for FRAME (raw_rx.c). */
 void raw_qp_receive(struct ctl_qp *qp, const uint8_t *frame, size_t len, const struct frame_info *fi,

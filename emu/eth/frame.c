@@ -165,3 +165,23 @@ void frame_check_csum(const uint8_t *f, const struct frame_info *fi, bool *l3_ok
 	}
 	*l4_ok = frame_csum_fold(l4_sum(f, fi)) == 0xFFFF;
 }
+
+uint32_t frame_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in, size_t n)
+{
+	uint32_t hash = 0, window = 0;
+	size_t kbit = 32; /* next key bit to shift into the window */
+
+	for (size_t i = 0; i < 4; i++)
+		window = window << 8 | (i < key_len ? key[i] : 0);
+	for (size_t i = 0; i < n; i++) {
+		for (int b = 7; b >= 0; b--) {
+			size_t kb = kbit / 8;
+
+			if (in[i] >> b & 1)
+				hash ^= window;
+			window = window << 1 | (kb < key_len ? (uint32_t)(key[kb] >> (7 - kbit % 8)) & 1 : 0);
+			kbit++;
+		}
+	}
+	return hash;
+}

@@ -67,6 +67,11 @@ void frame_fill_csum(uint8_t *frame, const struct frame_info *fi);
  * TCP/UDP checksum that verifies (an IPv4 UDP checksum of 0: true). */
 void frame_check_csum(const uint8_t *frame, const struct frame_info *fi, bool *l3_ok, bool *l4_ok);
 
+/* The Toeplitz hash (Microsoft RSS, "Verifying the RSS Hash Calculation")
+ * of N input bytes with KEY (KEY_LEN bytes; input bits past what the key
+ * covers use zero key bits). */
+uint32_t frame_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in, size_t n);
+
 /* The Internet checksum (RFC 1071) of LEN bytes, folded into SUM (host order
  * 16-bit words summed in 32 bits), not complemented. */
 uint32_t frame_csum_add(uint32_t sum, const uint8_t *p, size_t len);

@@ -34,8 +34,12 @@
 
 int raw_qp_create(struct ctl_qp *qp)
 {
-	struct raw_qp *r = calloc(1, sizeof(*r));
+	struct raw_qp *r;
 
+	/* a device without an Ethernet port (eth_port_open never ran) */
+	if (!qp->owner->dev->eth)
+		return EOPNOTSUPP;
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return ENOMEM;
 	if (qp->cap.max_recv_wr) {
@@ -58,6 +62,7 @@ void raw_qp_destroy(struct ctl_qp *qp)
 		return;
 	if (p)
 		steer_qp_gone(p, qp);
+	rss_qp_gone(qp);
 	mem_wb_forget_qp(qp->owner->dev, qp->qpn);
 	free(qp->raw->rq);
 	free(qp->raw);
@@ -69,9 +74,19 @@ enum ibv_qp_state raw_qp_state(const struct ctl_qp *qp)
 	return qp->raw->state;
 }
 
-unsigned int raw_qp_flows(const struct ctl_qp *qp)
+int raw_qp_op_check(const struct ctl_qp *qp, unsigned int op)
 {
-	return qp->raw ? qp->raw->n_rules : 0;
+	const struct raw_qp *r = qp->raw;
+
+	if (!r)
+		return 0;
+	if (r->is_wq)
+		return EINVAL;
+	if (op == UROCE_OP_DESTROY_QP && r->n_rules)
+		return EBUSY;
+	if (op == UROCE_OP_MODIFY_QP && r->rss)
+		return EOPNOTSUPP;
+	return 0;
 }
 
 void raw_qp_modify(struct ctl_qp *qp, enum ibv_qp_state next)

@@ -25,8 +25,6 @@ void raw_rq_refill(struct ctl_qp *qp)
 		struct xport_recv_wqe w;
 		uint32_t n = qp->rq_next++;
 
-		if (r->state == IBV_QPS_RESET)
-			continue; /* discarded, as the move to RESET discards */
 		if (wqe_read_recv(qp, n, &w)) {
 			ulog_limited(ULOG_LIMIT_REFUSED, ULOG_WARN, "client#%u raw qpn 0x%x: receive WQE %u refused",
 				     qp->owner->id, qp->qpn, n);

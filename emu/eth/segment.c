@@ -96,9 +96,16 @@ void eth_deliver(struct eth_port *p, const uint8_t *frame, size_t len, const str
 		p->st.rx_rule_drop++;
 	else if (!n && for_us)
 		p->st.rx_no_rule++;
-	for (unsigned int i = 0; i < n; i++)
-		if (hits[i].qp != from_qp)
-			raw_qp_receive(hits[i].qp, frame, len, &fi, &hits[i]);
+	for (unsigned int i = 0; i < n; i++) {
+		struct ctl_qp *qp = hits[i].qp;
+
+		if (qp == from_qp)
+			continue;
+		/* an RSS QP: the WQ its hash picks receives */
+		if (qp->raw->rss && !(qp = rss_pick(qp, frame, &fi)))
+			continue;
+		raw_qp_receive(qp, frame, len, &fi, &hits[i]);
+	}
 }
 
 /* The address of SS (v4-mapped for IPv4) and its port (host order). */

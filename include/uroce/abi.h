@@ -81,8 +81,15 @@ enum uroce_op {
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [event socket, daemon's end] */
 	UROCE_OP_UCMA = 41,
-	UROCE_OP_CREATE_FLOW = 48, /* flow steering of raw packet QPs (uroce/abi_flow.h) */
+	/* Raw packet QPs: flow steering, WQs, RSS (uroce/abi_flow.h). */
+	UROCE_OP_CREATE_FLOW = 48,
 	UROCE_OP_DESTROY_FLOW = 49,
+	UROCE_OP_CREATE_WQ = 50,   /* fds: [WQ ring memfd] */
+	UROCE_OP_MODIFY_WQ = 51,
+	UROCE_OP_DESTROY_WQ = 52,
+	UROCE_OP_CREATE_RWQ_IND_TABLE = 53,
+	UROCE_OP_DESTROY_RWQ_IND_TABLE = 54,
+	UROCE_OP_CREATE_RSS_QP = 55,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -707,9 +714,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ADMIN_FAULT: return sizeof(struct uroce_admin_fault_req);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_req);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_req);
-	case UROCE_OP_CREATE_FLOW: return sizeof(struct uroce_create_flow_req);
-	case UROCE_OP_DESTROY_FLOW: return sizeof(struct uroce_handle_req);
-	default: return 0;
+	default: return uroce_flow_req_size(op);
 	}
 }
 
@@ -741,9 +746,7 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_resp);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_resp);
-	case UROCE_OP_CREATE_FLOW: return sizeof(struct uroce_create_flow_resp);
-	case UROCE_OP_DESTROY_FLOW: return sizeof(struct uroce_handle_resp);
-	default: return sizeof(struct uroce_hdr);
+	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }
 
@@ -768,6 +771,5 @@ _Static_assert(sizeof(struct uroce_query_qp_resp) <= UROCE_MSG_MAX, "QUERY_QP re
 _Static_assert(sizeof(struct uroce_advise_mr_req) <= UROCE_MSG_MAX, "ADVISE_MR fits");
 _Static_assert(sizeof(struct uroce_ucma_req) <= UROCE_MSG_MAX, "UCMA request fits");
 _Static_assert(sizeof(struct uroce_ucma_resp) <= UROCE_MSG_MAX, "UCMA reply fits");
-_Static_assert(sizeof(struct uroce_create_flow_req) <= UROCE_MSG_MAX, "CREATE_FLOW fits");
 
 #endif /* UROCE_ABI_H */

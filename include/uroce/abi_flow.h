@@ -8,6 +8,7 @@
 #ifndef UROCE_ABI_FLOW_H
 #define UROCE_ABI_FLOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bytes of specs one CREATE_FLOW carries (the whole request stays below
@@ -71,5 +72,119 @@ struct uroce_create_flow_resp {
  * srqn_uidx is 0 and sop_drop_qpn holds the QPN as in every other CQE.
  */
 #define UROCE_CQE_UIDX_QP 0x80000000u
+
+/*
+ * Receive work queues (ibv_create_wq(3), IBV_WQT_RQ), receive WQ indirection
+ * tables (ibv_create_rwq_ind_table(3)) and RSS QPs (ibv_create_qp_ex(3)
+ * with rx_hash_conf): docs/raw-packet.md "RSS".
+ *
+ * CREATE_WQ: fds [ring memfd]: a QP ring (abi_ring.h) of
+ * uroce_qp_ring_layout() for the caps {max_send_wr 1, max_send_sge 1,
+ * max_recv_wr, max_recv_sge} rounded by uroce_qp_caps_round(); its SQ is
+ * never read, its RQ is posted as a QP's (ibv_post_wq_recv).
+ *   user_handle  struct ibv_wq *; pd_handle, cq_handle: this client's
+ *   max_wr 1..max_qp_wr, max_sge 1..max_sge (EINVAL otherwise)
+ * Reply: handle, wq_num (from the QPN space: CQEs of the WQ carry it where
+ * a QP's carry its QPN), the rounded max_wr / max_sge. The WQ starts in
+ * IBV_WQS_RESET.
+ * MODIFY_WQ: handle, attr_mask (IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE;
+ * IBV_WQ_ATTR_FLAGS: EOPNOTSUPP), wq_state / curr_wq_state (RESET, RDY,
+ * ERR: any move among them; curr_wq_state not the current: EINVAL).
+ * Reply: the state after.
+ * DESTROY_WQ: uroce_handle_req; EBUSY while an indirection table holds it.
+ * CREATE_RWQ_IND_TABLE: log_size 0..UROCE_IND_TABLE_LOG_MAX, wq_handles:
+ * 2^log_size WQ handles of this client (EINVAL). Reply: handle, ind_tbl_num.
+ * DESTROY_RWQ_IND_TABLE: uroce_handle_req; EBUSY while an RSS QP uses it.
+ * CREATE_RSS_QP: a RAW_PACKET QP that only receives, spreading frames over
+ * the WQs of an indirection table: user_handle, pd_handle, ind_table
+ * handle, hash_function IBV_RX_HASH_FUNC_TOEPLITZ (EINVAL otherwise),
+ * key_len 1..UROCE_RSS_KEY_MAX bytes of key, fields_mask IBV_RX_HASH_*
+ * (SRC/DST IPV4, IPV6, PORT_TCP, PORT_UDP; IPSEC_SPI and INNER:
+ * EOPNOTSUPP). Reply: uroce_create_qp_resp (cap all 0). Steering rules
+ * attach to it as to any raw QP.
+ */
+#define UROCE_IND_TABLE_LOG_MAX 7
+#define UROCE_RSS_KEY_MAX 128
+struct uroce_create_wq_req {
+	struct uroce_hdr hdr;
+	uint64_t user_handle;
+	uint32_t pd_handle;
+	uint32_t cq_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+};
+struct uroce_create_wq_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t wq_num;
+	uint32_t max_wr;
+	uint32_t max_sge;
+};
+struct uroce_modify_wq_req {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t attr_mask;
+	uint32_t wq_state;
+	uint32_t curr_wq_state;
+};
+struct uroce_modify_wq_resp {
+	struct uroce_hdr hdr;
+	uint32_t wq_state;
+	uint32_t reserved;
+};
+struct uroce_create_ind_table_req {
+	struct uroce_hdr hdr;
+	uint32_t log_size;
+	uint32_t reserved;
+	uint32_t wq_handles[1u << UROCE_IND_TABLE_LOG_MAX];
+};
+struct uroce_create_ind_table_resp {
+	struct uroce_hdr hdr;
+	uint32_t handle;
+	uint32_t ind_tbl_num;
+};
+struct uroce_create_rss_qp_req {
+	struct uroce_hdr hdr;
+	uint64_t user_handle;
+	uint32_t pd_handle;
+	uint32_t ind_table_handle;
+	uint64_t fields_mask;
+	uint32_t hash_function;
+	uint32_t key_len;
+	uint8_t key[UROCE_RSS_KEY_MAX];
+};
+
+/* Request / reply sizes of the opcodes above (uroce_req_size and
+ * uroce_resp_size answer through these); 0 for other opcodes. */
+static inline size_t uroce_flow_req_size(unsigned int op)
+{
+	switch (op) {
+	case UROCE_OP_CREATE_FLOW: return sizeof(struct uroce_create_flow_req);
+	case UROCE_OP_CREATE_WQ: return sizeof(struct uroce_create_wq_req);
+	case UROCE_OP_MODIFY_WQ: return sizeof(struct uroce_modify_wq_req);
+	case UROCE_OP_CREATE_RWQ_IND_TABLE: return sizeof(struct uroce_create_ind_table_req);
+	case UROCE_OP_CREATE_RSS_QP: return sizeof(struct uroce_create_rss_qp_req);
+	case UROCE_OP_DESTROY_FLOW:
+	case UROCE_OP_DESTROY_WQ:
+	case UROCE_OP_DESTROY_RWQ_IND_TABLE: return sizeof(struct uroce_handle_req);
+	default: return 0;
+	}
+}
+static inline size_t uroce_flow_resp_size(unsigned int op)
+{
+	switch (op) {
+	case UROCE_OP_CREATE_FLOW: return sizeof(struct uroce_create_flow_resp);
+	case UROCE_OP_CREATE_WQ: return sizeof(struct uroce_create_wq_resp);
+	case UROCE_OP_MODIFY_WQ: return sizeof(struct uroce_modify_wq_resp);
+	case UROCE_OP_CREATE_RWQ_IND_TABLE: return sizeof(struct uroce_create_ind_table_resp);
+	case UROCE_OP_CREATE_RSS_QP: return sizeof(struct uroce_create_qp_resp);
+	case UROCE_OP_DESTROY_FLOW:
+	case UROCE_OP_DESTROY_WQ:
+	case UROCE_OP_DESTROY_RWQ_IND_TABLE: return sizeof(struct uroce_handle_resp);
+	default: return 0;
+	}
+}
+_Static_assert(sizeof(struct uroce_create_flow_req) <= UROCE_MSG_MAX, "CREATE_FLOW fits");
+_Static_assert(sizeof(struct uroce_create_ind_table_req) <= UROCE_MSG_MAX, "CREATE_RWQ_IND_TABLE fits");
 
 #endif /* UROCE_ABI_FLOW_H */
