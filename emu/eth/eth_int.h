@@ -114,15 +114,16 @@ void eth_deliver(struct eth_port *p, const uint8_t *frame, size_t len, const str
 void eth_segment_xmit(struct eth_port *p, const uint8_t *frame, size_t len);
 
 /* The QPs a frame goes to (steer.c). Fills OUT (at most MAX) and returns
- * how many; *tag / *has_tag per QP in TAGS. SNIFFER rules included; *drop
- * set if a DROP rule decided. */
+ * how many, with the tag of each. SNIFFER rules included; *drop set if a
+ * DROP rule decided. DEFAULTS: whether ALL_DEFAULT / MC_DEFAULT rules may
+ * take it (not for a frame this device sends to another station's MAC). */
 struct steer_hit {
 	struct ctl_qp *qp;
 	bool has_tag;
 	uint32_t tag;
 };
 unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct frame_info *fi,
-			  bool is_tx, struct steer_hit *out, unsigned int max, bool *drop);
+			  bool defaults, struct steer_hit *out, unsigned int max, bool *drop);
 /* Drop every rule of QP. */
 void steer_qp_gone(struct eth_port *p, struct ctl_qp *qp);
 

@@ -91,7 +91,9 @@ void eth_deliver(struct eth_port *p, const uint8_t *frame, size_t len, const str
 	if (!frame_parse(frame, len, &fi))
 		return;
 	for_us = !from_qp || !memcmp(frame, p->mac, 6);
-	n = steer_lookup(p, frame, &fi, from_qp != NULL, hits, 64, &drop);
+	/* a frame sent here to another station's MAC reaches a local QP only
+	 * through a rule naming it (or a sniffer), never a default rule */
+	n = steer_lookup(p, frame, &fi, for_us || (frame[0] & 1), hits, 64, &drop);
 	if (drop && for_us)
 		p->st.rx_rule_drop++;
 	else if (!n && for_us)

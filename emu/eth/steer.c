@@ -134,7 +134,7 @@ static unsigned int hit_add(struct steer_hit *out, unsigned int n, unsigned int 
 }
 
 unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct frame_info *fi,
-			  bool is_tx, struct steer_hit *out, unsigned int max, bool *drop)
+			  bool defaults, struct steer_hit *out, unsigned int max, bool *drop)
 {
 	struct frame_key k;
 	const struct steer_rule *r;
@@ -160,7 +160,7 @@ unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct
 			n = 0;
 			*drop = true;
 		}
-	} else {
+	} else if (defaults) {
 		for (r = p->rules; r; r = r->next)
 			if (r->type == IBV_FLOW_ATTR_MC_DEFAULT)
 				any_mc_default = true;
@@ -175,7 +175,6 @@ unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct
 	for (r = p->rules; r; r = r->next)
 		if (r->type == IBV_FLOW_ATTR_SNIFFER)
 			n = hit_add(out, n, max, r);
-	(void)is_tx;
 	return n;
 }
 
