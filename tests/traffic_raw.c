@@ -566,10 +566,42 @@ START_TEST(test_default_sniffer)
 }
 END_TEST
 
+/* Jumbo frames at MTU 9000 (traffic_raw.sh): 1515..9014 bytes in steps of
+ * 571 and 9014 itself, then 9018 with an 802.1Q tag, each exact; a tagged
+ * frame counts the tag beyond the MTU, an untagged one does not (9015 fails
+ * in test_errors). */
+START_TEST(test_jumbo)
+{
+	static uint8_t f[9018];
+	struct rawq a, b;
+	struct ibv_flow *fl;
+
+	rawq_open(&a, "uroce0");
+	rawq_open(&b, "uroce1");
+	fl = rule(&b, mac1, 0, 0, -1, false, 0);
+	for (size_t len = 1515; len <= 9014; len = len == 9014 ? 9015 : len + 571 > 9014 ? 9014 : len + 571) {
+		for (size_t i = 0; i < len; i++)
+			f[i] = (uint8_t)(len + i * 5);
+		memcpy(f, mac1, 6);
+		memcpy(f + 6, mac0, 6);
+		f[12] = 0x88;
+		f[13] = 0xb5;
+		ck_assert_int_eq(send_frame(&a, f, len, 0, true), IBV_WC_SUCCESS);
+		expect_frame(&b, f, len, 0);
+	}
+	udp_frame(f, 9018, mac1, mac0, 0x0123, 9, 9, 7, true);
+	ck_assert_int_eq(send_frame(&a, f, 9018, 0, false), IBV_WC_SUCCESS);
+	expect_frame(&b, f, 9018, IBV_WC_IP_CSUM_OK);
+	ck_assert_int_eq(ibv_destroy_flow(fl), 0);
+	rawq_close(&a);
+	rawq_close(&b);
+}
+END_TEST
+
 /* Negative paths, each with mlx5's (or the kernel's) answer. */
 START_TEST(test_errors)
 {
-	static uint8_t f[1600];
+	static uint8_t f[9100];
 	struct rawq a;
 	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RAW_PACKET, .cap = { 1, 1, 1, 1, 0 } };
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
@@ -642,14 +674,14 @@ START_TEST(test_errors)
 	ck_assert_int_eq(ibv_post_send(a.qp, &wr, &bad), EINVAL);
 	wr.opcode = IBV_WR_SEND;
 	ck_assert_int_eq(ibv_post_send(a.qp, &wr, &bad), EINVAL);
-	/* 1515 bytes without a VLAN tag: longer than MTU 1500 allows; the WQE
+	/* 9015 bytes without a VLAN tag: longer than MTU 9000 allows; the WQE
 	 * completes with a local length error and the QP goes to ERR */
 	memset(f, 0, sizeof(f));
 	memcpy(f, mac1, 6);
 	memcpy(f + 6, mac0, 6);
 	f[12] = 0x88;
 	f[13] = 0xb5;
-	ck_assert_int_eq(send_frame(&a, f, 1515, 0, false), IBV_WC_LOC_LEN_ERR);
+	ck_assert_int_eq(send_frame(&a, f, 9015, 0, false), IBV_WC_LOC_LEN_ERR);
 	{
 		struct ibv_qp_attr q;
 		struct ibv_qp_init_attr qi;
@@ -846,6 +878,7 @@ int main(void)
 	tcase_add_test(tc, test_one_device_many);
 	tcase_add_test(tc, test_steering);
 	tcase_add_test(tc, test_default_sniffer);
+	tcase_add_test(tc, test_jumbo);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_rss);
 	suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
 #  - forged VXLAN datagrams to uroce1 (raw_vxlan_forge.py) are dropped and
 #    counted, and the daemon carries on;
 #  - tests/traffic_raw (Check) under `uroce run`: frames of 18..1514 bytes,
+#    jumbo frames to 9014 bytes (9018 with a VLAN tag) at --eth-mtu 9000,
 #    IBV_SEND_IP_CSUM, 3000 frames between two QPs of one device, steering
 #    (rules, priorities, DROP, tag, C-VLAN, default and sniffer rules),
 #    negative paths;
@@ -20,15 +21,16 @@ while :; do
 	ss -H -u -a -n 2>/dev/null | awk '{print $4}' | grep -q ":$vp\$" || break
 done
 vni=$((0x5a0001))
-up --dev uroce0 --vxlan-port "$vp" --vxlan-vni "$vni" --vxlan-peer 127.0.0.2
+# jumbo frames: MTU 9000 on both (traffic_raw.c sends up to 9014 and 9018 bytes)
+up --dev uroce0 --vxlan-port "$vp" --vxlan-vni "$vni" --vxlan-peer 127.0.0.2 --eth-mtu 9000
 uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --vxlan-port "$vp" --vxlan-vni "$vni" \
-	--vxlan-peer 127.0.0.1 >/dev/null || fail "uroce up uroce1"
+	--vxlan-peer 127.0.0.1 --eth-mtu 9000 >/dev/null || fail "uroce up uroce1"
 uroce status --dev uroce1 >"$T/st0" || fail "uroce status"
-grep -q "^eth mac=02:00:7f:00:00:02 mtu=1500 vxlan=on vxlan_port=$vp vni=$vni peers=1 " "$T/st0" ||
-	fail "uroce1's eth line" "eth mac=02:00:7f:00:00:02 mtu=1500 vxlan=on vxlan_port=$vp vni=$vni peers=1 ..." \
+grep -q "^eth mac=02:00:7f:00:00:02 mtu=9000 vxlan=on vxlan_port=$vp vni=$vni peers=1 " "$T/st0" ||
+	fail "uroce1's eth line" "eth mac=02:00:7f:00:00:02 mtu=9000 vxlan=on vxlan_port=$vp vni=$vni peers=1 ..." \
 		"$(grep '^eth' "$T/st0")"
 
-"$PYTHON3" "$top_srcdir/tests/raw_vxlan_forge.py" 127.0.0.2 "$vp" "$vni" || fail "raw_vxlan_forge.py"
+"$PYTHON3" "$top_srcdir/tests/raw_vxlan_forge.py" 127.0.0.2 "$vp" "$vni" 9000 || fail "raw_vxlan_forge.py"
 # the daemon reads them before it answers the status request that follows
 sleep 1
 uroce status --dev uroce1 >"$T/st1" || fail "uroce status after the forged datagrams"
