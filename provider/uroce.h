@@ -405,6 +405,11 @@ struct ibv_rwq_ind_table *uroce_create_rwq_ind_table(struct ibv_context *context
 						     struct ibv_rwq_ind_table_init_attr *attr);
 int uroce_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table);
 int uroce_destroy_flow(struct ibv_flow *flow);
+struct ibv_counters *uroce_create_counters(struct ibv_context *context, struct ibv_counters_init_attr *attr);
+int uroce_attach_counters_point_flow(struct ibv_counters *counters, struct ibv_counter_attach_attr *attr,
+				     struct ibv_flow *flow);
+int uroce_read_counters(struct ibv_counters *counters, uint64_t *values, uint32_t ncounters, uint32_t flags);
+int uroce_destroy_counters(struct ibv_counters *counters);
 struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr);
 int uroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);

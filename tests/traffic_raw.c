@@ -566,6 +566,128 @@ START_TEST(test_default_sniffer)
 }
 END_TEST
 
+/* A rule with ETH dst MAC (or, with DROP, UDP dport) and a COUNT action:
+ * priority 1, the DROP one 0. */
+static struct ibv_flow *count_rule(struct rawq *q, const uint8_t *dmac, uint16_t udp_dport,
+				   struct ibv_counters *k, bool drop)
+{
+	struct {
+		struct ibv_flow_attr attr;
+		uint8_t specs[256];
+	} f;
+	uint8_t *p = f.specs;
+	struct ibv_flow_spec_counter_action c = { .type = IBV_FLOW_SPEC_ACTION_COUNT, .size = sizeof(c),
+						  .counters = k };
+
+	memset(&f, 0, sizeof(f));
+	f.attr.type = IBV_FLOW_ATTR_NORMAL;
+	f.attr.port = 1;
+	f.attr.priority = drop ? 0 : 1;
+	if (dmac) {
+		struct ibv_flow_spec_eth e = { .type = IBV_FLOW_SPEC_ETH, .size = sizeof(e) };
+
+		memcpy(e.val.dst_mac, dmac, 6);
+		memset(e.mask.dst_mac, 0xff, 6);
+		memcpy(p, &e, sizeof(e));
+		p += sizeof(e);
+		f.attr.num_of_specs++;
+	} else {
+		struct ibv_flow_spec_ipv4 ip = { .type = IBV_FLOW_SPEC_IPV4, .size = sizeof(ip) };
+		struct ibv_flow_spec_tcp_udp u = { .type = IBV_FLOW_SPEC_UDP, .size = sizeof(u),
+						   .val.dst_port = htons(udp_dport), .mask.dst_port = 0xffff };
+
+		memcpy(p, &ip, sizeof(ip));
+		p += sizeof(ip);
+		memcpy(p, &u, sizeof(u));
+		p += sizeof(u);
+		f.attr.num_of_specs += 2;
+	}
+	memcpy(p, &c, sizeof(c));
+	p += sizeof(c);
+	f.attr.num_of_specs++;
+	if (drop) {
+		struct ibv_flow_spec_action_drop d = { .type = IBV_FLOW_SPEC_ACTION_DROP, .size = sizeof(d) };
+
+		memcpy(p, &d, sizeof(d));
+		p += sizeof(d);
+		f.attr.num_of_specs++;
+	}
+	f.attr.size = (uint16_t)(sizeof(f.attr) + (size_t)(p - f.specs));
+	return ibv_create_flow(q->qp, &f.attr);
+}
+
+/* The COUNT action (ibv_create_counters(3), static attach as mlx5): a rule
+ * counting the 7 frames it takes (packets at index 0, bytes at 1, both at
+ * 2), a DROP rule counting the 3 it drops; attach and destroy refused while
+ * bound (EBUSY), a flow-bound attach and an unknown description refused
+ * (EOPNOTSUPP), a rule on counters with nothing attached EINVAL. */
+START_TEST(test_count)
+{
+	static uint8_t f[200];
+	struct rawq a, b;
+	struct ibv_counters *k, *kd, *empty;
+	struct ibv_counter_attach_attr at = { .counter_desc = IBV_COUNTER_PACKETS, .index = 0 };
+	struct ibv_flow *fl, *fd;
+	uint64_t v[3], bytes = 0;
+
+	rawq_open(&a, "uroce0");
+	rawq_open(&b, "uroce1");
+	k = ibv_create_counters(b.ctx, &(struct ibv_counters_init_attr){ 0 });
+	kd = ibv_create_counters(b.ctx, &(struct ibv_counters_init_attr){ 0 });
+	empty = ibv_create_counters(b.ctx, &(struct ibv_counters_init_attr){ 0 });
+	ck_assert_msg(k && kd && empty, "ibv_create_counters: %s", strerror(errno));
+	ck_assert_int_eq(ibv_attach_counters_point_flow(k, &at, NULL), 0);
+	at.counter_desc = IBV_COUNTER_BYTES;
+	at.index = 1;
+	ck_assert_int_eq(ibv_attach_counters_point_flow(k, &at, NULL), 0);
+	at.index = 2;
+	ck_assert_int_eq(ibv_attach_counters_point_flow(k, &at, NULL), 0);
+	at.counter_desc = IBV_COUNTER_PACKETS;
+	ck_assert_int_eq(ibv_attach_counters_point_flow(k, &at, NULL), 0);
+	at.index = 0;
+	ck_assert_int_eq(ibv_attach_counters_point_flow(kd, &at, NULL), 0);
+	at.counter_desc = (enum ibv_counter_description)7;
+	ck_assert_int_eq(ibv_attach_counters_point_flow(kd, &at, NULL), EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(count_rule(&b, mac1, 0, empty, false));
+	ck_assert_int_eq(errno, EINVAL);
+	fl = count_rule(&b, mac1, 0, k, false);
+	ck_assert_msg(fl, "count rule: %s", strerror(errno));
+	fd = count_rule(&b, NULL, 7777, kd, true);
+	ck_assert_msg(fd, "drop + count rule: %s", strerror(errno));
+	at.counter_desc = IBV_COUNTER_PACKETS;
+	ck_assert_int_eq(ibv_attach_counters_point_flow(k, &at, NULL), EBUSY);
+	ck_assert_int_eq(ibv_attach_counters_point_flow(k, &at, fl), EOPNOTSUPP);
+	ck_assert_int_eq(ibv_destroy_counters(k), EBUSY);
+	for (size_t len = 100; len < 107; len++) {
+		udp_frame(f, len, mac1, mac0, 0, 9, 5000, (uint32_t)len, true);
+		ck_assert_int_eq(send_frame(&a, f, len, 0, false), IBV_WC_SUCCESS);
+		expect_frame(&b, f, len, IBV_WC_IP_CSUM_OK);
+		bytes += len;
+	}
+	/* port 7777: the DROP rule (priority 0) wins over the count rule (1),
+	 * which does not see these frames */
+	udp_frame(f, 150, mac1, mac0, 0, 9, 7777, 1, true);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(send_frame(&a, f, 150, 0, false), IBV_WC_SUCCESS);
+	expect_nothing(&b, 300);
+	ck_assert_int_eq(ibv_read_counters(k, v, 3, 0), 0);
+	ck_assert_uint_eq(v[0], 7);
+	ck_assert_uint_eq(v[1], bytes);
+	ck_assert_uint_eq(v[2], bytes + 7);
+	ck_assert_int_eq(ibv_read_counters(k, v, 2, 0), EINVAL);
+	ck_assert_int_eq(ibv_read_counters(kd, v, 1, IBV_READ_COUNTERS_ATTR_PREFER_CACHED), 0);
+	ck_assert_uint_eq(v[0], 3);
+	ck_assert_int_eq(ibv_destroy_flow(fl), 0);
+	ck_assert_int_eq(ibv_destroy_flow(fd), 0);
+	ck_assert_int_eq(ibv_destroy_counters(k), 0);
+	ck_assert_int_eq(ibv_destroy_counters(kd), 0);
+	ck_assert_int_eq(ibv_destroy_counters(empty), 0);
+	rawq_close(&a);
+	rawq_close(&b);
+}
+END_TEST
+
 /* Jumbo frames at MTU 9000 (traffic_raw.sh): 1515..9014 bytes in steps of
  * 571 and 9014 itself, then 9018 with an 802.1Q tag, each exact; a tagged
  * frame counts the tag beyond the MTU, an untagged one does not (9015 fails
@@ -879,6 +1001,7 @@ int main(void)
 	tcase_add_test(tc, test_steering);
 	tcase_add_test(tc, test_default_sniffer);
 	tcase_add_test(tc, test_jumbo);
+	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_rss);
 	suite_add_tcase(s, tc);

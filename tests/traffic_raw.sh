@@ -6,7 +6,7 @@
 #  - tests/traffic_raw (Check) under `uroce run`: frames of 18..1514 bytes,
 #    jumbo frames to 9014 bytes (9018 with a VLAN tag) at --eth-mtu 9000,
 #    IBV_SEND_IP_CSUM, 3000 frames between two QPs of one device, steering
-#    (rules, priorities, DROP, tag, C-VLAN, default and sniffer rules),
+#    (rules, priorities, DROP, COUNT, tag, C-VLAN, default and sniffer rules),
 #    negative paths;
 #  - `uroce status` counts exactly the frames no rule took and the one a
 #    DROP rule took;
@@ -48,8 +48,9 @@ expect_eq "traffic_raw exit status" 0 "$rc"
 uroce status --dev uroce1 >"$T/st2" || fail "uroce status"
 uroce status --dev uroce0 >"$T/st3" || fail "uroce status"
 grep '^eth' "$T/st2" "$T/st3"
-# 4 frames to UDP port 5003 matched no rule; one went to the DROP rule
-for kv in rx_no_rule=4 rx_rule_drop=1 rx_no_wqe=0 rx_bad_vxlan=6 tx_errors=0; do
+# 4 frames to UDP port 5003 matched no rule; 1 + 3 went to DROP rules
+# (test_steering, test_count)
+for kv in rx_no_rule=4 rx_rule_drop=4 rx_no_wqe=0 rx_bad_vxlan=6 tx_errors=0; do
 	grep -q "^eth .* $kv\( \|\$\)" "$T/st2" || fail "uroce1: $kv" "$kv" "$(grep '^eth' "$T/st2")"
 done
 grep -q "^eth .* rules=0 " "$T/st2" || fail "uroce1: every rule destroyed" "rules=0" "$(grep '^eth' "$T/st2")"

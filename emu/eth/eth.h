@@ -86,8 +86,12 @@ int op_destroy_wq(struct ctl_client *c, struct ctl_call *call);
 int op_create_ind_table(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_ind_table(struct ctl_client *c, struct ctl_call *call);
 int op_create_rss_qp(struct ctl_client *c, struct ctl_call *call);
+int op_create_counters(struct ctl_client *c, struct ctl_call *call);
+int op_destroy_counters(struct ctl_client *c, struct ctl_call *call);
+int op_read_counters(struct ctl_client *c, struct ctl_call *call);
 
-/* C is going: its indirection tables go (after its QPs and WQs). */
+/* C is going: its indirection tables and counters go (after its QPs and
+ * WQs, whose rules held them). */
 void eth_client_gone(struct ctl_client *c);
 
 #endif

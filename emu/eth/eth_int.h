@@ -33,6 +33,15 @@ struct eth_fdb_entry {
 
 struct steer_rule;
 
+/* A counters object (counters.c): what the rules naming it took. */
+struct eth_counters {
+	uint64_t handle;
+	struct ctl_client *owner;
+	uint64_t packets, bytes;
+	unsigned int users;                 /* rules naming it (DESTROY: EBUSY) */
+	struct eth_counters *next;
+};
+
 struct eth_stats {
 	uint64_t tx_frames, tx_bytes;       /* frames the raw QPs sent */
 	uint64_t tx_vxlan;                  /* VXLAN datagrams sent (one per peer) */
@@ -60,6 +69,9 @@ struct eth_port {
 	struct eth_fdb_entry fdb[ETH_FDB_SIZE];
 	struct steer_rule *rules;           /* every rule of the device */
 	struct rwq_ind_table *tables;       /* every indirection table of the device */
+	struct eth_counters *counters;      /* every counters object of the device */
+	unsigned int n_counters;
+	uint64_t next_counters_handle;
 	uint32_t next_table_num;
 	unsigned int n_rules;
 	uint32_t next_rule_handle;
@@ -79,6 +91,10 @@ struct rwq_ind_table {
 	struct ctl_qp **wqs;        /* NULL: the WQ went with its client */
 	struct rwq_ind_table *next;
 };
+
+/* C's counters object HANDLE, or NULL; C's counters all freed (counters.c). */
+struct eth_counters *counters_find(struct eth_port *p, const struct ctl_client *c, uint64_t handle);
+void counters_client_gone(struct eth_port *p, const struct ctl_client *c);
 
 /* Unlink and free *PP; its WQs are released (rss_table.c). */
 void rss_table_free(struct rwq_ind_table **pp);
@@ -116,13 +132,14 @@ void eth_segment_xmit(struct eth_port *p, const uint8_t *frame, size_t len);
 /* The QPs a frame goes to (steer.c). Fills OUT (at most MAX) and returns
  * how many, with the tag of each. SNIFFER rules included; *drop set if a
  * DROP rule decided. DEFAULTS: whether ALL_DEFAULT / MC_DEFAULT rules may
- * take it (not for a frame this device sends to another station's MAC). */
+ * take it (not for a frame this device sends to another station's MAC).
+ * The counters of the NORMAL rules that decided count the frame (LEN bytes). */
 struct steer_hit {
 	struct ctl_qp *qp;
 	bool has_tag;
 	uint32_t tag;
 };
-unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct frame_info *fi,
+unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, size_t len, const struct frame_info *fi,
 			  bool defaults, struct steer_hit *out, unsigned int max, bool *drop);
 /* Drop every rule of QP. */
 void steer_qp_gone(struct eth_port *p, struct ctl_qp *qp);

@@ -48,6 +48,7 @@ void eth_client_gone(struct ctl_client *c)
 
 	if (!p)
 		return;
+	counters_client_gone(p, c);
 	for (pp = &p->tables; *pp;) {
 		if ((*pp)->owner == c) {
 			(*pp)->users = 0;

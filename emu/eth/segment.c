@@ -93,7 +93,7 @@ void eth_deliver(struct eth_port *p, const uint8_t *frame, size_t len, const str
 	for_us = !from_qp || !memcmp(frame, p->mac, 6);
 	/* a frame sent here to another station's MAC reaches a local QP only
 	 * through a rule naming it (or a sniffer), never a default rule */
-	n = steer_lookup(p, frame, &fi, for_us || (frame[0] & 1), hits, 64, &drop);
+	n = steer_lookup(p, frame, len, &fi, for_us || (frame[0] & 1), hits, 64, &drop);
 	if (drop && for_us)
 		p->st.rx_rule_drop++;
 	else if (!n && for_us)

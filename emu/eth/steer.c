@@ -17,6 +17,7 @@
 #include "emu/log.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ struct steer_rule {
 	bool drop;
 	bool has_tag;
 	uint32_t tag;
+	struct eth_counters *counters; /* COUNT action, or NULL */
 	unsigned int layers;        /* 1 << L_* */
 	struct ibv_flow_eth_filter eth_val, eth_mask;
 	struct ibv_flow_ipv4_ext_filter ip4_val, ip4_mask;
@@ -133,7 +135,7 @@ static unsigned int hit_add(struct steer_hit *out, unsigned int n, unsigned int 
 	return n + 1;
 }
 
-unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct frame_info *fi,
+unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, size_t len, const struct frame_info *fi,
 			  bool defaults, struct steer_hit *out, unsigned int max, bool *drop)
 {
 	struct frame_key k;
@@ -151,6 +153,10 @@ unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct
 		for (r = p->rules; r; r = r->next) {
 			if (r->type != IBV_FLOW_ATTR_NORMAL || r->priority != best || !rule_matches(r, &k))
 				continue;
+			if (r->counters) {
+				r->counters->packets++;
+				r->counters->bytes += len;
+			}
 			if (r->drop)
 				best_drop = true;
 			else
@@ -178,9 +184,9 @@ unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, const struct
 	return n;
 }
 
-/* Parses one spec at S (LEFT bytes left) into R. Returns its size, or a
- * negative errno. */
-static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r)
+/* Parses one spec at S (LEFT bytes left) into R (counters: C's). Returns
+ * its size, or a negative errno. */
+static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, struct ctl_client *c)
 {
 	struct ibv_flow_spec_tcp_udp l4;
 	uint32_t type;
@@ -264,6 +270,19 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r)
 		r->tag = t.tag_id;
 		return size;
 	}
+	case IBV_FLOW_SPEC_ACTION_COUNT: {
+		struct ibv_flow_spec_counter_action a;
+		uint64_t handle;
+
+		if (size != sizeof(a) || r->counters)
+			return -EINVAL;
+		/* the provider put the daemon's handle where the pointer was */
+		memcpy(&handle, s + offsetof(struct ibv_flow_spec_counter_action, counters), sizeof(handle));
+		r->counters = counters_find(c->dev->eth, c, handle);
+		if (!r->counters)
+			return -EINVAL;
+		return size;
+	}
 	case IBV_FLOW_SPEC_ACTION_DROP:
 		if (size != sizeof(struct ibv_flow_spec_action_drop))
 			return -EINVAL;
@@ -309,7 +328,7 @@ int op_create_flow(struct ctl_client *c, struct ctl_call *call)
 	if (!r)
 		return ENOMEM;
 	for (unsigned int i = 0; i < req->num_of_specs; i++) {
-		int n = spec_parse(req->specs + off, req->specs_len - off, r);
+		int n = spec_parse(req->specs + off, req->specs_len - off, r, c);
 
 		if (n < 0) {
 			free(r);
@@ -322,6 +341,8 @@ int op_create_flow(struct ctl_client *c, struct ctl_call *call)
 		free(r);
 		return EINVAL;
 	}
+	if (r->counters)
+		r->counters->users++;
 	r->handle = ++p->next_rule_handle ? p->next_rule_handle : ++p->next_rule_handle;
 	r->owner = c;
 	r->qp = qp;
@@ -344,6 +365,8 @@ static void rule_unlink(struct eth_port *p, struct steer_rule **pp)
 
 	*pp = r->next;
 	p->n_rules--;
+	if (r->counters)
+		r->counters->users--;
 	r->qp->raw->n_rules--;
 	free(r);
 }

@@ -90,6 +90,9 @@ enum uroce_op {
 	UROCE_OP_CREATE_RWQ_IND_TABLE = 53,
 	UROCE_OP_DESTROY_RWQ_IND_TABLE = 54,
 	UROCE_OP_CREATE_RSS_QP = 55,
+	UROCE_OP_CREATE_COUNTERS = 56,
+	UROCE_OP_DESTROY_COUNTERS = 57,
+	UROCE_OP_READ_COUNTERS = 58,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */

@@ -29,7 +29,8 @@
  *   specs_len     bytes used in specs[] (<= UROCE_FLOW_SPECS_MAX)
  *   specs         the specs back to back, each as <infiniband/verbs.h>
  *                 lays it out (struct ibv_flow_spec_eth, _ipv4, _ipv4_ext,
- *                 _ipv6, _tcp_udp, _action_tag, _action_drop), starting with
+ *                 _ipv6, _tcp_udp, _action_tag, _action_drop,
+ *                 _counter_action), starting with
  *                 its type (enum ibv_flow_spec_type, 4 bytes) and size
  *                 (uint16_t, the spec's bytes). Values are in network order
  *                 where the frame has them (MACs, ether_type, vlan_tag, IPs,
@@ -38,7 +39,9 @@
  * specs_len; specs after the first L2/L3/L4 of a kind; NORMAL without
  * specs is allowed and matches everything), EOPNOTSUPP (a spec type uroce
  * does not match on: ESP, VXLAN_TUNNEL, GRE, MPLS, INNER, ACTION_HANDLE,
- * ACTION_COUNT, unknown), ENOMEM (UROCE_FLOWS_MAX rules on the device).
+ * unknown), ENOMEM (4096 rules on the device). ACTION_COUNT: see
+ * "Flow counters" below (EINVAL for a handle that names none of this
+ * client's counters).
  * Reply: handle (of this client, for DESTROY_FLOW).
  * DESTROY_FLOW: struct uroce_handle_req / uroce_handle_resp; EINVAL for a
  * handle that is not one of this client's rules. A QP with rules cannot be
@@ -154,6 +157,25 @@ struct uroce_create_rss_qp_req {
 	uint8_t key[UROCE_RSS_KEY_MAX];
 };
 
+/*
+ * Flow counters (ibv_create_counters(3), the COUNT action of a rule).
+ * CREATE_COUNTERS: uroce_hdr only; reply uroce_handle_resp (a counters
+ * object of this client: packets and bytes of the frames the rules naming
+ * it took, DROP rules included; ENOMEM past UROCE_COUNTERS_MAX per device).
+ * DESTROY_COUNTERS: uroce_handle_req; EBUSY while a rule names it.
+ * READ_COUNTERS: uroce_handle_req; reply packets and bytes (frame bytes,
+ * Ethernet header to the end, no FCS).
+ * A rule names counters by an IBV_FLOW_SPEC_ACTION_COUNT spec (struct
+ * ibv_flow_spec_counter_action) whose `counters` pointer field carries the
+ * daemon's handle instead (the provider rewrites it).
+ */
+#define UROCE_COUNTERS_MAX 4096
+struct uroce_read_counters_resp {
+	struct uroce_hdr hdr;
+	uint64_t packets;
+	uint64_t bytes;
+};
+
 /* Request / reply sizes of the opcodes above (uroce_req_size and
  * uroce_resp_size answer through these); 0 for other opcodes. */
 static inline size_t uroce_flow_req_size(unsigned int op)
@@ -164,8 +186,11 @@ static inline size_t uroce_flow_req_size(unsigned int op)
 	case UROCE_OP_MODIFY_WQ: return sizeof(struct uroce_modify_wq_req);
 	case UROCE_OP_CREATE_RWQ_IND_TABLE: return sizeof(struct uroce_create_ind_table_req);
 	case UROCE_OP_CREATE_RSS_QP: return sizeof(struct uroce_create_rss_qp_req);
+	case UROCE_OP_CREATE_COUNTERS: return sizeof(struct uroce_hdr);
 	case UROCE_OP_DESTROY_FLOW:
 	case UROCE_OP_DESTROY_WQ:
+	case UROCE_OP_DESTROY_COUNTERS:
+	case UROCE_OP_READ_COUNTERS:
 	case UROCE_OP_DESTROY_RWQ_IND_TABLE: return sizeof(struct uroce_handle_req);
 	default: return 0;
 	}
@@ -178,8 +203,11 @@ static inline size_t uroce_flow_resp_size(unsigned int op)
 	case UROCE_OP_MODIFY_WQ: return sizeof(struct uroce_modify_wq_resp);
 	case UROCE_OP_CREATE_RWQ_IND_TABLE: return sizeof(struct uroce_create_ind_table_resp);
 	case UROCE_OP_CREATE_RSS_QP: return sizeof(struct uroce_create_qp_resp);
+	case UROCE_OP_READ_COUNTERS: return sizeof(struct uroce_read_counters_resp);
+	case UROCE_OP_CREATE_COUNTERS:
 	case UROCE_OP_DESTROY_FLOW:
 	case UROCE_OP_DESTROY_WQ:
+	case UROCE_OP_DESTROY_COUNTERS:
 	case UROCE_OP_DESTROY_RWQ_IND_TABLE: return sizeof(struct uroce_handle_resp);
 	default: return 0;
 	}
