@@ -197,18 +197,18 @@ static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 		eth_segment_xmit(p, frame, len);
 }
 
-void raw_qp_doorbell(struct ctl_qp *qp)
+bool raw_qp_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct raw_qp *r = qp->raw;
-	uint32_t pi;
+	uint32_t pi, budget = RAW_SEND_BATCH;
 
 	if (!h)
-		return;
+		return false;
 	/* receive WQEs first: a frame sent below may be for this QP */
 	raw_rq_refill(qp);
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
-	while (qp->sq_next != pi) {
+	for (; qp->sq_next != pi && budget; budget--) {
 		struct xport_send_wqe w;
 		uint32_t n = qp->sq_next++;
 
@@ -224,4 +224,5 @@ void raw_qp_doorbell(struct ctl_qp *qp)
 		}
 		raw_send(qp, &w);
 	}
+	return qp->sq_next != pi;
 }

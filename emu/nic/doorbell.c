@@ -311,7 +311,8 @@ bool doorbell_post_wqes(struct ctl_client *c)
 		struct ctl_qp *qp = objtab_get(&c->qps, h);
 
 		if (qp && qp->raw) {
-			raw_qp_doorbell(qp);
+			if (raw_qp_doorbell(qp))
+				more = true;
 			continue;
 		}
 		if (!qp || !qp->ring || !qp->xqp || !qp_has_new(qp))
