@@ -70,6 +70,13 @@ static void fdb_learn(struct eth_port *p, const uint8_t mac[6], const struct soc
 	e->seen_ns = now_ns();
 	e->addr = *from;
 	e->addr_len = len;
+	/* the peer's address, at the segment's port: VXLAN senders pick their
+	 * source port per flow (RFC 7348 §5, as Linux does), and listen on the
+	 * VXLAN port */
+	if (from->ss_family == AF_INET)
+		((struct sockaddr_in *)&e->addr)->sin_port = htons(p->vxlan_port);
+	else
+		((struct sockaddr_in6 *)&e->addr)->sin6_port = htons(p->vxlan_port);
 }
 
 static const struct eth_fdb_entry *fdb_find(struct eth_port *p, const uint8_t mac[6])
