@@ -32,10 +32,12 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h \
 	emu/cm/cm.h emu/cm/cm_int.h emu/cm/ucma.c emu/cm/cm_id.c emu/cm/cm_event.c \
 	emu/cm/cm_conn.c emu/cm/cm_wire.c emu/cm/cm_qp_attr.c emu/cm/cm_status.c \
-	emu/cm/cm_client.c emu/cm/cm_recv.c
+	emu/cm/cm_client.c emu/cm/cm_recv.c \
+	emu/eth/eth.h emu/eth/eth_int.h emu/eth/frame.c emu/eth/frame.h emu/eth/segment.c \
+	emu/eth/steer.c emu/eth/raw_qp.c emu/eth/raw_rx.c emu/eth/raw_rq.c emu/eth/raw_cqe.c emu/eth/rss.c emu/eth/rss_table.c emu/eth/counters.c
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
-noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h include/uroce/abi_cq_mr.h include/uroce/abi_cm.h
+noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h include/uroce/abi_cq_mr.h include/uroce/abi_cm.h include/uroce/abi_flow.h include/uroce/abi_admin.h
 
 sbin_PROGRAMS = emu/uroced
 emu_uroced_SOURCES = emu/main.c

@@ -8,6 +8,7 @@
 #include "emu/ctl/admin.h"
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
+#include "emu/eth/eth.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/nic/fault_queue.h"
 #include "emu/nic/fault_spec.h"
@@ -43,6 +44,8 @@ struct options {
 	int kernel_loopback;
 	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
 	uint32_t cm_max_ids;            /* --max-cm-ids-per-user (0 = default) */
+	struct eth_cfg eth;             /* --vxlan-port, --vxlan-vni, --vxlan-peer, --eth-mtu */
+	const char *vxlan_peers[ETH_PEERS_MAX];
 };
 
 static void usage(FILE *fp)
@@ -52,6 +55,7 @@ static void usage(FILE *fp)
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
 		"              [--seed N] [--deterministic] [--busy-poll] [--kernel-loopback]\n"
+		"              [--vxlan-port 4789] [--vxlan-vni 1] [--vxlan-peer IP]... [--eth-mtu 1500]\n"
 		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
@@ -79,6 +83,8 @@ static int parse_num(const char *opt, const char *s, unsigned long long lo, unsi
 
 /* getopt values of --max-KIND-per-user: OPT_QUOTA + enum quota_kind */
 #define OPT_QUOTA 1000
+/* getopt values of the Ethernet options */
+enum { OPT_VXLAN_PORT = 1100, OPT_VXLAN_VNI, OPT_VXLAN_PEER, OPT_ETH_MTU };
 
 /* Upper bound of --max-KIND-per-user: the device's own limit. */
 static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
@@ -110,7 +116,52 @@ static int parse_fault_opt(int c, const char *arg, struct options *o)
 	return 0;
 }
 
-/* uroced's options (usage above; docs/daemon.md) */
+static int parse_addr(const char *s, unsigned long port, struct sockaddr_storage *ss, socklen_t *len);
+
+/* --vxlan-port, --vxlan-vni, --eth-mtu, --vxlan-peer (the peers' addresses
+ * are parsed once the port is known: parse_eth_peers). */
+static int parse_eth_opt(int c, const char *arg, struct options *o)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_VXLAN_PORT:
+		if (parse_num("--vxlan-port", arg, 0, 65535, &v))
+			return -1;
+		o->eth.vxlan_port = (uint16_t)v;
+		return 0;
+	case OPT_VXLAN_VNI:
+		if (parse_num("--vxlan-vni", arg, 0, 0xFFFFFF, &v))
+			return -1;
+		o->eth.vni = (uint32_t)v;
+		return 0;
+	case OPT_ETH_MTU:
+		if (parse_num("--eth-mtu", arg, 68, ETH_MTU_MAX, &v))
+			return -1;
+		o->eth.mtu = (uint32_t)v;
+		return 0;
+	default:
+		if (o->eth.n_peers == ETH_PEERS_MAX) {
+			fprintf(stderr, "uroced: at most %d --vxlan-peer\n", ETH_PEERS_MAX);
+			return -1;
+		}
+		o->vxlan_peers[o->eth.n_peers++] = arg;
+		return 0;
+	}
+}
+
+static int parse_eth_peers(struct options *o)
+{
+	for (unsigned int i = 0; i < o->eth.n_peers; i++)
+		if (parse_addr(o->vxlan_peers[i], o->eth.vxlan_port, &o->eth.peers[i], &o->eth.peer_len[i])) {
+			fprintf(stderr, "uroced: bad --vxlan-peer '%s': expected an IPv4 or IPv6 address\n",
+				o->vxlan_peers[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* uroced's options (usage() above). */
 static const struct option longopts[] = {
 	{ "dev", required_argument, NULL, 'd' },
 	{ "addr", required_argument, NULL, 'a' },
@@ -142,6 +193,10 @@ static const struct option longopts[] = {
 	{ "max-srq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_SRQ },
 	{ "cm-timeout-ms", required_argument, NULL, 'C' },
 	{ "max-cm-ids-per-user", required_argument, NULL, 'I' },
+	{ "vxlan-port", required_argument, NULL, OPT_VXLAN_PORT },
+	{ "vxlan-vni", required_argument, NULL, OPT_VXLAN_VNI },
+	{ "vxlan-peer", required_argument, NULL, OPT_VXLAN_PEER },
+	{ "eth-mtu", required_argument, NULL, OPT_ETH_MTU },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -159,6 +214,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->gid_tbl_len = 16;
 	o->clock_khz = 1000000;
 	o->clock_bits = 63;
+	o->eth.vxlan_port = ETH_VXLAN_PORT_DEFAULT;
+	o->eth.vni = ETH_VNI_DEFAULT;
+	o->eth.mtu = ETH_MTU_DEFAULT;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dev = optarg; break;
@@ -212,6 +270,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_fault_opt(c, optarg, o))
 				return -1;
 			break;
+		case OPT_VXLAN_PORT: case OPT_VXLAN_VNI: case OPT_ETH_MTU: case OPT_VXLAN_PEER:
+			if (parse_eth_opt(c, optarg, o))
+				return -1;
+			break;
 		case 'T': o->deterministic = 1; break;
 		case 'B': o->busy_poll = 1; break;
 		case 'K': o->kernel_loopback = 1; break;
@@ -239,6 +301,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		usage(stderr);
 		return -1;
 	}
+	if (parse_eth_peers(o))
+		return -1;
 	if (dev_mtu_enum((uint32_t)o->mtu) == 0) {
 		fprintf(stderr, "uroced: bad --mtu %lu: must be 256, 512, 1024, 2048 or 4096\n", o->mtu);
 		return -1;
@@ -450,6 +514,9 @@ int main(int argc, char **argv)
 	if (rc)
 		return fail_start(pipefd[1], "device %s: %s", o.dev, rc);
 	memcpy(dev.quota.max, o.quota, sizeof(dev.quota.max));
+	rc = eth_port_open(&dev, &o.eth);
+	if (rc)
+		return fail_start(pipefd[1], "device %s Ethernet port: %s", o.dev, rc);
 	dev.seed = o.seed;
 	if (o.loss_set)
 		o.fault[FAULT_TX].loss = o.loss;
@@ -519,6 +586,7 @@ int main(int argc, char **argv)
 	if (dev.capture)
 		admin_capture_close(&dev);
 	cm_dev_fini(&dev);
+	eth_port_close(&dev);
 	dev_fini(&dev);
 	if (o.pidfile)
 		unlink(o.pidfile);

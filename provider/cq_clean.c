@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "cqe_decode.h"
 #include "uroce.h"
 
 /* The CQE of free-running index N if software owns it (cq_poll.c's test at
@@ -59,7 +60,7 @@ void uroce_cq_clean(struct uroce_cq *cq, uint32_t qpn)
 		uint8_t op = cqe->op_own >> 4;
 		uint32_t srqn = be32toh(cqe->srqn_uidx) & 0xFFFFFF;
 
-		if ((be32toh(cqe->sop_drop_qpn) & 0xFFFFFF) == qpn) {
+		if ((uroce_cqe_sop(cqe) & 0xFFFFFF) == qpn) {
 			struct uroce_srq *srq = op != MLX5_CQE_REQ && op != MLX5_CQE_REQ_ERR && srqn ?
 				uroce_find_srq(to_uctx(cq->vcq.cq.context), srqn) : NULL;
 

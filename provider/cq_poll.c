@@ -57,7 +57,8 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 	*status = IBV_WC_SUCCESS;
 	if (uroce_cqe_is_err(op))
 		*status = uroce_syndrome_status(((const struct mlx5_err_cqe *)cqe)->syndrome);
-	if (!uroce_cqe_is_req(op) && (cqe->srqn_uidx & htobe32(0xFFFFFF))) {
+	if (!uroce_cqe_is_req(op) && (cqe->srqn_uidx & htobe32(0xFFFFFF)) &&
+	    !(cqe->srqn_uidx & htobe32(UROCE_CQE_UIDX_QP))) {
 		/* by the SRQN, as mlx5: the QP may be gone, the tag is still freed */
 		struct uroce_srq *srq = uroce_find_srq(ctx, be32toh(cqe->srqn_uidx) & 0xFFFFFF);
 
@@ -93,7 +94,7 @@ static __attribute__((noinline)) void fill_wc_any(struct uroce_cq *cq,
 						  const struct mlx5_cqe64 *cqe, struct ibv_wc *w)
 {
 	uint8_t op = cqe->op_own >> 4;
-	uint32_t sop = be32toh(cqe->sop_drop_qpn);
+	uint32_t sop = uroce_cqe_sop(cqe);
 	enum ibv_wc_status status;
 	unsigned int flags;
 
@@ -174,7 +175,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 		if (UROCE_LIKELY(uroce_ok_cqe(cq, &cqe, &op)) &&
 		    UROCE_LIKELY(uroce_cqe_retire_fast(&cq->qpc, cqe, op,
-						       sop = be32toh(cqe->sop_drop_qpn), &wr_id))) {
+						       sop = uroce_cqe_sop(cqe), &wr_id))) {
 			fill_wc_ok(cqe, op, sop, wr_id, &wc[n]);
 		} else {
 			cqe = uroce_next_cqe(cq);
@@ -201,7 +202,7 @@ static __attribute__((noinline)) int load_current_slow(struct uroce_cq *cq)
 	if (!cqe)
 		return ENOENT;
 	op = cqe->op_own >> 4;
-	sop = be32toh(cqe->sop_drop_qpn);
+	sop = uroce_cqe_sop(cqe);
 	/* the accessors most programs call read these instead of the CQE */
 	cq->cur_op = op;
 	cq->cur_sop = sop;
@@ -222,7 +223,7 @@ static inline __attribute__((always_inline)) int load_current(struct uroce_cq *c
 
 	if (UROCE_UNLIKELY(!uroce_ok_cqe(cq, &cqe, &op)))
 		return load_current_slow(cq);
-	sop = be32toh(cqe->sop_drop_qpn);
+	sop = uroce_cqe_sop(cqe);
 	if (UROCE_UNLIKELY(!uroce_cqe_retire_fast(&cq->qpc, cqe, op, sop, &wr_id)))
 		return load_current_slow(cq);
 	cq->cur = cqe;
@@ -332,6 +333,16 @@ static uint8_t read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 {
 	return CUR(ibcq)->ml_path & 0x7F;
 }
+/* The frame's 802.1Q TCI (raw packet receives; docs/cqe-format.md §6), as
+ * mlx5 reads vlan_info. */
+static uint16_t read_cvlan(struct ibv_cq_ex *ibcq)
+{
+	return be16toh(CUR(ibcq)->vlan_info);
+}
+static uint32_t read_flow_tag(struct ibv_cq_ex *ibcq)
+{
+	return uroce_cqe_flow_tag(CUR(ibcq));
+}
 /* Raw HCA cycles (hca_core_clock kHz, completion_timestamp_mask bits). */
 static uint64_t read_completion_ts(struct ibv_cq_ex *ibcq)
 {
@@ -363,6 +374,8 @@ void uroce_cq_fill_ex_ops(struct uroce_cq *cq)
 	ex->read_sl = f & IBV_WC_EX_WITH_SL ? read_sl : NULL;
 	ex->read_dlid_path_bits = f & IBV_WC_EX_WITH_DLID_PATH_BITS ? read_dlid_path_bits : NULL;
 	ex->read_completion_ts = f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP ? read_completion_ts : NULL;
+	ex->read_cvlan = f & IBV_WC_EX_WITH_CVLAN ? read_cvlan : NULL;
+	ex->read_flow_tag = f & IBV_WC_EX_WITH_FLOW_TAG ? read_flow_tag : NULL;
 	ex->read_completion_wallclock_ns =
 		f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK ? read_completion_wallclock_ns : NULL;
 }

@@ -27,6 +27,31 @@
 #define UROCE_LIKELY(x) __builtin_expect(!!(x), 1)
 #define UROCE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/*
+ * sop_drop_qpn of a CQE as the decoders use it (host order): the QPN in bits
+ * 23:0 and, on requester CQEs, the WQE opcode in 31:24. A raw packet
+ * receive that carries a flow tag has the tag there instead and its QPN in
+ * srqn_uidx (UROCE_CQE_UIDX_QP, uroce/abi_flow.h): that QPN is returned.
+ */
+static inline uint32_t uroce_cqe_sop(const struct mlx5_cqe64 *cqe)
+{
+	uint32_t uidx = cqe->srqn_uidx;
+
+	if (UROCE_UNLIKELY(uidx & htobe32(UROCE_CQE_UIDX_QP)))
+		return be32toh(uidx) & 0xFFFFFF;
+	return be32toh(cqe->sop_drop_qpn);
+}
+
+/* The flow tag of a raw packet receive (ibv_wc_read_flow_tag): sop_drop_qpn
+ * bits 23:0 as mlx5 reads them when a rule's FLOW_TAG action tagged the
+ * frame, else 0 (a ConnectX's default flow tag). */
+static inline uint32_t uroce_cqe_flow_tag(const struct mlx5_cqe64 *cqe)
+{
+	if (cqe->srqn_uidx & htobe32(UROCE_CQE_UIDX_QP))
+		return be32toh(cqe->sop_drop_qpn) & 0xFFFFFF;
+	return 0;
+}
+
 /* CQE at the consumer index if software owns it, else NULL. */
 static inline struct mlx5_cqe64 *uroce_sw_cqe(struct uroce_cq *cq)
 {
@@ -221,7 +246,9 @@ static inline enum ibv_wc_opcode uroce_cqe_opcode(uint8_t op, uint32_t sop)
 	return (enum ibv_wc_opcode)v;
 }
 
-/* ibv_wc_flags of a CQE: WITH_IMM, WITH_INV, GRH (responder, RoCE packet type). */
+/* ibv_wc_flags of a CQE: WITH_IMM, WITH_INV, GRH (responder, RoCE packet type),
+ * IP_CSUM_OK (responder: L3 and L4 OK and an IPv4 header, as mlx5's
+ * get_csum_ok; only raw packet receives have those bits). */
 static inline unsigned int uroce_cqe_wc_flags(const struct mlx5_cqe64 *cqe, uint8_t op,
 					      uint32_t sop)
 {
@@ -239,6 +266,10 @@ static inline unsigned int uroce_cqe_wc_flags(const struct mlx5_cqe64 *cqe, uint
 	f = by_op[op & 0xF];
 	if (cqe->flags_rqpn & htobe32(3u << 28)) /* RoCE packet type: the GRH area is filled */
 		f |= IBV_WC_GRH;
+	f |= (unsigned int)(((cqe->hds_ip_ext & (MLX5_CQE_L4_OK | MLX5_CQE_L3_OK)) ==
+			     (MLX5_CQE_L4_OK | MLX5_CQE_L3_OK)) &
+			    (((cqe->l4_hdr_type_etc >> 2) & 3) == MLX5_CQE_L3_HDR_TYPE_IPV4))
+	     << IBV_WC_IP_CSUM_OK_SHIFT;
 	return f;
 }
 

@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) int poll_wc(struct uroce_cq *cq, in
 				break;
 			op = cqe->op_own >> 4;
 		}
-		sop = be32toh(cqe->sop_drop_qpn);
+		sop = uroce_cqe_sop(cqe);
 		h->wr_id = uroce_cqe_retire(cq, cqe, op, sop, &cq->qpc, &status);
 		h->vendor_err = uroce_cqe_vendor_err(cqe, op);
 		h->wc_flags = (uint16_t)uroce_cqe_wc_flags(cqe, op, sop);

@@ -11,7 +11,7 @@ provider_liburoce_la_SOURCES = \
 	provider/event_hold.c provider/event_hold.h provider/got_hook.c provider/got_hook.h \
 	provider/layout_check.c provider/uroce.h \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
-	provider/pd_mr.c provider/odp.c provider/parent_domain.c provider/cq.c provider/cq_clean.c provider/cq_poll.c provider/qp.c provider/post.c provider/post_ex.c provider/srq.c provider/ah.c provider/mw.c \
+	provider/pd_mr.c provider/odp.c provider/parent_domain.c provider/cq.c provider/cq_clean.c provider/cq_poll.c provider/qp.c provider/flow.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/ah.c provider/mw.c \
 	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c \
 	provider/cqe_decode.h provider/dv_wc.c provider/dv.c \
 	provider/ucma.h provider/ucma_hook.c provider/ucma_chan.c provider/ucma_cmd.c \

@@ -22,6 +22,11 @@
 #include "liveness.h"
 #include "uroce.h"
 
+/* Shortest frame a raw packet QP sends: mlx5 needs the 18 bytes of
+ * MLX5_ETH_L2_INLINE_HEADER_SIZE in the WQE and fails the post with EINVAL
+ * without them (providers/mlx5/qp.c, copy_eth_inline_headers). */
+#define UROCE_RAW_MIN_FRAME 18
+
 /* Message size limit of RoCE (IBTA: 2^31 bytes). */
 #define UROCE_MAX_MSG_BYTES (1ull << 31)
 
@@ -178,8 +183,16 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		return ret;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET && total < UROCE_RAW_MIN_FRAME)
+		return EINVAL;
+	/* checksum offload: raw packet QPs; mlx5 refuses it on UD (no
+	 * IPoIB underlay here) and ignores it on connected QPs */
+	if ((wr->send_flags & IBV_SEND_IP_CSUM) && qp->vqp.qp.qp_type == IBV_QPT_UD)
+		return EINVAL;
 
 	uroce_send_wqe_init(qp, w, wr->opcode, wr->send_flags, n, wr->wr_id);
+	if ((wr->send_flags & IBV_SEND_IP_CSUM) && qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET)
+		w->flags |= UROCE_WQE_IP_CSUM;
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
 	if (wr->opcode == IBV_WR_SEND_WITH_INV)
@@ -224,7 +237,9 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
  * message over 2^31 bytes, RDMA READ or an atomic with IBV_SEND_INLINE, an
  * atomic whose local data is not one SGE of exactly 8 bytes (num_sge 0 or
  * 2, length 4 or 16), SEND_WITH_INV off RC, BIND_MW / LOCAL_INV
- * on UD or with IBV_SEND_INLINE, BIND_MW without a window), EOPNOTSUPP
+ * on UD or with IBV_SEND_INLINE, BIND_MW without a window; on a raw packet
+ * QP: an opcode other than SEND, a frame under 18 bytes; IBV_SEND_IP_CSUM
+ * on UD), EOPNOTSUPP
  * (ATOMIC_WRITE, FLUSH, TSO),
  * ENOMEM (send queue full), EIO (the daemon is gone, as mlx5 posts fail in
  * internal-error state). WRs before *bad_wr are posted.

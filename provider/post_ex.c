@@ -36,7 +36,8 @@
 int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 {
 	uint64_t ok = type == IBV_QPT_RC ? UROCE_OPS_RC :
-		      type == IBV_QPT_UC ? UROCE_OPS_UC : UROCE_OPS_UD;
+		      type == IBV_QPT_UC ? UROCE_OPS_UC :
+		      type == IBV_QPT_RAW_PACKET ? IBV_QP_EX_WITH_SEND : UROCE_OPS_UD;
 	uint64_t bad = send_ops & ~ok;
 	const char *what;
 
@@ -114,6 +115,8 @@ static struct uroce_send_wqe *ex_begin(struct ibv_qp_ex *qpx, int opcode, uint64
 		return NULL;
 	}
 	uroce_send_wqe_init(qp, w, opcode, qpx->wr_flags, n, qpx->wr_id);
+	if ((qpx->wr_flags & IBV_SEND_IP_CSUM) && qpx->qp_base.qp_type == IBV_QPT_RAW_PACKET)
+		w->flags |= UROCE_WQE_IP_CSUM;
 	qp->ex_nreq++;
 	qp->ex_cur = w;
 	qp->ex_need_ah = qpx->qp_base.qp_type == IBV_QPT_UD;

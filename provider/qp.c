@@ -20,11 +20,12 @@
 #include "uroce.h"
 
 #define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
-				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_IND_TABLE | \
+				IBV_QP_INIT_ATTR_RX_HASH)
 #define UROCE_KNOWN_QP_COMP_MASK ((IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1) - 1)
 
 /* Frees what the QP owns, not the struct itself. */
-static void release_qp(struct uroce_qp *qp)
+void uroce_qp_release(struct uroce_qp *qp)
 {
 	if (qp->ring)
 		uroce_ring_unmap(qp->ring, qp->layout.size);
@@ -43,12 +44,12 @@ static void release_qp(struct uroce_qp *qp)
 
 static void free_qp(struct uroce_qp *qp)
 {
-	release_qp(qp);
+	uroce_qp_release(qp);
 	free(qp);
 }
 
 /* Sizes, seals and maps the ring memfd and allocates the wr_id arrays. */
-static int alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
+int uroce_qp_alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
 {
 	uint32_t sq = qp->cap.max_send_wr, rq = qp->cap.max_recv_wr;
 
@@ -73,15 +74,15 @@ static int alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
 }
 
 /*
- * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC and UD
- * QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
+ * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC, UD and
+ * RAW_PACKET (Ethernet frames, docs/raw-packet.md; no SRQ: EINVAL) QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
  * (then the QP has no RQ: cap.max_recv_wr and max_recv_sge are ignored and
  * come back 0, as on mlx5); attr->cap is rounded up as the rings hold it
  * and written back (as mlx5 does).
  * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP gets the extended post API
  * (ibv_qp_to_qp_ex, ibv_wr_post(3); post_ex.c) for the send_ops_flags asked.
- * Errors (errno): EOPNOTSUPP for other QP types (RAW_PACKET, XRC, DRIVER),
- * create flags, XRCD, RSS, send_ops_flags the QP type cannot carry or
+ * Errors (errno): EOPNOTSUPP for other QP types (XRC, DRIVER),
+ * create flags, XRCD, send_ops_flags the QP type cannot carry or
  * uroce lacks (TSO, ATOMIC_WRITE, FLUSH, unknown bits; as mlx5); EINVAL
  * for no PD, no CQ, a PD or CQ of another context, caps over the device
  * limits, unknown comp_mask bits; ENOMEM.
@@ -102,9 +103,14 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 		return uroce_fail_null(EOPNOTSUPP);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
 		return uroce_fail_null(EOPNOTSUPP);
+	if (attr->comp_mask & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
+		return uroce_create_rss_qp(context, attr);
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET)
 		return uroce_fail_null(EOPNOTSUPP);
+	/* a raw packet QP has its own RQ (the daemon refuses an SRQ too) */
+	if (attr->qp_type == IBV_QPT_RAW_PACKET && attr->srq)
+		return uroce_fail_null(EINVAL);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    uroce_qp_ex_check_ops(attr->qp_type, attr->send_ops_flags))
 		return uroce_fail_null(EOPNOTSUPP);
@@ -135,7 +141,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	uroce_qp_caps_round(&qp->cap);
 	if (attr->srq)
 		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
-	ret = alloc_rings(qp, attr->pd);
+	ret = uroce_qp_alloc_rings(qp, attr->pd);
 	if (ret)
 		goto err;
 
@@ -383,7 +389,7 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
 		uroce_cq_forget_qp(to_ucq(ibqp->send_cq), qp);
 	if (unread) {
-		release_qp(qp);
+		uroce_qp_release(qp);
 		if (!uroce_event_keep(ctx, qp))
 			free(qp);
 		return 0;

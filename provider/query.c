@@ -56,7 +56,11 @@ int uroce_query_device_ex(struct ibv_context *context,
 	 * bits: the clock page is the authority, the HELLO copy a fallback. */
 	a.completion_timestamp_mask = ctx->clock->mask ? ctx->clock->mask : ctx->hello.timestamp_mask;
 	a.hca_core_clock = ctx->clock->freq_khz ? ctx->clock->freq_khz : ctx->hello.hca_core_clock_khz;
-	a.device_cap_flags_ex = ctx->hello.dev.device_cap_flags;
+	/* raw packet QPs: IBV_SEND_IP_CSUM and the CQE's checksum bits, as mlx5
+	 * reports them (IB_DEVICE_RAW_IP_CSUM, IB_RAW_PACKET_CAP_IP_CSUM) */
+	a.orig_attr.device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
+	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
+	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
 	uroce_odp_caps(&a);
 	a.phys_port_cnt_ex = 1;
 	a.cq_mod_caps.max_cq_count = UROCE_CQ_MOD_MAX_COUNT;

@@ -391,6 +391,25 @@ void uroce_dv_wc_setup(struct uroce_cq *cq);
 
 /* qp.c */
 struct ibv_qp *uroce_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_flow *uroce_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr);
+/* Ring memfd, mapping and wr_id arrays of QP for its rounded caps (0 or
+ * errno); uroce_qp_release frees what QP owns, not QP (qp.c). */
+int uroce_qp_alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd);
+void uroce_qp_release(struct uroce_qp *qp);
+/* wq.c: receive WQs, indirection tables, RSS QPs (docs/raw-packet.md). */
+struct ibv_qp *uroce_create_rss_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
+struct ibv_wq *uroce_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr);
+int uroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
+int uroce_destroy_wq(struct ibv_wq *wq);
+struct ibv_rwq_ind_table *uroce_create_rwq_ind_table(struct ibv_context *context,
+						     struct ibv_rwq_ind_table_init_attr *attr);
+int uroce_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table);
+int uroce_destroy_flow(struct ibv_flow *flow);
+struct ibv_counters *uroce_create_counters(struct ibv_context *context, struct ibv_counters_init_attr *attr);
+int uroce_attach_counters_point_flow(struct ibv_counters *counters, struct ibv_counter_attach_attr *attr,
+				     struct ibv_flow *flow);
+int uroce_read_counters(struct ibv_counters *counters, uint64_t *values, uint32_t ncounters, uint32_t flags);
+int uroce_destroy_counters(struct ibv_counters *counters);
 struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr);
 int uroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
+#include "emu/eth/eth.h"
 #include "emu/log.h"
 #include "uroce/abi.h"
 #include "uroce/fdmsg.h"
@@ -167,6 +168,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	snprintf(sock_path, sizeof(sock_path), "%s/ctl", work_dir);
+	/* the Ethernet port without a segment: raw QPs, rules, WQs, RSS */
+	rc = eth_port_open(&dev, &(struct eth_cfg){ .vni = 1, .mtu = 1500 });
+	if (rc) {
+		fprintf(stderr, "fuzz_ctl: eth_port_open: %s\n", strerror(rc));
+		abort();
+	}
 	rc = ctl_server_start(&dev, sock_path);
 	if (rc) {
 		fprintf(stderr, "fuzz_ctl: ctl_server_start: %s\n", strerror(rc));

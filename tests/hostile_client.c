@@ -337,7 +337,7 @@ static void qp(struct msg *m, uint32_t type, uint32_t pd, uint32_t cqh, uint32_t
 	r->cap.max_send_sge = 1;
 	r->cap.max_recv_sge = 1;
 }
-static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 0); }
+static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 1); }
 static void qp_xrc(struct msg *m) { qp(m, IBV_QPT_XRC_SEND, X.pd, X.cq, 0); }
 static void qp_badpd(struct msg *m) { qp(m, IBV_QPT_RC, 99, X.cq, 0); }
 static void qp_badcq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, 99, 0); }
@@ -445,6 +445,47 @@ static void ah_sgid1(struct msg *m) { ah(m, X.pd, 1, 1, 1); }
 
 static void link2(struct msg *m) { BODY(m, struct uroce_admin_link_req)->up = 2; }
 static void capture_ro(struct msg *m) { m->fds[m->nfds++] = devnull(); }
+
+/* raw packet QPs: rules, WQs, indirection tables, RSS (uroce/abi_flow.h) */
+static void flow_rc(struct msg *m)
+{
+	struct uroce_create_flow_req *r = BODY(m, struct uroce_create_flow_req);
+
+	r->qp_handle = X.qp;
+	r->port = 1;
+}
+static void flow_noqp(struct msg *m) { flow_rc(m); BODY(m, struct uroce_create_flow_req)->qp_handle = 99; }
+static void flow_toolong(struct msg *m) { flow_rc(m); BODY(m, struct uroce_create_flow_req)->specs_len = 4096; }
+static void handle99(struct msg *m) { BODY(m, struct uroce_handle_req)->handle = 99; }
+static void wq(struct msg *m, uint32_t max_wr)
+{
+	struct uroce_create_wq_req *r = BODY(m, struct uroce_create_wq_req);
+
+	r->pd_handle = X.pd;
+	r->cq_handle = X.cq;
+	r->max_wr = max_wr;
+	r->max_sge = 1;
+}
+static void wq_noring(struct msg *m) { wq(m, 4); }
+static void wq_zero(struct msg *m) { wq(m, 0); m->fds[m->nfds++] = dup(X.sealed_ring); }
+static void wq_huge(struct msg *m) { wq(m, 1u << 30); m->fds[m->nfds++] = dup(X.sealed_ring); }
+static void wq_mod_rc(struct msg *m)
+{
+	BODY(m, struct uroce_modify_wq_req)->handle = X.qp;
+	BODY(m, struct uroce_modify_wq_req)->attr_mask = IBV_WQ_ATTR_STATE;
+	BODY(m, struct uroce_modify_wq_req)->wq_state = IBV_WQS_RDY;
+}
+static void ind_log8(struct msg *m) { BODY(m, struct uroce_create_ind_table_req)->log_size = 8; }
+static void ind_rc(struct msg *m) { BODY(m, struct uroce_create_ind_table_req)->wq_handles[0] = X.qp; }
+static void rss_notable(struct msg *m)
+{
+	struct uroce_create_rss_qp_req *r = BODY(m, struct uroce_create_rss_qp_req);
+
+	r->pd_handle = X.pd;
+	r->ind_table_handle = 99;
+	r->hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+	r->key_len = 40;
+}
 
 static const struct hcase cases[] = {
 	/* framing, before HELLO */
@@ -557,7 +598,7 @@ static const struct hcase cases[] = {
 	{ "CREATE_CQ unknown flag", SESSION, UROCE_OP_CREATE_CQ, cq_flags, EINVAL },
 	{ "CREATE_CQ channel is a pipe", SESSION, UROCE_OP_CREATE_CQ, cq_chan_pipe, EBADF },
 	{ "CREATE_CQ with 3 fds", SESSION, UROCE_OP_CREATE_CQ, cq_threefds, EINVAL },
-	{ "CREATE_QP RAW_PACKET", SESSION, UROCE_OP_CREATE_QP, qp_raw, EOPNOTSUPP },
+	{ "CREATE_QP RAW_PACKET with an SRQ", SESSION, UROCE_OP_CREATE_QP, qp_raw, EINVAL },
 	{ "CREATE_QP XRC_SEND", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EOPNOTSUPP },
 	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
 	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },
@@ -610,6 +651,19 @@ static const struct hcase cases[] = {
 	{ "ADMIN_CAPTURE_START read-only fd", FRESH, UROCE_OP_ADMIN_CAPTURE_START, capture_ro, EBADF },
 	{ "ADMIN_CAPTURE_STOP with none running", FRESH, UROCE_OP_ADMIN_CAPTURE_STOP, nothing, ENOENT },
 	{ "ADMIN_STATUS with an fd", FRESH, UROCE_OP_ADMIN_STATUS, with_fd, EINVAL },
+	{ "CREATE_FLOW on an RC QP", SESSION, UROCE_OP_CREATE_FLOW, flow_rc, EINVAL },
+	{ "CREATE_FLOW naming no QP", SESSION, UROCE_OP_CREATE_FLOW, flow_noqp, EINVAL },
+	{ "CREATE_FLOW specs_len past the message", SESSION, UROCE_OP_CREATE_FLOW, flow_toolong, EINVAL },
+	{ "DESTROY_FLOW naming no rule", SESSION, UROCE_OP_DESTROY_FLOW, handle99, EINVAL },
+	{ "CREATE_WQ without its ring", SESSION, UROCE_OP_CREATE_WQ, wq_noring, EBADF },
+	{ "CREATE_WQ max_wr 0", SESSION, UROCE_OP_CREATE_WQ, wq_zero, EINVAL },
+	{ "CREATE_WQ max_wr 2^30", SESSION, UROCE_OP_CREATE_WQ, wq_huge, EINVAL },
+	{ "MODIFY_WQ on an RC QP", SESSION, UROCE_OP_MODIFY_WQ, wq_mod_rc, EINVAL },
+	{ "DESTROY_WQ naming no WQ", SESSION, UROCE_OP_DESTROY_WQ, handle99, EINVAL },
+	{ "CREATE_RWQ_IND_TABLE log size 8", SESSION, UROCE_OP_CREATE_RWQ_IND_TABLE, ind_log8, EINVAL },
+	{ "CREATE_RWQ_IND_TABLE with an RC QP", SESSION, UROCE_OP_CREATE_RWQ_IND_TABLE, ind_rc, EINVAL },
+	{ "DESTROY_RWQ_IND_TABLE naming none", SESSION, UROCE_OP_DESTROY_RWQ_IND_TABLE, handle99, EINVAL },
+	{ "CREATE_RSS_QP naming no table", SESSION, UROCE_OP_CREATE_RSS_QP, rss_notable, EINVAL },
 };
 
 static const char *sock_path;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # it_pyverbs: rdma-core 44's own python tests (Debian's python3-pyverbs
 # ships them, gzipped) pass on uroce0 through `uroce run`: test_device,
-# test_pd, test_addr, test_cq, test_qp (no data moves there) and the tests
+# test_pd, test_addr, test_cq, test_qp (no data moves there; raw packet QPs
+# included, docs/raw-packet.md) and the tests
 # of test_mr that move no data.  Pass = exit 0, no FAIL/ERROR, unittest's
 # "OK" line, and every skip reason in the allow-list below (features uroce
 # answers with EOPNOTSUPP, or hardware this machine lacks).
@@ -38,6 +39,11 @@ test_create_cq (tests.test_cq.CQAPITest.test_create_cq)
 Test ibv_create_cq() with wrong comp_vector / number of cqes
 test_create_cq_with_comp_channel (tests.test_cq.CQAPITest.test_create_cq_with_comp_channel)
 Test resize CQ, start with specific value and then increase and decrease
+Queries an RAW Packet QP after creation. Verifies that its properties
+Test RAW Packet QP creation via ibv_create_qp with a QPAttr object
+Test RAW Packet QP creation via ibv_create_qp without a QPAttr object
+Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object
+Test Raw Packet QP creation via ibv_create_qp_ex without a QPAttr object
 Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object with illegal max_recv_sge.
 Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object with illegal max_recv_wr.
 Test Raw Packet QP creation via ibv_create_qp_ex with a QPAttr object with illegal max_send_sge.
@@ -62,12 +68,7 @@ Queries an UD QP after creation. Verifies that its properties are as
 Verify that illegal flags combination fails as expected
 Verify that trying to create a MW of a wrong type fails"
 
-# Exactly these skips: features uroce answers with EOPNOTSUPP (raw packet
-# QPs, device memory), and dma-buf,
-# which needs a GPU render node.
-pyverbs_skips_exact "1 Create Raw Packet QP with attrs is not supported
-1 Create Raw Packet QP with extended attrs is not supported
-2 Create Raw Packet QP without attrs is not supported
-1 Create Raw Packet QP without extended attrs is not supported
-12 Device memory is not supported
+# Exactly these skips: features uroce answers with EOPNOTSUPP (device
+# memory), and dma-buf, which needs a GPU render node.
+pyverbs_skips_exact "12 Device memory is not supported
 8 dmabuf: no usable /dev/dri/renderD node"

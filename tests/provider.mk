@@ -33,7 +33,7 @@ EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh tests/provi
 check_PROGRAMS += tests/provider_cq_poll
 TESTS += tests/provider_cq_poll
 tests_provider_cq_poll_SOURCES = tests/provider_cq_poll.c tests/provider_cq_ring.c tests/provider_cq_ring.h \
-	provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c
+	provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c
 tests_provider_cq_poll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_cq_poll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_cq_poll_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
@@ -42,7 +42,7 @@ tests_provider_cq_poll_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 check_PROGRAMS += tests/provider_dv_wc
 TESTS += tests/provider_dv_wc
 tests_provider_dv_wc_SOURCES = tests/provider_dv_wc.c tests/provider_cq_ring.c tests/provider_cq_ring.h \
-	provider/dv_wc.c provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c \
+	provider/dv_wc.c provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c \
 	provider/liveness.c provider/flush.c
 tests_provider_dv_wc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_dv_wc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -308,8 +308,8 @@ static const struct cq_case cq_cases[] = {
 	{ "standard wc_flags", CQE_ABS + 4, -1, IBV_WC_STANDARD_FLAGS, 0, 0, 0 },
 	{ "completion timestamp", CQE_ABS + 4, -1, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, 0, 0, 0 },
 	{ "wallclock timestamp", CQE_ABS + 4, -1, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, 0, 0, 0 },
-	{ "cvlan", CQE_ABS + 4, -1, IBV_WC_EX_WITH_CVLAN, 0, 0, EOPNOTSUPP },
-	{ "flow tag", CQE_ABS + 4, -1, IBV_WC_EX_WITH_FLOW_TAG, 0, 0, EOPNOTSUPP },
+	{ "cvlan", CQE_ABS + 4, -1, IBV_WC_EX_WITH_CVLAN, 0, 0, 0 },
+	{ "flow tag", CQE_ABS + 4, -1, IBV_WC_EX_WITH_FLOW_TAG, 0, 0, 0 },
 	{ "tm info", CQE_ABS + 4, -1, IBV_WC_EX_WITH_TM_INFO, 0, 0, EOPNOTSUPP },
 	{ "single threaded", CQE_ABS + 4, -1, 0, IBV_CQ_INIT_ATTR_MASK_FLAGS,
 	  IBV_CREATE_CQ_ATTR_SINGLE_THREADED, 0 },
@@ -436,7 +436,7 @@ START_TEST(test_qp_unsupported)
 	struct ibv_qp_init_attr_ex ex;
 
 	errno = 0;
-	ck_assert_ptr_null(make_qp(pd, cq, IBV_QPT_RAW_PACKET));
+	ck_assert_ptr_null(make_qp(pd, cq, IBV_QPT_XRC_SEND));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	memset(&ex, 0, sizeof(ex));
 	ex.qp_type = IBV_QPT_RC;

@@ -15,6 +15,7 @@
 #include "emu/nic/fault_spec.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/eth/eth.h"
 #include "emu/ctl/qp_state.h"
 #include "emu/xport/xport.h"
 #include "netstack/pcap_writer.h"
@@ -82,6 +83,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)pc.duplicate_request, (unsigned long long)pc.packet_seq_err,
 		(unsigned long long)pc.local_ack_timeout_err, (unsigned long long)pc.rnr_nak_retry_err);
 	quota_status(d, fp);
+	eth_status(d, fp);
 	if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));
@@ -104,6 +106,10 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 
 			if (!qp)
 				continue;
+			if (qp->raw) {
+				eth_qp_status(qp, fp);
+				continue;
+			}
 			xport_qp_query(qp->xqp, &x);
 			/* PSNs: the engine's current ones (next to send, next expected) */
 			fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "

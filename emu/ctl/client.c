@@ -10,6 +10,7 @@
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
 #include "emu/cm/cm.h"
+#include "emu/eth/eth.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +95,8 @@ void client_destroy(struct ctl_client *c)
 	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
 	 * MRs and PDs) and MRs (hold PDs). */
 	DRAIN(c, qps, struct ctl_qp, qp_free);
+	/* its WQ indirection tables, now unused */
+	eth_client_gone(c);
 	DRAIN(c, srqs, struct ctl_srq, srq_free);
 	DRAIN(c, ahs, struct ctl_ah, ah_free);
 	DRAIN(c, mws, struct ctl_mw, mw_free);

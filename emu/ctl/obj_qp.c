@@ -16,6 +16,7 @@
 #include "emu/ctl/quota.h"
 #include "emu/ctl/qp_state.h"
 #include "emu/xport/xport.h"
+#include "emu/eth/eth.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 
 static const char *qp_type_name(enum ibv_qp_type t)
 {
-	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : t == IBV_QPT_UD ? "UD" : "?";
+	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : t == IBV_QPT_UD ? "UD" :
+	       t == IBV_QPT_RAW_PACKET ? "RAW_PACKET" : "?";
 }
 
 int op_create_qp(struct ctl_client *c, struct ctl_call *call)
@@ -40,8 +42,12 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	struct ctl_qp *qp;
 	int rc;
 
-	if (req->qp_type != IBV_QPT_RC && req->qp_type != IBV_QPT_UC && req->qp_type != IBV_QPT_UD)
+	if (req->qp_type != IBV_QPT_RC && req->qp_type != IBV_QPT_UC && req->qp_type != IBV_QPT_UD &&
+	    req->qp_type != IBV_QPT_RAW_PACKET)
 		return EOPNOTSUPP;
+	/* a raw packet QP receives into its own RQ only */
+	if (req->qp_type == IBV_QPT_RAW_PACKET && req->srq_handle)
+		return EINVAL;
 	if (req->sq_sig_all > 1 || req->reserved)
 		return EINVAL;
 	pd = objtab_get(&c->pds, req->pd_handle);
@@ -86,7 +92,7 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	qp->srq = srq;
 	qp->cap = cap;
 	qp->owner = c;
-	rc = engine_qp_create(qp);
+	rc = qp->type == IBV_QPT_RAW_PACKET ? raw_qp_create(qp) : engine_qp_create(qp);
 	if (rc) {
 		objtab_del(&c->qps, qp->handle);
 		id_alloc_put(&d->qpns, qp->qpn);
@@ -117,14 +123,20 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 {
 	struct uroce_dev *d = c->dev;
 
-	engine_qp_destroy(qp);
+	if (qp->raw)
+		raw_qp_destroy(qp);
+	else
+		engine_qp_destroy(qp);
 	/* its type 2 windows are bound to it: they become free */
 	mw_qp_gone(c, qp->qpn);
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
 	qp->pd->users--;
-	qp->send_cq->users--;
-	qp->recv_cq->users--;
+	/* an RSS QP has no CQs */
+	if (qp->send_cq) {
+		qp->send_cq->users--;
+		qp->recv_cq->users--;
+	}
 	if (qp->srq)
 		qp->srq->users--;
 	if (qp->ring)
@@ -176,21 +188,28 @@ int op_modify_qp(struct ctl_client *c, struct ctl_call *call)
 
 	if (!qp)
 		return EINVAL;
+	rc = raw_qp_op_check(qp, UROCE_OP_MODIFY_QP);
+	if (rc)
+		return rc;
 	/* the engine may have moved the QP to ERR on its own */
-	cur = xport_qp_state(qp->xqp);
+	cur = qp->raw ? raw_qp_state(qp) : xport_qp_state(qp->xqp);
 	rc = qp_modify_check(qp->type, cur, &req->attr, req->attr_mask, &lim, &next);
 	if (rc) {
 		ulog(ULOG_DEBUG, "client#%u qpn 0x%x modify %s mask 0x%x refused: %s", c->id, qp->qpn,
 		     qp_state_name(cur), req->attr_mask, strerror(rc));
 		return rc;
 	}
-	xport_qp_attr_from_ibv(&req->attr, &attr);
-	attr.qp_state = next;
-	rc = xport_qp_modify(qp->xqp, &attr, (int)(req->attr_mask | IBV_QP_STATE));
-	if (rc)
-		return rc;
-	/* before RESET reads rq_pi: the promise's withdrawal comes first */
-	doorbell_rq_promise_update(qp);
+	if (qp->raw) {
+		raw_qp_modify(qp, next);
+	} else {
+		xport_qp_attr_from_ibv(&req->attr, &attr);
+		attr.qp_state = next;
+		rc = xport_qp_modify(qp->xqp, &attr, (int)(req->attr_mask | IBV_QP_STATE));
+		if (rc)
+			return rc;
+		/* before RESET reads rq_pi: the promise's withdrawal comes first */
+		doorbell_rq_promise_update(qp);
+	}
 	if (next == IBV_QPS_RESET && qp->ring) {
 		/* RESET empties both queues: whatever was posted is discarded
 		 * and every slot is free again (indices keep running). */
@@ -201,7 +220,10 @@ int op_modify_qp(struct ctl_client *c, struct ctl_call *call)
 		__atomic_store_n(&h->sq_ci, qp->sq_next, __ATOMIC_RELEASE);
 		__atomic_store_n(&h->rq_ci, qp->rq_next, __ATOMIC_RELEASE);
 	}
-	if (cur != next) {
+	if (cur != next && qp->raw) {
+		ulog(ULOG_INFO, "client#%u raw qpn 0x%x %s -> %s", c->id, qp->qpn, qp_state_name(cur),
+		     qp_state_name(next));
+	} else if (cur != next) {
 		xport_qp_query(qp->xqp, &attr);
 		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x)", c->id, qp->qpn,
 		     qp_state_name(cur), qp_state_name(next), attr.dest_qp_num);
@@ -221,8 +243,17 @@ int op_query_qp(struct ctl_client *c, struct ctl_call *call)
 
 	if (!qp)
 		return EINVAL;
-	if (req->attr_mask & ~QP_ATTR_MASK_ALL)
+	if (req->attr_mask & ~QP_ATTR_MASK_ALL || raw_qp_op_check(qp, UROCE_OP_QUERY_QP))
 		return EINVAL;
+	if (qp->raw) {
+		/* no transport: the state, the caps and the port */
+		resp->attr.qp_state = resp->attr.cur_qp_state = raw_qp_state(qp);
+		resp->attr.cap = qp->cap;
+		resp->attr.port_num = qp->port_num;
+		resp->qp_type = qp->type;
+		resp->sq_sig_all = qp->sq_sig_all;
+		return 0;
+	}
 	xport_qp_query(qp->xqp, &x);
 	a = &resp->attr;
 	a->qp_state = a->cur_qp_state = x.qp_state;
@@ -254,9 +285,13 @@ int op_destroy_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	struct uroce_destroy_qp_resp *resp = call->resp;
 	struct ctl_qp *qp = objtab_get(&c->qps, req_handle(call));
+	int rc;
 
 	if (!qp)
 		return EINVAL;
+	rc = raw_qp_op_check(qp, UROCE_OP_DESTROY_QP);
+	if (rc)
+		return rc;
 	resp->async_events_reported = qp->async_events;
 	ulog(ULOG_INFO, "client#%u destroyed qpn 0x%x", c->id, qp->qpn);
 	qp_free(c, qp);

@@ -131,6 +131,7 @@ struct ctl_qp {
 	uint64_t ring_size;
 	uint32_t sq_next, rq_next; /* next WQE numbers to read from the rings */
 	struct xport_qp *xqp;    /* the transport engine's QP: its state and attributes */
+	struct raw_qp *raw;      /* RAW_PACKET QPs instead of xqp (emu/eth/raw_qp.c) */
 	struct nic_timer timer;  /* the engine's retransmit/RNR timer */
 	uint64_t timer_defer_until; /* ns; != 0: expiry put off until then at most
 				     * while received datagrams wait (engine_glue.c) */

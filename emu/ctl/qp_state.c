@@ -1,6 +1,7 @@
 /*
  * qp_state.c - the QP state-transition table (IBTA Vol 1 §10.3.1; same content
- * as the kernel's ib_modify_qp_is_ok table for RC, UC and UD) and the
+ * as the kernel's ib_modify_qp_is_ok table for RC, UC, UD and RAW_PACKET:
+ * a raw packet QP needs only the port, at RESET->INIT) and the
  * attribute value checks of ibv_modify_qp. See qp_state.h.
  */
 #include "config.h"
@@ -9,7 +10,7 @@
 
 #include <errno.h>
 
-enum { T_RC, T_UC, T_UD, T_NUM };
+enum { T_RC, T_UC, T_UD, T_RAW, T_NUM };
 
 struct qp_transition {
 	int valid;
@@ -32,6 +33,7 @@ struct qp_transition {
 		[T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
 		[T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
 		[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),     \
+		[T_RAW] = A(PORT),                              \
 	}
 #define TO_RTS_OPT                                              \
 	{                                                       \
@@ -143,6 +145,7 @@ static int type_index(enum ibv_qp_type type)
 	case IBV_QPT_RC: return T_RC;
 	case IBV_QPT_UC: return T_UC;
 	case IBV_QPT_UD: return T_UD;
+	case IBV_QPT_RAW_PACKET: return T_RAW;
 	default: return -1;
 	}
 }

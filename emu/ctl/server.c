@@ -9,6 +9,7 @@
 #include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/eth/eth.h"
 #include "uroce/fdmsg.h"
 #include "emu/cm/cm.h"
 
@@ -67,6 +68,18 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_RESIZE_CQ] = { op_resize_cq, "RESIZE_CQ", 1, 1, F_HELLO },
 	[UROCE_OP_MODIFY_CQ] = { op_modify_cq, "MODIFY_CQ", 0, 0, F_HELLO },
 	[UROCE_OP_ADVISE_MR] = { op_advise_mr, "ADVISE_MR", 0, 0, F_HELLO },
+	[UROCE_OP_CREATE_FLOW] = { op_create_flow, "CREATE_FLOW", 0, 0, F_HELLO },
+	[UROCE_OP_DESTROY_FLOW] = { op_destroy_flow, "DESTROY_FLOW", 0, 0, F_HELLO | F_HANDLE },
+	[UROCE_OP_CREATE_WQ] = { op_create_wq, "CREATE_WQ", 1, 1, F_HELLO },
+	[UROCE_OP_MODIFY_WQ] = { op_modify_wq, "MODIFY_WQ", 0, 0, F_HELLO },
+	[UROCE_OP_DESTROY_WQ] = { op_destroy_wq, "DESTROY_WQ", 0, 0, F_HELLO | F_HANDLE },
+	[UROCE_OP_CREATE_RWQ_IND_TABLE] = { op_create_ind_table, "CREATE_RWQ_IND_TABLE", 0, 0, F_HELLO },
+	[UROCE_OP_DESTROY_RWQ_IND_TABLE] = { op_destroy_ind_table, "DESTROY_RWQ_IND_TABLE", 0, 0,
+					     F_HELLO | F_HANDLE },
+	[UROCE_OP_CREATE_RSS_QP] = { op_create_rss_qp, "CREATE_RSS_QP", 0, 0, F_HELLO },
+	[UROCE_OP_CREATE_COUNTERS] = { op_create_counters, "CREATE_COUNTERS", 0, 0, F_HELLO },
+	[UROCE_OP_DESTROY_COUNTERS] = { op_destroy_counters, "DESTROY_COUNTERS", 0, 0, F_HELLO | F_HANDLE },
+	[UROCE_OP_READ_COUNTERS] = { op_read_counters, "READ_COUNTERS", 0, 0, F_HELLO | F_HANDLE },
 	[UROCE_OP_ADMIN_STATUS] = { op_admin_status, "ADMIN_STATUS", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_LINK] = { op_admin_link, "ADMIN_LINK", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_CAPTURE_START] = { op_admin_capture_start, "ADMIN_CAPTURE_START", 1, 1, F_ADMIN },

@@ -91,6 +91,7 @@ struct uroce_dev {
 	 * the port does not call into emu/cm/, which transmits through it */
 	void (*qp1_rx)(struct uroce_dev *d, const uint8_t *buf, size_t len, const union ibv_gid *sgid,
 		       const union ibv_gid *dgid, uint16_t sport, bool verified);
+	struct eth_port *eth;           /* raw packet QPs and their segment (emu/eth/eth.h) */
 	struct mem_wb *wb;              /* write-behind of memory writes (mem_wb.c), or NULL */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */

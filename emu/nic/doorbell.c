@@ -14,6 +14,7 @@
 #include "emu/nic/udp_port.h"
 #include "emu/nic/wqe_reader.h"
 #include "emu/xport/xport.h"
+#include "emu/eth/eth.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -309,6 +310,11 @@ bool doorbell_post_wqes(struct ctl_client *c)
 	for (h = 1; h <= c->qps.cap; h++) {
 		struct ctl_qp *qp = objtab_get(&c->qps, h);
 
+		if (qp && qp->raw) {
+			if (raw_qp_doorbell(qp))
+				more = true;
+			continue;
+		}
 		if (!qp || !qp->ring || !qp->xqp || !qp_has_new(qp))
 			continue;
 		qp_promise(qp);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define WQE_FLAGS_ALL (UROCE_WQE_SIGNALED | UROCE_WQE_SOLICITED | UROCE_WQE_INLINE | UROCE_WQE_FENCE | \
-		       UROCE_WQE_BIND_TYPE1)
+		       UROCE_WQE_BIND_TYPE1 | UROCE_WQE_IP_CSUM)
 /* Largest slot: header + max(16 SGEs, 256 bytes inline), a power of two. */
 #define SLOT_MAX 512
 
@@ -40,7 +40,11 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 	out->send_flags = (w->flags & UROCE_WQE_SIGNALED ? IBV_SEND_SIGNALED : 0) |
 			  (w->flags & UROCE_WQE_SOLICITED ? IBV_SEND_SOLICITED : 0) |
 			  (w->flags & UROCE_WQE_INLINE ? IBV_SEND_INLINE : 0) |
-			  (w->flags & UROCE_WQE_FENCE ? IBV_SEND_FENCE : 0);
+			  (w->flags & UROCE_WQE_FENCE ? IBV_SEND_FENCE : 0) |
+			  (w->flags & UROCE_WQE_IP_CSUM ? IBV_SEND_IP_CSUM : 0);
+	/* checksum offload is for raw packet QPs (ibv_post_send(3)) */
+	if ((w->flags & UROCE_WQE_IP_CSUM) && qp->type != IBV_QPT_RAW_PACKET)
+		return EINVAL;
 	out->imm_data = w->imm_data;
 	out->remote_addr = w->remote_addr;
 	out->rkey = w->rkey;

@@ -2,7 +2,8 @@
  * uroce provider <-> daemon contract: control messages and the CQ ring here;
  * the HCA clock page in uroce/abi_clock.h, the SQ/RQ rings and the WQE format
  * in uroce/abi_ring.h, REREG_MR / RESIZE_CQ / MODIFY_CQ / ADVISE_MR in
- * uroce/abi_cq_mr.h (all three included below).
+ * uroce/abi_cq_mr.h, the admin messages in uroce/abi_admin.h, flow steering
+ * in uroce/abi_flow.h (all included below).
  *
  * Both liburoce-rdmav<PABI>.so (the provider, "driver") and uroced (the daemon, "NIC")
  * include this header; nothing else crosses the boundary. Every type that
@@ -80,6 +81,18 @@ enum uroce_op {
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
 	UROCE_OP_UCMA = 41,
+	/* Raw packet QPs: flow steering, WQs, RSS (uroce/abi_flow.h). */
+	UROCE_OP_CREATE_FLOW = 48,
+	UROCE_OP_DESTROY_FLOW = 49,
+	UROCE_OP_CREATE_WQ = 50,   /* fds: [WQ ring memfd] */
+	UROCE_OP_MODIFY_WQ = 51,
+	UROCE_OP_DESTROY_WQ = 52,
+	UROCE_OP_CREATE_RWQ_IND_TABLE = 53,
+	UROCE_OP_DESTROY_RWQ_IND_TABLE = 54,
+	UROCE_OP_CREATE_RSS_QP = 55,
+	UROCE_OP_CREATE_COUNTERS = 56,
+	UROCE_OP_DESTROY_COUNTERS = 57,
+	UROCE_OP_READ_COUNTERS = 58,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */
 	UROCE_OP_ADMIN_STATUS = 64, /* reply fds: [memfd holding the status text] */
@@ -485,7 +498,8 @@ struct uroce_destroy_cq_resp {
 /*
  * CREATE_QP.
  *   user_handle  the struct ibv_qp * value (element of QP async events)
- *   qp_type      IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD; others → EOPNOTSUPP
+ *   qp_type      IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD or IBV_QPT_RAW_PACKET
+ *                (docs/raw-packet.md; no SRQ then: EINVAL); others → EOPNOTSUPP
  *   sq_sig_all   0 or 1 (EINVAL otherwise)
  *   pd_handle, send_cq_handle, recv_cq_handle  this client's objects (EINVAL)
  *   srq_handle   0, or an SRQ of this client on the same device (EINVAL
@@ -662,46 +676,10 @@ struct uroce_destroy_srq_resp {
 	uint32_t reserved;
 };
 
-/* ----------------------------------------------------------------- ADMIN */
-
-/* ADMIN_STATUS: uroce_hdr only. Reply: uroce_hdr + fds [memfd] holding the
- * status text (UTF-8 lines, length = file size; format in docs/daemon.md). */
-struct uroce_admin_status_resp {
-	struct uroce_hdr hdr;
-	uint64_t text_bytes;
-};
-
-/* ADMIN_LINK: up = 1 → PORT_ACTIVE + IBV_EVENT_PORT_ACTIVE to every client;
- * up = 0 → PORT_DOWN + IBV_EVENT_PORT_ERR. Other values EINVAL. No event if the
- * state does not change. Reply: uroce_hdr only. */
-struct uroce_admin_link_req {
-	struct uroce_hdr hdr;
-	uint32_t up;
-	uint32_t reserved;
-};
-
-/* ADMIN_CAPTURE_START: fds [a writable regular file, opened by the admin]; the
- * daemon writes a pcap (libpcap, LINKTYPE_RAW) of every packet the device sends
- * or receives into it. EBUSY if a capture runs, EBADF if the fd is not writable.
- * ADMIN_CAPTURE_STOP: flushes and closes; ENOENT if none runs.
- * ADMIN_SHUTDOWN: the daemon writes IBV_EVENT_DEVICE_FATAL to every client,
- * replies, and exits 0. All three: uroce_hdr only, both directions. */
-
-/* ADMIN_FAULT: set the fault injector of direction dir (0 = tx, 1 = rx,
- * 2 = both) to spec, a NUL-terminated fault spec (docs/fault-injection.md;
- * "none" or "" clears). EINVAL for a bad dir, reserved bytes not 0, no NUL
- * in spec, or a spec that does not parse (the daemon logs why). Counters and
- * held packets are kept. Reply: uroce_hdr only. */
-#define UROCE_FAULT_SPEC_BYTES 256
-struct uroce_admin_fault_req {
-	struct uroce_hdr hdr;
-	uint32_t dir;
-	uint32_t reserved;
-	char spec[UROCE_FAULT_SPEC_BYTES];
-};
-
+#include "uroce/abi_admin.h"
 #include "uroce/abi_cq_mr.h"
 #include "uroce/abi_cm.h"
+#include "uroce/abi_flow.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
@@ -739,7 +717,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ADMIN_FAULT: return sizeof(struct uroce_admin_fault_req);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_req);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_req);
-	default: return 0;
+	default: return uroce_flow_req_size(op);
 	}
 }
 
@@ -771,7 +749,7 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_resp);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_resp);
-	default: return sizeof(struct uroce_hdr);
+	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }
 

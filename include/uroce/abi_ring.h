@@ -149,6 +149,9 @@ struct uroce_sge {
 #define UROCE_IBV_WR_ATOMIC_WRITE 15
 static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
+	/* a raw packet QP sends frames: SEND only (TSO is not implemented) */
+	if (type == IBV_QPT_RAW_PACKET)
+		return op == IBV_WR_SEND ? 0 : op == IBV_WR_TSO ? EOPNOTSUPP : EINVAL;
 	switch ((int)op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -179,6 +182,9 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 #define UROCE_WQE_FENCE     0x08 /* IBV_SEND_FENCE */
 #define UROCE_WQE_BIND_TYPE1 0x10 /* BIND_MW posted by the bind_mw op (ibv_bind_mw(3)):
 				    * the only way a type 1 window may be bound */
+#define UROCE_WQE_IP_CSUM   0x20 /* IBV_SEND_IP_CSUM: raw packet QPs only; the daemon
+				    * fills the IPv4 header and TCP/UDP checksums
+				    * (docs/raw-packet.md) */
 
 /*
  * Send WQE header (64 bytes), followed by num_sge × struct uroce_sge, or (INLINE)

@@ -1,0 +1,255 @@
+/*
+ * rss.c - receive work queues, their indirection tables and RSS QPs
+ * (ibv_create_wq(3), ibv_create_rwq_ind_table(3), ibv_create_qp_ex(3)
+ * rx_hash_conf; the messages in uroce/abi_flow.h). A WQ is a raw packet
+ * QP that only receives (its own RQ ring and CQ; RDY is RTR); an RSS QP
+ * takes frames through steering rules and hands each to the WQ its
+ * Toeplitz hash selects in the table, as a ConnectX's TIR does.
+ */
+#include "config.h"
+#include "emu/eth/eth_int.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
+#include "emu/log.h"
+#include "emu/nic/device.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* IBV_RX_HASH_* fields uroce hashes on. */
+#define RSS_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 |           \
+		    IBV_RX_HASH_DST_IPV6 | IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |   \
+		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+
+
+/* A new raw QP object of C numbered from the QPN space: in C's QP table,
+ * with PD and CQ (NULL for an RSS QP), the ring of FD (or none). */
+static int raw_obj_new(struct ctl_client *c, uint64_t user_handle, struct ctl_pd *pd, struct ctl_cq *cq,
+		       const struct ibv_qp_cap *cap, int fd, struct ctl_qp **out)
+{
+	struct uroce_dev *d = c->dev;
+	struct uroce_qp_ring_layout lay;
+	struct ctl_qp *qp;
+	int rc;
+
+	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
+		return ENOMEM;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return ENOMEM;
+	qp->cap = *cap;
+	if (fd >= 0) {
+		uroce_qp_ring_layout(&qp->cap, &lay);
+		qp->ring_size = lay.size;
+		qp->ring = map_client_ring(fd, lay.size, &rc);
+		if (!qp->ring)
+			goto fail;
+	}
+	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
+	if (rc)
+		goto fail_unmap;
+	qp->user_handle = user_handle;
+	qp->type = IBV_QPT_RAW_PACKET;
+	qp->pd = pd;
+	qp->send_cq = qp->recv_cq = cq;
+	qp->owner = c;
+	rc = raw_qp_create(qp);
+	if (rc) {
+		objtab_del(&c->qps, qp->handle);
+		id_alloc_put(&d->qpns, qp->qpn);
+		goto fail_unmap;
+	}
+	pd->users++;
+	if (cq)
+		cq->users += 2; /* as send and receive CQ: qp_free drops both */
+	d->counts.qp++;
+	*out = qp;
+	return 0;
+fail_unmap:
+	if (qp->ring)
+		munmap(qp->ring, qp->ring_size);
+fail:
+	free(qp);
+	return rc;
+}
+
+static struct ctl_qp *wq_get(struct ctl_client *c, uint32_t handle)
+{
+	struct ctl_qp *qp = objtab_get(&c->qps, handle);
+
+	return qp && qp->raw && qp->raw->is_wq ? qp : NULL;
+}
+
+int op_create_wq(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_create_wq_req *req = call->req;
+	struct uroce_create_wq_resp *resp = call->resp;
+	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
+	struct ctl_cq *cq = objtab_get(&c->cqs, req->cq_handle);
+	struct ibv_qp_cap cap = { .max_send_wr = 1, .max_send_sge = 1, .max_recv_wr = req->max_wr,
+				  .max_recv_sge = req->max_sge };
+	struct ctl_qp *qp;
+	int rc;
+
+	if (!pd || !cq || !req->max_wr || req->max_wr > (uint32_t)c->dev->attr.max_qp_wr ||
+	    !req->max_sge || req->max_sge > (uint32_t)c->dev->attr.max_sge)
+		return EINVAL;
+	uroce_qp_caps_round(&cap);
+	rc = raw_obj_new(c, req->user_handle, pd, cq, &cap, call->fds[0], &qp);
+	if (rc)
+		return rc;
+	qp->raw->is_wq = true;
+	resp->handle = qp->handle;
+	resp->wq_num = qp->qpn;
+	resp->max_wr = cap.max_recv_wr;
+	resp->max_sge = cap.max_recv_sge;
+	ulog(ULOG_INFO, "client#%u created WQ 0x%x (rq %u x %u sge, cqn 0x%x)", c->id, qp->qpn,
+	     cap.max_recv_wr, cap.max_recv_sge, cq->cqn);
+	return 0;
+}
+
+int op_modify_wq(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_modify_wq_req *req = call->req;
+	struct uroce_modify_wq_resp *resp = call->resp;
+	struct ctl_qp *qp = wq_get(c, req->handle);
+	static const enum ibv_qp_state as_qp[] = { IBV_QPS_RESET, IBV_QPS_RTR, IBV_QPS_ERR };
+	enum ibv_wq_state cur;
+
+	if (!qp)
+		return EINVAL;
+	cur = qp->raw->state == IBV_QPS_RESET ? IBV_WQS_RESET :
+	      qp->raw->state == IBV_QPS_ERR ? IBV_WQS_ERR : IBV_WQS_RDY;
+	if (req->attr_mask & IBV_WQ_ATTR_FLAGS)
+		return EOPNOTSUPP;
+	if (req->attr_mask & ~(uint32_t)(IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE))
+		return EINVAL;
+	if ((req->attr_mask & IBV_WQ_ATTR_CURR_STATE) && req->curr_wq_state != cur)
+		return EINVAL;
+	if (req->attr_mask & IBV_WQ_ATTR_STATE) {
+		struct uroce_qp_ring_hdr *h = qp->ring;
+
+		if (req->wq_state > IBV_WQS_ERR)
+			return EINVAL;
+		raw_qp_modify(qp, as_qp[req->wq_state]);
+		if (req->wq_state == IBV_WQS_RESET && h) {
+			qp->rq_next = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
+			__atomic_store_n(&h->rq_ci, qp->rq_next, __ATOMIC_RELEASE);
+		}
+		cur = (enum ibv_wq_state)req->wq_state;
+	}
+	resp->wq_state = cur;
+	return 0;
+}
+
+int op_destroy_wq(struct ctl_client *c, struct ctl_call *call)
+{
+	struct ctl_qp *qp = wq_get(c, req_handle(call));
+
+	if (!qp)
+		return EINVAL;
+	if (qp->raw->tables)
+		return EBUSY;
+	qp_free(c, qp);
+	return 0;
+}
+
+int op_create_ind_table(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_create_ind_table_req *req = call->req;
+	struct uroce_create_ind_table_resp *resp = call->resp;
+	struct eth_port *p = c->dev->eth;
+	struct rwq_ind_table *t;
+	uint32_t n;
+
+	if (!p || req->log_size > UROCE_IND_TABLE_LOG_MAX || req->reserved)
+		return EINVAL;
+	n = 1u << req->log_size;
+	for (uint32_t i = 0; i < n; i++)
+		if (!wq_get(c, req->wq_handles[i]))
+			return EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->wqs = calloc(n, sizeof(*t->wqs)))) {
+		free(t);
+		return ENOMEM;
+	}
+	t->size = n;
+	for (uint32_t i = 0; i < n; i++) {
+		t->wqs[i] = wq_get(c, req->wq_handles[i]);
+		t->wqs[i]->raw->tables++;
+	}
+	t->handle = t->num = ++p->next_table_num;
+	t->owner = c;
+	t->next = p->tables;
+	p->tables = t;
+	resp->handle = t->handle;
+	resp->ind_tbl_num = t->num;
+	return 0;
+}
+
+static struct rwq_ind_table **table_find(struct eth_port *p, const struct ctl_client *c, uint32_t handle)
+{
+	struct rwq_ind_table **pp;
+
+	if (!p)
+		return NULL;
+	for (pp = &p->tables; *pp; pp = &(*pp)->next)
+		if ((*pp)->handle == handle && (*pp)->owner == c)
+			return pp;
+	return NULL;
+}
+
+int op_destroy_ind_table(struct ctl_client *c, struct ctl_call *call)
+{
+	struct rwq_ind_table **pp = table_find(c->dev->eth, c, req_handle(call));
+
+	if (!pp)
+		return EINVAL;
+	if ((*pp)->users)
+		return EBUSY;
+	rss_table_free(pp);
+	return 0;
+}
+
+int op_create_rss_qp(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_create_rss_qp_req *req = call->req;
+	struct uroce_create_qp_resp *resp = call->resp;
+	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
+	struct rwq_ind_table **pp = table_find(c->dev->eth, c, req->ind_table_handle);
+	struct ibv_qp_cap cap = { 0 };
+	struct raw_rss *rss;
+	struct ctl_qp *qp;
+	int rc;
+
+	if (!pd || !pp || req->hash_function != IBV_RX_HASH_FUNC_TOEPLITZ || !req->key_len ||
+	    req->key_len > UROCE_RSS_KEY_MAX)
+		return EINVAL;
+	if (req->fields_mask & ~(uint64_t)RSS_FIELDS)
+		return (req->fields_mask & ((uint64_t)IBV_RX_HASH_IPSEC_SPI | IBV_RX_HASH_INNER)) ?
+			       EOPNOTSUPP : EINVAL;
+	rss = calloc(1, sizeof(*rss));
+	if (!rss)
+		return ENOMEM;
+	rc = raw_obj_new(c, req->user_handle, pd, NULL, &cap, -1, &qp);
+	if (rc) {
+		free(rss);
+		return rc;
+	}
+	rss->table = *pp;
+	rss->fields = req->fields_mask;
+	rss->key_len = req->key_len;
+	memcpy(rss->key, req->key, req->key_len);
+	rss->table->users++;
+	qp->raw->rss = rss;
+	/* a TIR receives at once: there is no state to move through */
+	qp->raw->state = IBV_QPS_RTR;
+	resp->handle = qp->handle;
+	resp->qpn = qp->qpn;
+	ulog(ULOG_INFO, "client#%u created RSS qpn 0x%x over table %u (%u WQs), fields 0x%llx", c->id,
+	     qp->qpn, rss->table->num, rss->table->size, (unsigned long long)rss->fields);
+	return 0;
+}
