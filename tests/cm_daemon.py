@@ -299,7 +299,10 @@ check('query addr: port_num, pkey', (1, 0xffff), (q[8], struct.unpack_from('<H',
 check('query addr: node_guid big-endian', struct.pack('>Q', P.guid), q[0:8])
 check('query addr: ibdev_index', 0xffffffff, struct.unpack_from('<I', q, 272)[0])
 check('destroy id', 0, P.destroy(hb2)[0])
-check('destroy a freed handle', 2, P.destroy(hb2)[0])                                        # ENOENT
+check('destroy a freed handle', 2, P.destroy(hb2)[0])
+hx = P.create(3)
+check('a new id does not reuse a destroyed id\'s handle', True, hx not in (h, hb2))
+P.destroy(hx)                                        # ENOENT
 check('unsupported command MIGRATE_ID', 95, P.ucma(MIGRATE_ID, bytes(16))[0])               # EOPNOTSUPP
 check('JOIN_MCAST', 95, P.ucma(JOIN_MCAST, bytes(64))[0])
 check('short CREATE_ID', 22, P.ucma(CREATE_ID, bytes(8), 4)[0])

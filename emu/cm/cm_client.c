@@ -53,6 +53,7 @@ int op_cm_hello(struct ctl_client *c, struct ctl_call *call)
 	cc->event_fd = call->fds[0];
 	call->fds[0] = -1;
 	cc->tag = req->conn_tag;
+	cc->next_handle = 1;
 	cm_event_conn_init(cc);
 	cc->next = cm->conns;
 	if (cm->conns)

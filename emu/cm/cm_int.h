@@ -77,7 +77,10 @@ struct cm_id {
 	struct cm_dev *cm;
 	struct cm_conn *conn;       /* owner */
 	struct cm_id *next, *prev;  /* the device's list */
-	uint32_t handle;            /* in conn->ids */
+	uint32_t handle;            /* the connection's name for it: never reused by the
+				     * connection, so an old id's unread events cannot be
+				     * taken for a new one's */
+	uint32_t slot;              /* its place in conn->ids */
 	uint64_t uid;               /* librdmacm's, copied into events */
 	uint16_t ps;                /* RDMA_PS_* */
 	uint8_t qp_type;            /* IBV_QPT_RC / IBV_QPT_UD */
@@ -125,6 +128,7 @@ struct cm_conn {
 	int event_fd;
 	uint32_t tag;
 	struct obj_table ids;
+	uint32_t next_handle;       /* handles 1, 2, ... in creation order */
 	struct cm_evq_ent *evq;     /* ring of CM_EVQ_MAX */
 	unsigned int evq_head, evq_n;
 	ev_timer kick;              /* writes queued events from the loop */
