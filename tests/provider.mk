@@ -88,3 +88,4 @@ tests_provider_ucma_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/provider -I$(t
 tests_provider_ucma_fwd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_ucma_fwd_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 EXTRA_DIST += tests/provider_ucma.sh tests/cm_daemon.sh tests/cm_clients.sh
+TESTS += tests/cm_daemon.sh tests/cm_clients.sh
