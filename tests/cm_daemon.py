@@ -230,13 +230,15 @@ if V6_MODE:
 if QUOTA_MODE:
     # the per-uid quota of CM ids, over two CM connections of the uid
     q1, q2 = CM(SOCK0, 1), CM(SOCK0, 2)
-    made = []
+    made, q2_ids = [], []
     for i in range(QUOTA_N):
         st, out = (q1 if i % 2 else q2).ucma(CREATE_ID, struct.pack('<QQHB5x', i, 0, PS_TCP, 0), 4)
         made.append(st)
+        if not i % 2 and not st:
+            q2_ids.append(struct.unpack('<I', out)[0])
     check(f'{QUOTA_N} ids over two connections', [0] * QUOTA_N, made)
     check('one more: ENOMEM', 12, q1.ucma(CREATE_ID, struct.pack('<QQHB5x', 99, 0, PS_TCP, 0), 4)[0])
-    check('one destroyed, one more', 0, q2.destroy(1)[0])
+    check('one destroyed, one more', 0, q2.destroy(q2_ids[0])[0])
     check('then CREATE_ID again', 0, q1.ucma(CREATE_ID, struct.pack('<QQHB5x', 98, 0, PS_TCP, 0), 4)[0])
     q1.close()
     q2.close()
@@ -303,7 +305,12 @@ check('destroy a freed handle', 2, P.destroy(hb2)[0])
 hx = P.create(3)
 check('a new id does not reuse a destroyed id\'s handle', True, hx not in (h, hb2))
 P.destroy(hx)                                        # ENOENT
-check('unsupported command MIGRATE_ID', 95, P.ucma(MIGRATE_ID, bytes(16))[0])               # EOPNOTSUPP
+check('MIGRATE_ID of no id', 2, P.ucma(MIGRATE_ID, bytes(16), 4)[0])   # ENOENT
+hm = P.create(4)
+check('MIGRATE_ID to a connection tag of no connection', 2,
+      P.ucma(MIGRATE_ID, struct.pack('<QII', 0, hm, 0x5151), 4)[0])
+check('MIGRATE_ID to its own connection', 0, P.ucma(MIGRATE_ID, struct.pack('<QII', 0, hm, P.tag), 4)[0])
+P.destroy(hm)
 check('JOIN_MCAST', 95, P.ucma(JOIN_MCAST, bytes(64))[0])
 check('short CREATE_ID', 22, P.ucma(CREATE_ID, bytes(8), 4)[0])
 check('id of another connection', 2, A.bind(h, '127.0.0.2', 0))   # handle h is P's, not A's

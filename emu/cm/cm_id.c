@@ -90,9 +90,9 @@ struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp
 		*err = ENOMEM;
 		return NULL;
 	}
-	id->handle = c->next_handle++;
-	if (!c->next_handle) /* after 2^32 - 1 ids: wraps, skipping 0 */
-		c->next_handle = 1;
+	id->handle = cm->next_handle++;
+	if (!cm->next_handle) /* after 2^32 - 1 ids: wraps, skipping 0 */
+		cm->next_handle = 1;
 	id->cm = cm;
 	id->conn = c;
 	id->uid = uid;

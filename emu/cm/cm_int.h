@@ -77,9 +77,9 @@ struct cm_id {
 	struct cm_dev *cm;
 	struct cm_conn *conn;       /* owner */
 	struct cm_id *next, *prev;  /* the device's list */
-	uint32_t handle;            /* the connection's name for it: never reused by the
-				     * connection, so an old id's unread events cannot be
-				     * taken for a new one's */
+	uint32_t handle;            /* its name for its connection (only its connection
+				     * finds it by it); never reused, so an old id's unread
+				     * events cannot be taken for a new one's */
 	uint32_t slot;              /* its place in conn->ids */
 	uint64_t uid;               /* librdmacm's, copied into events */
 	uint16_t ps;                /* RDMA_PS_* */
@@ -128,7 +128,6 @@ struct cm_conn {
 	int event_fd;
 	uint32_t tag;
 	struct obj_table ids;
-	uint32_t next_handle;       /* handles 1, 2, ... in creation order */
 	struct cm_evq_ent *evq;     /* ring of CM_EVQ_MAX */
 	unsigned int evq_head, evq_n;
 	ev_timer kick;              /* writes queued events from the loop */
@@ -149,6 +148,8 @@ struct cm_dev {
 	uint32_t n_ids, n_pending;
 	uint32_t timeout_ms, max_ids;
 	uint32_t next_comm_id, comm_id_operand;
+	uint32_t next_handle;       /* id handles 1, 2, ...: unique on the device, so
+				     * an id keeps its handle when MIGRATE_ID moves it */
 	uint32_t psn;               /* BTH PSN of QP1's sends */
 	uint64_t tid;
 	struct cm_stats st;
