@@ -230,13 +230,15 @@ if V6_MODE:
 if QUOTA_MODE:
     # the per-uid quota of CM ids, over two CM connections of the uid
     q1, q2 = CM(SOCK0, 1), CM(SOCK0, 2)
-    made = []
+    made, q2_ids = [], []
     for i in range(QUOTA_N):
         st, out = (q1 if i % 2 else q2).ucma(CREATE_ID, struct.pack('<QQHB5x', i, 0, PS_TCP, 0), 4)
         made.append(st)
+        if not i % 2 and not st:
+            q2_ids.append(struct.unpack('<I', out)[0])
     check(f'{QUOTA_N} ids over two connections', [0] * QUOTA_N, made)
     check('one more: ENOMEM', 12, q1.ucma(CREATE_ID, struct.pack('<QQHB5x', 99, 0, PS_TCP, 0), 4)[0])
-    check('one destroyed, one more', 0, q2.destroy(1)[0])
+    check('one destroyed, one more', 0, q2.destroy(q2_ids[0])[0])
     check('then CREATE_ID again', 0, q1.ucma(CREATE_ID, struct.pack('<QQHB5x', 98, 0, PS_TCP, 0), 4)[0])
     q1.close()
     q2.close()
@@ -299,8 +301,16 @@ check('query addr: port_num, pkey', (1, 0xffff), (q[8], struct.unpack_from('<H',
 check('query addr: node_guid big-endian', struct.pack('>Q', P.guid), q[0:8])
 check('query addr: ibdev_index', 0xffffffff, struct.unpack_from('<I', q, 272)[0])
 check('destroy id', 0, P.destroy(hb2)[0])
-check('destroy a freed handle', 2, P.destroy(hb2)[0])                                        # ENOENT
-check('unsupported command MIGRATE_ID', 95, P.ucma(MIGRATE_ID, bytes(16))[0])               # EOPNOTSUPP
+check('destroy a freed handle', 2, P.destroy(hb2)[0])
+hx = P.create(3)
+check('a new id does not reuse a destroyed id\'s handle', True, hx not in (h, hb2))
+P.destroy(hx)                                        # ENOENT
+check('MIGRATE_ID of no id', 2, P.ucma(MIGRATE_ID, bytes(16), 4)[0])   # ENOENT
+hm = P.create(4)
+check('MIGRATE_ID to a connection tag of no connection', 2,
+      P.ucma(MIGRATE_ID, struct.pack('<QII', 0, hm, 0x5151), 4)[0])
+check('MIGRATE_ID to its own connection', 0, P.ucma(MIGRATE_ID, struct.pack('<QII', 0, hm, P.tag), 4)[0])
+P.destroy(hm)
 check('JOIN_MCAST', 95, P.ucma(JOIN_MCAST, bytes(64))[0])
 check('short CREATE_ID', 22, P.ucma(CREATE_ID, bytes(8), 4)[0])
 check('id of another connection', 2, A.bind(h, '127.0.0.2', 0))   # handle h is P's, not A's
@@ -371,7 +381,7 @@ e = expect(P, 'passive', 'ESTABLISHED')
 check('ESTABLISHED: id, uid from ACCEPT', (pa, 0x2222), (e['id'], e['uid']))
 check('active disconnect (DREQ)', 0, A.disconnect(a))
 expect(P, 'passive', 'DISCONNECTED')
-check('passive disconnect (DREP)', 0, P.disconnect(pa))
+check('passive disconnect (the DREP went with the DREQ: nothing to send)', 0, P.disconnect(pa))
 expect(A, 'active', 'DISCONNECTED')
 expect(A, 'active', 'TIMEWAIT_EXIT')
 expect(P, 'passive', 'TIMEWAIT_EXIT')
@@ -605,11 +615,10 @@ send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4443 << 8))                
 check('DREQ naming another QPN: no event', None, P.event(0.5))
 send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4444 << 8))
 expect(P, 'scripted DREQ', 'DISCONNECTED')
-recv_mads(0.3)
-P.disconnect(pd_)
+check('DISCONNECT after the DREQ came (answered already): 0', 0, P.disconnect(pd_))
 send_mad(0x15, struct.pack('>III', 0x7001, p_comm, 0x4444 << 8))                  # DREQ again
 mads = recv_mads()
-check('DREP, then the DREP again for the retransmitted DREQ', [0x16, 0x16], [a_ for a_, m in mads])
+check('DREP at once, then the DREP again for the retransmitted DREQ', [0x16, 0x16], [a_ for a_, m in mads])
 check('retransmitted DREQ: no second DISCONNECTED', 'TIMEWAIT_EXIT', (P.event(5) or {}).get('event'))
 P.destroy(pd_)
 P.destroy(hd)

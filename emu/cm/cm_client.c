@@ -123,6 +123,7 @@ int cm_dev_init(struct uroce_dev *d, uint32_t timeout_ms, uint32_t max_ids)
 	if (getentropy(&cm->comm_id_operand, sizeof(cm->comm_id_operand)))
 		cm->comm_id_operand = (uint32_t)d->pid << 8;
 	cm->next_comm_id = 1;
+	cm->next_handle = 1;
 	d->cm = cm;
 	d->qp1_rx = cm_input;
 	return 0;

@@ -610,9 +610,13 @@ static void on_dreq(struct cm_id *id, const struct cm_msg *m)
 	}
 	switch (id->state) {
 	case CS_ESTABLISHED: case CS_REP_SENT: case CS_REP_RCVD:
+		/* the DREP goes at once: the peer's DISCONNECTED does not wait
+		 * for this application's rdma_disconnect (which then finds the
+		 * id in timewait and sends nothing) */
 		cm_wire_stop(id);
-		id->state = CS_DREQ_RCVD;
+		send_drep(id);
 		post(id, RDMA_CM_EVENT_DISCONNECTED, 0);
+		enter_timewait(id);
 		break;
 	case CS_DREQ_SENT:
 		/* both sides disconnect at once: answer, and this side is done */

@@ -85,11 +85,14 @@ struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp
 		*err = ENOMEM;
 		return NULL;
 	}
-	if (objtab_add(&c->ids, id, &id->handle)) {
+	if (objtab_add(&c->ids, id, &id->slot)) {
 		free(id);
 		*err = ENOMEM;
 		return NULL;
 	}
+	id->handle = cm->next_handle++;
+	if (!cm->next_handle) /* after 2^32 - 1 ids: wraps, skipping 0 */
+		cm->next_handle = 1;
 	id->cm = cm;
 	id->conn = c;
 	id->uid = uid;
@@ -116,7 +119,16 @@ struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp
 
 struct cm_id *cm_id_get(struct cm_conn *c, uint32_t handle)
 {
-	return objtab_get(&c->ids, handle);
+	uint32_t s;
+
+	/* a scan: at most the uid's quota of ids per connection */
+	for (s = 1; handle && s <= c->ids.cap; s++) {
+		struct cm_id *id = objtab_get(&c->ids, s);
+
+		if (id && id->handle == handle)
+			return id;
+	}
+	return NULL;
 }
 
 void cm_id_free(struct cm_id *id)
@@ -134,7 +146,7 @@ void cm_id_free(struct cm_id *id)
 			o->listener = NULL;
 			cm->n_pending--;
 		}
-	objtab_del(&id->conn->ids, id->handle);
+	objtab_del(&id->conn->ids, id->slot);
 	if (id->prev)
 		id->prev->next = id->next;
 	else

@@ -77,7 +77,10 @@ struct cm_id {
 	struct cm_dev *cm;
 	struct cm_conn *conn;       /* owner */
 	struct cm_id *next, *prev;  /* the device's list */
-	uint32_t handle;            /* in conn->ids */
+	uint32_t handle;            /* its name for its connection (only its connection
+				     * finds it by it); never reused, so an old id's unread
+				     * events cannot be taken for a new one's */
+	uint32_t slot;              /* its place in conn->ids */
 	uint64_t uid;               /* librdmacm's, copied into events */
 	uint16_t ps;                /* RDMA_PS_* */
 	uint8_t qp_type;            /* IBV_QPT_RC / IBV_QPT_UD */
@@ -145,6 +148,8 @@ struct cm_dev {
 	uint32_t n_ids, n_pending;
 	uint32_t timeout_ms, max_ids;
 	uint32_t next_comm_id, comm_id_operand;
+	uint32_t next_handle;       /* id handles 1, 2, ...: unique on the device, so
+				     * an id keeps its handle when MIGRATE_ID moves it */
 	uint32_t psn;               /* BTH PSN of QP1's sends */
 	uint64_t tid;
 	struct cm_stats st;

@@ -654,6 +654,40 @@ static int cmd_notify(struct ucma_ctx *x)
 	return 0;
 }
 
+/* MIGRATE_ID (ucma_migrate_id): the id moves to another CM connection of the
+ * same process on this device, named by its conn_tag in `fd` (the provider
+ * puts it there); it keeps its handle; events not yet written stay with the
+ * old connection (the provider drops them). ENOENT: no such connection of
+ * this process. */
+static int cmd_migrate_id(struct ucma_ctx *x)
+{
+	struct rdma_ucm_migrate_id cmd;
+	struct rdma_ucm_migrate_resp resp;
+	struct cm_conn *t;
+	struct cm_id *id;
+	uint32_t slot;
+	int rc;
+
+	memcpy(&cmd, x->in, sizeof(cmd));
+	if ((rc = get_id(x, cmd.id, &id)))
+		return rc;
+	for (t = x->c->cm->conns; t; t = t->next)
+		if (t->tag == cmd.fd && t->client->pid == x->c->client->pid && t->client->uid == x->c->client->uid)
+			break;
+	if (!t)
+		return ENOENT;
+	if (t != x->c) {
+		if (objtab_add(&t->ids, id, &slot))
+			return ENOMEM;
+		objtab_del(&x->c->ids, id->slot);
+		id->slot = slot;
+		id->conn = t;
+	}
+	resp.events_reported = id->events_reported;
+	answer(x, &resp, sizeof(resp));
+	return 0;
+}
+
 static int cmd_unsupported(struct ucma_ctx *x)
 {
 	return EOPNOTSUPP;
@@ -681,7 +715,7 @@ static const struct ucma_desc cmds[] = {
 	CMD(NOTIFY, cmd_notify, sizeof(struct rdma_ucm_notify), 0),
 	CMD(JOIN_IP_MCAST, cmd_unsupported, 0, 0),
 	CMD(LEAVE_MCAST, cmd_unsupported, 0, 0),
-	CMD(MIGRATE_ID, cmd_unsupported, 0, 0),
+	CMD(MIGRATE_ID, cmd_migrate_id, sizeof(struct rdma_ucm_migrate_id), sizeof(struct rdma_ucm_migrate_resp)),
 	CMD(QUERY, cmd_query, sizeof(struct rdma_ucm_query), 0),
 	CMD(BIND, cmd_bind, sizeof(struct rdma_ucm_bind), 0),
 	CMD(RESOLVE_ADDR, cmd_resolve_addr, sizeof(struct rdma_ucm_resolve_addr), 0),
