@@ -123,23 +123,24 @@ echo "ok: ib_read_lat -R: 200 x 64 bytes"
 
 expect_eq "capture stop" "uroce0: capture stopped" "$(uroce capture stop uroce0 2>&1)"
 
-# The CM MADs of the run (CM class 0x07 on QP1, IBTA 12.6): rping's
-# connection alone gives REQ 0x0010, REP 0x0013, RTU 0x0014; every RC
-# connection of the run (rping, ucmatose, rdma_server, ib_send_bw, ib_read_lat:
-# 5) has one of each. udaddy's UD exchange is SIDR (0x0017/0x0018).
+# The CM MADs of the run (CM class 0x07 on QP1, IBTA 12.6). Every RC
+# connection has one REQ, one REP and one RTU: rping, ucmatose and
+# rdma_server/rdma_client one each, ib_send_bw -R and ib_read_lat -R two each
+# (perftest connects its data QP and its own exchange QP through the CM):
+# 7. udaddy's UD exchange is SIDR (0x0017/0x0018).
 "$TSHARK" -r "$T/cm.pcap" -o "infiniband.rroce.port:$p0" -Y 'infiniband.mad.mgmtclass == 0x07' \
 	-T fields -e infiniband.mad.attributeid >"$T/mads" 2>"$T/tshark.err" ||
 	fail "tshark: $(cat "$T/tshark.err")"
 count() { grep -cx "$1" "$T/mads"; }
 # A client that started before its server listened was refused (REQ + REJ)
-# and retried: REQs may be more than 5, REPs and RTUs are exactly 5.
-[ "$(count 0x0010)" -ge 5 ] || fail "CM REQ MADs" ">= 5" "$(count 0x0010)"
-expect_eq "CM REP MADs" 5 "$(count 0x0013)"
-expect_eq "CM RTU MADs" 5 "$(count 0x0014)"
+# and retried: REQs may be more than 7, REPs and RTUs are exactly 7.
+[ "$(count 0x0010)" -ge 7 ] || fail "CM REQ MADs" ">= 7" "$(count 0x0010)"
+expect_eq "CM REP MADs" 7 "$(count 0x0013)"
+expect_eq "CM RTU MADs" 7 "$(count 0x0014)"
 [ "$(count 0x0017)" -ge 1 ] || fail "CM SIDR_REQ MADs (udaddy)" ">= 1" "$(count 0x0017)"
 [ "$(count 0x0018)" -ge 1 ] || fail "CM SIDR_REP MADs (udaddy)" ">= 1" "$(count 0x0018)"
-[ "$(count 0x0015)" -ge 5 ] || fail "CM DREQ MADs" ">= 5" "$(count 0x0015)"
-echo "ok: CM MADs: REQ $(count 0x0010), REP 5, RTU 5, SIDR_REQ $(count 0x0017), DREQ $(count 0x0015)"
+[ "$(count 0x0015)" -ge 7 ] || fail "CM DREQ MADs" ">= 7" "$(count 0x0015)"
+echo "ok: CM MADs: REQ $(count 0x0010), REP 7, RTU 7, SIDR_REQ $(count 0x0017), DREQ $(count 0x0015)"
 
 # Two devices on one UDP port: uroce1 at 127.0.0.2. The server binds
 # 127.0.0.2 (uroce1), the client binds 127.0.0.1 (uroce0) with -I.
