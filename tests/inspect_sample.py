@@ -41,7 +41,7 @@ EXPECTED = {
         "orig 0x0000000000000001 payload 0 pad 0 flags - ICRC ok" % BA,
     21: "21 RoCEv2 %s RC_SEND_ONLY_INVALIDATE dqpn 0x000022 psn 1013 ieth rkey 0x00001234 payload 3 "
         "pad 1 flags A ICRC ok" % AB,
-    22: "22 RoCEv2 %s RC_ACKNOWLEDGE dqpn 0x000011 psn 1013 aeth RNR_NAK timer 14 (1.28 ms) msn 8 "
+    22: "22 RoCEv2 %s RC_ACKNOWLEDGE dqpn 0x000011 psn 1013 aeth RNR_NAK timer 1 (0.01 ms) msn 8 "
         "payload 0 pad 0 flags - ICRC ok" % BA,
     26: "26 RoCEv2 %s RC_ACKNOWLEDGE dqpn 0x000011 psn 1014 aeth NAK PSN_SEQ_ERR msn 9 payload 0 "
         "pad 0 flags - ICRC ok" % BA,

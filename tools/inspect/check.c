@@ -1,0 +1,1056 @@
+/*
+ * inspect_check.c - the transport-rule checker of `uroce inspect --check`
+ * (see check.h; the rules are stated in docs/wire-format.md §1.5-§1.6 and
+ * listed with their ids in docs/inspect.md).
+ */
+#include "config.h"
+
+#include "check.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "netstack/psn.h"
+
+/* ---- Rules ---------------------------------------------------------------- */
+
+enum rule {
+	R_ICRC,
+	R_MALFORMED,
+	R_PSN_GAP,
+	R_OPCODE_SEQUENCE,
+	R_OPCODE_MIXED,
+	R_PAYLOAD_PMTU,
+	R_PAYLOAD_MTU,
+	R_PAYLOAD_LAST_EMPTY,
+	R_RETH_LENGTH,
+	R_READ_RESPONSE_PSN,
+	R_READ_RESPONSE_SEQUENCE,
+	R_READ_RESPONSE_COUNT,
+	R_READ_RESPONSE_LENGTH,
+	R_READ_RESPONSE_AETH,
+	R_ACK_UNSENT_PSN,
+	R_ACK_MSN,
+	R_AETH_RESERVED,
+	R_NAK_NO_RESEND,
+	R_RNR_NO_RETRY,
+	R_RNR_EARLY_RETRY,
+	R_ATOMIC_ACK_PSN,
+	R_ATOMIC_PLAIN_ACK,
+	R_RETRANSMIT_CHANGED,
+	R__COUNT
+};
+
+/* Rule id (stable, for --json readers) and the IBA Vol. 1 section it comes from. */
+static const struct {
+	const char *id, *section;
+} rules[R__COUNT] = {
+	[R_ICRC] = { "icrc", "7.8.1" },
+	[R_MALFORMED] = { "malformed", "9.2-9.3" },
+	[R_PSN_GAP] = { "psn.gap", "9.7.1" },
+	[R_OPCODE_SEQUENCE] = { "opcode.sequence", "9.2.1" },
+	[R_OPCODE_MIXED] = { "opcode.mixed", "9.2.1" },
+	[R_PAYLOAD_PMTU] = { "payload.pmtu", "9.7.5" },
+	[R_PAYLOAD_MTU] = { "payload.mtu", "9.7.5" },
+	[R_PAYLOAD_LAST_EMPTY] = { "payload.last_empty", "9.7.5" },
+	[R_RETH_LENGTH] = { "reth.length", "9.3.3" },
+	[R_READ_RESPONSE_PSN] = { "read.response_psn", "9.7.6" },
+	[R_READ_RESPONSE_SEQUENCE] = { "read.response_sequence", "9.7.6" },
+	[R_READ_RESPONSE_COUNT] = { "read.response_count", "9.7.6" },
+	[R_READ_RESPONSE_LENGTH] = { "read.response_length", "9.7.6" },
+	[R_READ_RESPONSE_AETH] = { "read.response_aeth", "9.3.5" },
+	[R_ACK_UNSENT_PSN] = { "ack.unsent_psn", "9.7.5.1" },
+	[R_ACK_MSN] = { "ack.msn", "9.7.5.1" },
+	[R_AETH_RESERVED] = { "aeth.reserved", "9.3.5" },
+	[R_NAK_NO_RESEND] = { "nak.no_resend", "9.7.5.2" },
+	[R_RNR_NO_RETRY] = { "rnr.no_retry", "9.7.5.2.8" },
+	[R_RNR_EARLY_RETRY] = { "rnr.early_retry", "9.7.5.2.8" },
+	[R_ATOMIC_ACK_PSN] = { "atomic.ack_psn", "9.4.5" },
+	[R_ATOMIC_PLAIN_ACK] = { "atomic.plain_ack", "9.4.5" },
+	[R_RETRANSMIT_CHANGED] = { "retransmit.changed", "9.7.1" },
+};
+
+/* ---- State ---------------------------------------------------------------- */
+
+#define HIST 512u		/* PSNs remembered per request flow (a power of two) */
+#define HIST_BUDGET (64u << 20)	/* bytes of history for all flows together */
+#define NREAD 32u		/* outstanding READs remembered per QP pair */
+#define NENDS 1024u		/* message ends remembered per QP pair (for the MSN) */
+#define NGAP 16u
+#define NNAK 8u
+
+/* What a request flow remembers of one PSN it sent. */
+struct hist {
+	uint32_t psn;
+	uint8_t valid, opcode;
+	uint32_t payload_len;
+	uint64_t va;
+	uint32_t rkey, dma_len;
+	uint64_t swap_add, compare;
+};
+
+struct gap {
+	uint32_t first, count;	/* PSNs still missing: first .. first + count - 1 */
+	uint64_t frame;		/* the packet that jumped */
+};
+
+struct read_req {
+	uint32_t psn, len;	/* request PSN, DMA length (bytes) */
+	uint64_t frame;
+};
+
+struct nak {
+	uint32_t psn;
+	int rnr;
+	uint64_t frame;
+	int64_t t_ns;		/* capture time of the NAK */
+	uint64_t wait_ns;	/* RNR: the timer's wait */
+	uint32_t max_at;	/* highest PSN the requester had sent then */
+};
+
+struct cflow {
+	/* key */
+	int version;
+	char src[48], dst[48];
+	uint16_t sport, dport;
+	uint32_t dqpn;
+	int response;
+	char name[160];		/* "RoCEv2 a:p > b:p dqpn 0x..." */
+
+	/* request flows (RC and UC; UD gets only per-packet rules) */
+	uint8_t transport;	/* ROCE_OP_TRANSPORT_MASK bits of the first opcode */
+	int started;
+	uint32_t first_psn;
+	uint32_t next_psn;	/* the next new PSN expected */
+	uint32_t max_sent;	/* highest PSN used, READ response PSNs included */
+	uint32_t slack;		/* after a READ of unknown response count: PSNs the next request may skip */
+	int msg;		/* 0 between messages, 1 inside one, -1 unknown (after a gap) */
+	uint16_t msg_class;	/* ROCE_OPF_SEND / ROCE_OPF_WRITE of the open message */
+	uint32_t msg_bytes, msg_reth_len;
+	int msg_has_reth;
+	uint32_t pmtu;		/* bytes, 0 = not known yet */
+	struct hist *hist;	/* HIST entries, or NULL */
+	struct gap gaps[NGAP];
+	unsigned ngap;
+	struct read_req reads[NREAD];
+	unsigned read_head, nread;
+	uint32_t ends[NENDS];	/* PSNs that complete a message, in order */
+	unsigned end_head, nend;
+	struct nak naks[NNAK];
+	unsigned nnak;
+	int dead;		/* a fatal NAK was sent: the QP is in error */
+	long peer;		/* request flow: its response flow; response flow: its request flow */
+
+	/* response flows */
+	int paired_by_port;	/* joined by UDP port: the PSN check waits for a second response */
+	int have_ack;
+	uint32_t ack_psn, ack_msn;	/* last AETH: PSN it acknowledges up to, MSN */
+	int rd_active;		/* inside a READ response sequence */
+	uint32_t rd_next, rd_left, rd_count, rd_expect;
+	uint64_t rd_frame;
+};
+
+struct finding {
+	uint64_t frame;
+	enum rule rule;
+	long flow;
+	char msg[200];
+};
+
+struct insp_check {
+	uint32_t pmtu;
+	struct cflow *v;
+	size_t n, cap;
+	size_t *slot, nslot;
+	size_t hist_bytes;
+	struct finding *f;
+	size_t nf, capf;
+	uint64_t findings;	/* all, also those not kept for lack of memory */
+	uint64_t by_rule[R__COUNT];
+	/* statistics */
+	uint64_t packets, checked, retransmitted, retransmitted_bytes, out_of_order, gaps_repaired;
+	uint64_t naks_seq, naks_rnr, naks_fatal, unpaired;
+	int nomem;
+};
+
+/* ---- Flow table (open addressing over indices, as flows.c) ---------------- */
+
+static int same_key(const struct cflow *a, const struct cflow *b)
+{
+	return a->version == b->version && a->dqpn == b->dqpn && a->response == b->response &&
+	       a->sport == b->sport && a->dport == b->dport &&
+	       strcmp(a->src, b->src) == 0 && strcmp(a->dst, b->dst) == 0;
+}
+
+static size_t key_hash(const struct cflow *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *s;
+	uint32_t w[4] = { (uint32_t)k->version, k->dqpn, (uint32_t)k->response,
+			  (uint32_t)k->sport << 16 | k->dport };
+
+#define MIX(c) (h = (h ^ (unsigned char)(c)) * 0x100000001b3ull)
+	for (s = (const unsigned char *)k->src; *s; s++)
+		MIX(*s);
+	MIX(0);
+	for (s = (const unsigned char *)k->dst; *s; s++)
+		MIX(*s);
+	MIX(0);
+	for (s = (const unsigned char *)w; s < (const unsigned char *)(w + 4); s++)
+		MIX(*s);
+#undef MIX
+	return (size_t)h;
+}
+
+static size_t *lookup(const struct insp_check *c, const struct cflow *k)
+{
+	size_t mask = c->nslot - 1, i = key_hash(k) & mask;
+
+	while (c->slot[i] && !same_key(&c->v[c->slot[i] - 1], k))
+		i = (i + 1) & mask;
+	return &c->slot[i];
+}
+
+static int grow_table(struct insp_check *c)
+{
+	size_t nslot = c->nslot ? 2 * c->nslot : 64, *old = c->slot, i;
+
+	if (nslot > SIZE_MAX / sizeof(*old))
+		return -1;
+	c->slot = calloc(nslot, sizeof(*c->slot));
+	if (!c->slot) {
+		c->slot = old;
+		return -1;
+	}
+	c->nslot = nslot;
+	for (i = 0; i < c->n; i++)
+		*lookup(c, &c->v[i]) = i + 1;
+	free(old);
+	return 0;
+}
+
+static void flow_name(struct cflow *fl)
+{
+	if (fl->version == 2 && strchr(fl->src, ':'))
+		snprintf(fl->name, sizeof(fl->name), "RoCEv2 [%s]:%u > [%s]:%u dqpn 0x%06" PRIx32,
+			 fl->src, fl->sport, fl->dst, fl->dport, fl->dqpn);
+	else if (fl->version == 2)
+		snprintf(fl->name, sizeof(fl->name), "RoCEv2 %s:%u > %s:%u dqpn 0x%06" PRIx32,
+			 fl->src, fl->sport, fl->dst, fl->dport, fl->dqpn);
+	else
+		snprintf(fl->name, sizeof(fl->name), "RoCEv1 %s > %s dqpn 0x%06" PRIx32,
+			 fl->src, fl->dst, fl->dqpn);
+}
+
+/* Index of the flow of KEY, made if new; -1 when out of memory. */
+static long find_flow(struct insp_check *c, const struct cflow *key)
+{
+	size_t *slot;
+
+	if (2 * (c->n + 1) > c->nslot && grow_table(c) != 0)
+		return -1;
+	slot = lookup(c, key);
+	if (*slot)
+		return (long)*slot - 1;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct cflow *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n] = *key;
+	c->v[c->n].peer = -1;
+	flow_name(&c->v[c->n]);
+	*slot = ++c->n;
+	return (long)c->n - 1;
+}
+
+/* ---- Findings ------------------------------------------------------------- */
+
+static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	c->findings++;
+	c->by_rule[r]++;
+	if (c->nf == c->capf) {
+		size_t cap = c->capf ? 2 * c->capf : 64;
+		struct finding *nv = cap > SIZE_MAX / sizeof(*nv) || cap > (1u << 20) ? NULL
+			: realloc(c->f, cap * sizeof(*nv));
+
+		if (!nv) {
+			c->nomem = 1;
+			return;
+		}
+		c->f = nv;
+		c->capf = cap;
+	}
+	f = &c->f[c->nf++];
+	f->frame = frame;
+	f->rule = r;
+	f->flow = flow;
+	va_start(ap, fmt);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Helpers -------------------------------------------------------------- */
+
+/* RNR timer codes in nanoseconds (docs/wire-format.md §1.3; IBA §9.7.5.2.8 Table 45). */
+static const uint32_t rnr_us100[32] = {	/* units of 10 us */
+	65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256,
+	384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+};
+
+static int is_pmtu(uint32_t v)
+{
+	return v == 256 || v == 512 || v == 1024 || v == 2048 || v == 4096;
+}
+
+static struct hist *hist_at(struct cflow *fl, uint32_t psn)
+{
+	struct hist *h;
+
+	if (!fl->hist)
+		return NULL;
+	h = &fl->hist[psn & (HIST - 1)];
+	return h->valid && h->psn == psn ? h : NULL;
+}
+
+static void hist_put(struct insp_check *c, struct cflow *fl, const struct insp_rec *r)
+{
+	const struct roce_hdrs *h = &r->pkt.h;
+	struct hist *e;
+
+	if (!fl->hist) {
+		if (c->hist_bytes + HIST * sizeof(struct hist) > HIST_BUDGET)
+			return;
+		fl->hist = calloc(HIST, sizeof(struct hist));
+		if (!fl->hist)
+			return;
+		c->hist_bytes += HIST * sizeof(struct hist);
+	}
+	e = &fl->hist[h->psn & (HIST - 1)];
+	memset(e, 0, sizeof(*e));
+	e->psn = h->psn;
+	e->valid = 1;
+	e->opcode = h->opcode;
+	e->payload_len = r->pkt.payload_len;
+	if (r->pkt.op->hdrs & ROCE_HDR_BIT(ROCE_HDR_RETH)) {
+		e->va = h->reth.va;
+		e->rkey = h->reth.rkey;
+		e->dma_len = h->reth.dma_len;
+	}
+	if (r->pkt.op->hdrs & ROCE_HDR_BIT(ROCE_HDR_ATOMICETH)) {
+		e->va = h->atomic.va;
+		e->rkey = h->atomic.rkey;
+		e->swap_add = h->atomic.swap_add;
+		e->compare = h->atomic.compare;
+	}
+}
+
+static int is_atomic_req(uint8_t op)
+{
+	return op == ROCE_OP_RC_CMP_SWAP || op == ROCE_OP_RC_FETCH_ADD;
+}
+
+/* Responses a READ of LEN bytes takes at PMTU (docs/wire-format.md §1.6). */
+static uint32_t read_npkts(uint32_t len, uint32_t pmtu)
+{
+	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
+}
+
+static void set_pmtu(struct insp_check *c, struct cflow *req, uint32_t v)
+{
+	(void)c;
+	req->pmtu = v;
+}
+
+/* ---- Requests ------------------------------------------------------------- */
+
+/* PSN P (not seen before) filled part of a gap: shrink the gaps. */
+static void gap_fill(struct insp_check *c, struct cflow *fl, uint32_t psn)
+{
+	unsigned i;
+
+	for (i = 0; i < fl->ngap; i++) {
+		struct gap *g = &fl->gaps[i];
+
+		if (!roce_psn_in_range(psn, g->first, g->count))
+			continue;
+		while (g->count && (g->first == psn || hist_at(fl, g->first))) {
+			g->first = roce_psn_add(g->first, 1);
+			g->count--;
+		}
+		if (!g->count) {
+			c->gaps_repaired++;
+			fl->gaps[i] = fl->gaps[--fl->ngap];
+		}
+		return;
+	}
+}
+
+static void end_push(struct cflow *fl, uint32_t psn)
+{
+	if (fl->nend == NENDS) {
+		fl->end_head = (fl->end_head + 1) % NENDS;
+		fl->nend--;
+	}
+	fl->ends[(fl->end_head + fl->nend++) % NENDS] = psn;
+}
+
+/* Messages completed at PSNs in (from, to]; drops those at or before FROM. */
+static uint32_t ends_between(struct cflow *fl, uint32_t from, uint32_t to)
+{
+	uint32_t n = 0;
+	unsigned i;
+
+	while (fl->nend && !roce_psn_after(fl->ends[fl->end_head], from)) {
+		fl->end_head = (fl->end_head + 1) % NENDS;
+		fl->nend--;
+	}
+	for (i = 0; i < fl->nend; i++) {
+		uint32_t e = fl->ends[(fl->end_head + i) % NENDS];
+
+		if (roce_psn_after(e, to))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Opcode order and payload size of a request taken in PSN order. */
+static void request_in_order(struct insp_check *c, long fi, const struct insp_rec *r)
+{
+	struct cflow *fl = &c->v[fi];
+	const struct roce_opcode_info *op = r->pkt.op;
+	const struct roce_hdrs *h = &r->pkt.h;
+	int first = (op->flags & ROCE_OPF_FIRST) != 0, last = (op->flags & ROCE_OPF_LAST) != 0;
+	uint16_t cls = op->flags & (ROCE_OPF_SEND | ROCE_OPF_WRITE);
+	uint32_t len = r->pkt.payload_len;
+	uint32_t pmtu = fl->pmtu;
+
+	if (fl->msg == 1 && first)
+		finding(c, r->frame, R_OPCODE_SEQUENCE, fi,
+			"%s at PSN %" PRIu32 " starts a message while the one before has no LAST", op->name, h->psn);
+	else if (fl->msg == 0 && !first)
+		finding(c, r->frame, R_OPCODE_SEQUENCE, fi,
+			"%s at PSN %" PRIu32 " continues a message that was never begun (FIRST or ONLY expected)",
+			op->name, h->psn);
+	else if (fl->msg == 1 && cls != fl->msg_class)
+		finding(c, r->frame, R_OPCODE_MIXED, fi,
+			"%s at PSN %" PRIu32 " continues a %s message", op->name, h->psn,
+			fl->msg_class == ROCE_OPF_SEND ? "SEND" : "RDMA WRITE");
+
+	/* payload against the path MTU */
+	if ((op->flags & ROCE_OPF_PAYLOAD) && (first || !last) && !(first && last)) {
+		/* FIRST or MIDDLE: exactly one PMTU */
+		if (!pmtu && is_pmtu(len)) {
+			set_pmtu(c, fl, len);
+		} else if (!pmtu) {
+			finding(c, r->frame, R_PAYLOAD_PMTU, fi,
+				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, which is no path MTU", op->name,
+				h->psn, len);
+		} else if (len != pmtu) {
+			finding(c, r->frame, R_PAYLOAD_PMTU, fi,
+				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, not the path MTU %" PRIu32,
+				op->name, h->psn, len, pmtu);
+		}
+	} else if (op->flags & ROCE_OPF_PAYLOAD) {
+		if (pmtu && len > pmtu)
+			finding(c, r->frame, R_PAYLOAD_MTU, fi,
+				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, more than the path MTU %" PRIu32,
+				op->name, h->psn, len, pmtu);
+		else if (last && !first && len == 0)
+			finding(c, r->frame, R_PAYLOAD_LAST_EMPTY, fi,
+				"%s at PSN %" PRIu32 " carries no payload (a LAST packet carries 1..PMTU bytes)",
+				op->name, h->psn);
+	}
+
+	/* message state */
+	if (first) {
+		fl->msg_class = cls;
+		fl->msg_bytes = 0;
+		fl->msg_has_reth = (op->flags & ROCE_OPF_WRITE) && (op->hdrs & ROCE_HDR_BIT(ROCE_HDR_RETH));
+		fl->msg_reth_len = h->reth.dma_len;
+	}
+	fl->msg_bytes += len;
+	if (last) {
+		if (fl->msg != -1 || first) {
+			if (fl->msg_has_reth && fl->msg_class == ROCE_OPF_WRITE && fl->msg_bytes != fl->msg_reth_len)
+				finding(c, r->frame, R_RETH_LENGTH, fi,
+					"RDMA WRITE message ending at PSN %" PRIu32 " carried %" PRIu32
+					" bytes, its RETH says %" PRIu32, h->psn, fl->msg_bytes, fl->msg_reth_len);
+		}
+		fl->msg = 0;
+	} else {
+		fl->msg = fl->msg == -1 && !first ? -1 : 1;
+	}
+}
+
+static void request(struct insp_check *c, long fi, const struct insp_rec *r)
+{
+	struct cflow *fl = &c->v[fi];
+	const struct roce_opcode_info *op = r->pkt.op;
+	const struct roce_hdrs *h = &r->pkt.h;
+	uint32_t psn = h->psn, npsn = 1;
+	unsigned i;
+
+	if (!fl->started) {
+		fl->started = 1;
+		fl->transport = h->opcode & ROCE_OP_TRANSPORT_MASK;
+		fl->first_psn = fl->next_psn = psn;
+		fl->max_sent = roce_psn_add(psn, -1u & 0xFFFFFF);
+		fl->msg = (op->flags & ROCE_OPF_FIRST) ? 0 : -1;
+		if (c->pmtu)
+			fl->pmtu = c->pmtu;
+	}
+
+	/* NAKs waiting for the resend of their PSN */
+	for (i = 0; i < fl->nnak;) {
+		struct nak *n = &fl->naks[i];
+
+		if (n->psn == psn) {
+			int64_t waited = (r->ts_sec * 1000000000ll + r->ts_nsec) - n->t_ns;
+
+			/* 5 % tolerance: the capture point is not the requester's timer */
+			if (n->rnr && waited >= 0 && (uint64_t)waited < n->wait_ns - n->wait_ns / 20)
+				finding(c, r->frame, R_RNR_EARLY_RETRY, fi,
+					"retry of PSN %" PRIu32 " %" PRId64 " us after the RNR NAK (frame %" PRIu64
+					") whose timer asks for %" PRIu64 " us", psn, waited / 1000, n->frame,
+					n->wait_ns / 1000);
+			fl->naks[i] = fl->naks[--fl->nnak];
+			continue;
+		}
+		i++;
+	}
+
+	if (psn == fl->next_psn || (fl->slack && roce_psn_after(psn, fl->next_psn) &&
+				    roce_psn_sub(psn, fl->next_psn) <= fl->slack)) {
+		/* new PSN, in order */
+		if (fl->transport != 0x60)
+			request_in_order(c, fi, r);
+	} else if (roce_psn_after(psn, fl->next_psn)) {
+		uint32_t miss = roce_psn_sub(psn, fl->next_psn);
+
+		c->out_of_order++;
+		if (fl->transport == 0x00 && fl->ngap < NGAP) {
+			fl->gaps[fl->ngap].first = fl->next_psn;
+			fl->gaps[fl->ngap].count = miss;
+			fl->gaps[fl->ngap].frame = r->frame;
+			fl->ngap++;
+		}
+		fl->msg = -1;
+		if (fl->transport != 0x60) {
+			if (op->flags & ROCE_OPF_FIRST)
+				fl->msg = 0;
+			request_in_order(c, fi, r);
+		}
+	} else {
+		/* an old PSN: resent, duplicated or reordered */
+		struct hist *o = hist_at(fl, psn);
+
+		if (o) {
+			c->retransmitted++;
+			c->retransmitted_bytes += r->pkt.payload_len;
+			if (o->opcode != h->opcode || o->payload_len != r->pkt.payload_len ||
+			    ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_RETH)) && h->opcode != ROCE_OP_RC_READ_REQUEST &&
+			     (o->va != h->reth.va || o->rkey != h->reth.rkey || o->dma_len != h->reth.dma_len)) ||
+			    ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_ATOMICETH)) &&
+			     (o->va != h->atomic.va || o->rkey != h->atomic.rkey ||
+			      o->swap_add != h->atomic.swap_add || o->compare != h->atomic.compare)))
+				finding(c, r->frame, R_RETRANSMIT_CHANGED, fi,
+					"PSN %" PRIu32 " resent as %s with %" PRIu32
+					" bytes and other headers than first sent (%s, %" PRIu32 " bytes)",
+					psn, op->name, r->pkt.payload_len, roce_opcode_name(o->opcode), o->payload_len);
+			return;
+		}
+		c->out_of_order++;
+		gap_fill(c, fl, psn);
+		hist_put(c, fl, r);
+		return;
+	}
+
+	/* a new PSN: remember it, advance */
+	hist_put(c, fl, r);
+	fl->slack = 0;
+	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
+		struct read_req *rq = &fl->reads[(fl->read_head + fl->nread) % NREAD];
+		uint32_t len = h->opcode == ROCE_OP_RC_READ_REQUEST ? h->reth.dma_len : 0;
+
+		if (fl->nread == NREAD) {
+			fl->read_head = (fl->read_head + 1) % NREAD;
+			fl->nread--;
+		}
+		rq = &fl->reads[(fl->read_head + fl->nread) % NREAD];
+		rq->psn = psn;
+		rq->len = len;
+		rq->frame = r->frame;
+		fl->nread++;
+		if (fl->pmtu) {
+			npsn = read_npkts(len, fl->pmtu);
+		} else {
+			npsn = 1;
+			fl->slack = read_npkts(len, 256) - 1;
+		}
+	}
+	if (fl->transport == 0x00 && (op->flags & ROCE_OPF_LAST))
+		end_push(fl, h->opcode == ROCE_OP_RC_READ_REQUEST ? psn : roce_psn_add(psn, npsn - 1));
+	fl->next_psn = roce_psn_add(psn, npsn);
+	fl->max_sent = roce_psn_add(psn, npsn - 1 + fl->slack);
+}
+
+/* ---- Responses ------------------------------------------------------------ */
+
+/* The request flow a response flow answers: same address pair reversed. */
+static long pair_flow(struct insp_check *c, long ri, uint32_t psn)
+{
+	struct cflow *rf = &c->v[ri];
+	long best = -1;
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2 && best < 0; pass++) {
+		for (i = 0; i < c->n; i++) {
+			struct cflow *q = &c->v[i];
+
+			if (q->response || !q->started || q->peer >= 0 || q->transport != 0x00 ||
+			    q->version != rf->version || strcmp(q->src, rf->dst) || strcmp(q->dst, rf->src))
+				continue;
+			/* pass 0: the PSN was sent; pass 1: the same UDP source port
+			 * (RoCEv2 drivers derive it from both QPNs, so both ends agree) */
+			if (pass == 0 && !roce_psn_in_range(psn, q->first_psn,
+							      roce_psn_sub(q->max_sent, q->first_psn) + 1))
+				continue;
+			if (pass == 1 && (q->version != 2 || q->sport != rf->sport))
+				continue;
+			best = (long)i;
+			break;
+		}
+	}
+	if (best >= 0) {
+		c->v[best].peer = ri;
+		rf->peer = best;
+		rf->paired_by_port = pass == 2;
+	}
+	return best;
+}
+
+/* Record an AETH's MSN against the messages completed since the last one. */
+static void msn_check(struct insp_check *c, long ri, struct cflow *q, const struct insp_rec *r, uint32_t upto)
+{
+	struct cflow *rf = &c->v[ri];
+	uint32_t msn = r->pkt.h.aeth.msn;
+
+	if (q->dead)
+		return;
+	if (rf->have_ack) {
+		if (roce_psn_before(upto, rf->ack_psn))
+			return;
+		if (upto == rf->ack_psn) {
+			if (msn != rf->ack_msn)
+				finding(c, r->frame, R_ACK_MSN, ri,
+					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32
+					" again; it was %" PRIu32 " and no message completed since", msn, upto,
+					rf->ack_msn);
+		} else {
+			uint32_t done = ends_between(q, rf->ack_psn, upto);
+			uint32_t want = (rf->ack_msn + done) & 0xFFFFFF;
+
+			if (msn != want)
+				finding(c, r->frame, R_ACK_MSN, ri,
+					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32 ": %" PRIu32
+					" message(s) completed since MSN %" PRIu32 " (PSN %" PRIu32 "), so %" PRIu32
+					" expected", msn, upto, done, rf->ack_msn, rf->ack_psn, want);
+		}
+	} else {
+		(void)ends_between(q, upto, upto);
+	}
+	rf->have_ack = 1;
+	rf->ack_psn = upto;
+	rf->ack_msn = msn;
+}
+
+static struct read_req *read_of(struct cflow *q, uint32_t psn, uint32_t *n)
+{
+	unsigned i;
+
+	for (i = q->nread; i-- > 0;) {
+		struct read_req *rq = &q->reads[(q->read_head + i) % NREAD];
+		uint32_t cnt = read_npkts(rq->len, q->pmtu ? q->pmtu : 256);
+
+		if (roce_psn_in_range(psn, rq->psn, cnt)) {
+			*n = cnt;
+			return rq;
+		}
+	}
+	return NULL;
+}
+
+static void read_response(struct insp_check *c, long ri, struct cflow *q, const struct insp_rec *r)
+{
+	struct cflow *rf = &c->v[ri];
+	const struct roce_opcode_info *op = r->pkt.op;
+	uint32_t psn = r->pkt.h.psn, len = r->pkt.payload_len, n = 0;
+	int first = (op->flags & ROCE_OPF_FIRST) != 0, last = (op->flags & ROCE_OPF_LAST) != 0;
+	struct read_req *rq = read_of(q, psn, &n);
+
+	if (!rq) {
+		finding(c, r->frame, R_READ_RESPONSE_PSN, ri,
+			"%s at PSN %" PRIu32 " answers no outstanding RDMA READ", op->name, psn);
+		rf->rd_active = 0;
+		return;
+	}
+	if (first) {
+		uint32_t off = roce_psn_sub(psn, rq->psn);
+		uint64_t done = (uint64_t)off * (q->pmtu ? q->pmtu : 0);
+
+		if (off && !q->pmtu) {
+			rf->rd_active = 0;	/* a restart inside a READ of unknown PMTU: not followed */
+			return;
+		}
+		rf->rd_active = 1;
+		rf->rd_next = psn;
+		rf->rd_left = done >= rq->len ? 0 : rq->len - (uint32_t)done;
+		rf->rd_count = 0;
+		rf->rd_expect = n - off;
+		rf->rd_frame = rq->frame;
+	} else if (!rf->rd_active || psn != rf->rd_next) {
+		if (rf->rd_active && roce_psn_after(psn, rf->rd_next))
+			c->out_of_order++;
+		rf->rd_active = 0;	/* responses lost before the capture: wait for the next FIRST/ONLY */
+		return;
+	}
+	/* payload size: FIRST/MIDDLE exactly one PMTU (learned here if unknown) */
+	if (!last) {
+		if (!q->pmtu && is_pmtu(len)) {
+			set_pmtu(c, q, len);
+			rf->rd_expect = read_npkts(rq->len, len);
+		} else if (len != q->pmtu) {
+			finding(c, r->frame, R_PAYLOAD_PMTU, ri,
+				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, not the path MTU %" PRIu32,
+				op->name, psn, len, q->pmtu);
+		}
+	} else if (q->pmtu && len > q->pmtu) {
+		finding(c, r->frame, R_PAYLOAD_MTU, ri,
+			"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, more than the path MTU %" PRIu32,
+			op->name, psn, len, q->pmtu);
+	}
+	rf->rd_count++;
+	rf->rd_next = roce_psn_add(psn, 1);
+	if (!last && rf->rd_count >= rf->rd_expect && q->pmtu) {
+		finding(c, r->frame, R_READ_RESPONSE_COUNT, ri,
+			"%s at PSN %" PRIu32 " is response %" PRIu32 " of a READ of %" PRIu32
+			" bytes (frame %" PRIu64 ") that takes %" PRIu32 " at path MTU %" PRIu32 ", and not its last",
+			op->name, psn, rf->rd_count, rq->len, rq->frame, rf->rd_expect, q->pmtu);
+		rf->rd_active = 0;
+		return;
+	}
+	if (last) {
+		uint32_t got = rf->rd_left < len ? 0 : rf->rd_left - len;
+
+		if (rf->rd_count != rf->rd_expect && q->pmtu)
+			finding(c, r->frame, R_READ_RESPONSE_COUNT, ri,
+				"READ (frame %" PRIu64 ", %" PRIu32 " bytes) ended by %s after %" PRIu32
+				" response(s); path MTU %" PRIu32 " makes it %" PRIu32,
+				rq->frame, rq->len, op->name, rf->rd_count, q->pmtu, rf->rd_expect);
+		else if (rf->rd_left != len)
+			finding(c, r->frame, R_READ_RESPONSE_LENGTH, ri,
+				"READ (frame %" PRIu64 ", %" PRIu32 " bytes) ended by %s with %" PRIu32
+				" bytes where %" PRIu32 " were left", rq->frame, rq->len, op->name, len, rf->rd_left);
+		(void)got;
+		rf->rd_active = 0;
+	} else {
+		rf->rd_left = rf->rd_left > len ? rf->rd_left - len : 0;
+	}
+}
+
+static void response(struct insp_check *c, long ri, const struct insp_rec *r)
+{
+	struct cflow *rf = &c->v[ri];
+	const struct roce_opcode_info *op = r->pkt.op;
+	const struct roce_hdrs *h = &r->pkt.h;
+	uint32_t psn = h->psn;
+	uint8_t syn = h->aeth.syndrome;
+	int has_aeth = (op->hdrs & ROCE_HDR_BIT(ROCE_HDR_AETH)) != 0;
+	long qi = rf->peer >= 0 ? rf->peer : pair_flow(c, ri, psn);
+	struct cflow *q;
+	struct hist *o;
+
+	if (has_aeth && ((syn & 0x80) || (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RESERVED ||
+			 ((syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK && (syn & ROCE_AETH_VALUE_MASK) > 3))) {
+		finding(c, r->frame, R_AETH_RESERVED, ri,
+			"%s at PSN %" PRIu32 " carries AETH syndrome 0x%02x, reserved on RC", op->name, psn, syn);
+		return;
+	}
+	if (has_aeth && (op->flags & ROCE_OPF_READ) && (syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK)
+		finding(c, r->frame, R_READ_RESPONSE_AETH, ri,
+			"%s at PSN %" PRIu32 " carries AETH syndrome 0x%02x; a READ response's AETH is an ACK",
+			op->name, psn, syn);
+	if (qi < 0) {
+		c->unpaired++;
+		return;
+	}
+	q = &c->v[qi];
+	rf = &c->v[ri];
+	if (rf->paired_by_port) {
+		rf->paired_by_port = 0;
+	} else if (roce_psn_after(psn, q->max_sent)) {
+		finding(c, r->frame, R_ACK_UNSENT_PSN, ri,
+			"%s names PSN %" PRIu32 ", after the last PSN the requester sent (%" PRIu32 ")",
+			op->name, psn, q->max_sent);
+		return;
+	}
+	o = hist_at(q, psn);
+
+	if (op->flags & ROCE_OPF_READ) {
+		read_response(c, ri, q, r);
+		if (has_aeth)
+			msn_check(c, ri, q, r, psn);
+		return;
+	}
+	if (h->opcode == ROCE_OP_RC_ATOMIC_ACK) {
+		if (o && !is_atomic_req(o->opcode))
+			finding(c, r->frame, R_ATOMIC_ACK_PSN, ri,
+				"ATOMIC Acknowledge at PSN %" PRIu32 ", which the requester used for %s", psn,
+				roce_opcode_name(o->opcode));
+		msn_check(c, ri, q, r, psn);
+		return;
+	}
+	if (h->opcode != ROCE_OP_RC_ACK)
+		return;
+	switch (syn & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK:
+		if (o && is_atomic_req(o->opcode))
+			finding(c, r->frame, R_ATOMIC_PLAIN_ACK, ri,
+				"plain ACK at PSN %" PRIu32 " of %s; an atomic is answered by ATOMIC Acknowledge",
+				psn, roce_opcode_name(o->opcode));
+		msn_check(c, ri, q, r, psn);
+		break;
+	case ROCE_AETH_RNR_NAK:
+	case ROCE_AETH_NAK:
+		if ((syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK && (syn & ROCE_AETH_VALUE_MASK) != 0) {
+			c->naks_fatal++;
+			q->dead = 1;
+			break;
+		}
+		if ((syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RNR_NAK)
+			c->naks_rnr++;
+		else
+			c->naks_seq++;
+		/* the NAK acknowledges everything before its PSN */
+		msn_check(c, ri, q, r, roce_psn_add(psn, 0xFFFFFF));
+		if (q->nnak < NNAK) {
+			struct nak *n = &q->naks[q->nnak++];
+
+			n->psn = psn;
+			n->rnr = (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RNR_NAK;
+			n->frame = r->frame;
+			n->t_ns = r->ts_sec * 1000000000ll + r->ts_nsec;
+			n->wait_ns = (uint64_t)rnr_us100[syn & ROCE_AETH_VALUE_MASK] * 10000u;
+			n->max_at = q->max_sent;
+		}
+		break;
+	}
+}
+
+/* ---- Entry points --------------------------------------------------------- */
+
+struct insp_check *insp_check_new(uint32_t pmtu)
+{
+	struct insp_check *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->pmtu = pmtu;
+	return c;
+}
+
+void insp_check_add(struct insp_check *c, const struct insp_rec *r)
+{
+	const struct roce_hdrs *h = &r->pkt.h;
+	struct cflow key;
+	long fi;
+
+	c->packets++;
+	if (r->status == INSP_SKIPPED)
+		return;
+	if (r->status == INSP_MALFORMED) {
+		finding(c, r->frame, R_MALFORMED, -1, "%s: %s", insp_err_name(r->err), insp_err_message(r->err));
+		return;
+	}
+	if (r->status == INSP_BAD_ICRC) {
+		/* a receiver drops it: to the flow it is a lost packet */
+		finding(c, r->frame, R_ICRC, -1, "%s PSN %" PRIu32 ": ICRC 0x%08" PRIx32 ", computed 0x%08" PRIx32,
+			roce_opcode_name(h->opcode), h->psn, r->pkt.icrc_wire, r->pkt.icrc_calc);
+		return;
+	}
+	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
+		return;
+	c->checked++;
+	memset(&key, 0, sizeof(key));
+	key.version = r->version;
+	memcpy(key.src, r->src, sizeof(key.src));
+	memcpy(key.dst, r->dst, sizeof(key.dst));
+	key.sport = r->sport;
+	key.dport = r->dport;
+	key.dqpn = h->dqpn;
+	key.response = (r->pkt.op->flags & ROCE_OPF_RESPONSE) != 0;
+	fi = find_flow(c, &key);
+	if (fi < 0) {
+		c->nomem = 1;
+		return;
+	}
+	if (key.response)
+		response(c, fi, r);
+	else if ((h->opcode & ROCE_OP_TRANSPORT_MASK) == 0x60) {
+		/* UD: one packet per message, no PSN rules; the MTU still holds */
+		if (c->pmtu && r->pkt.payload_len > c->pmtu)
+			finding(c, r->frame, R_PAYLOAD_MTU, fi,
+				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, more than the path MTU %" PRIu32,
+				r->pkt.op->name, h->psn, r->pkt.payload_len, c->pmtu);
+	} else {
+		request(c, fi, r);
+	}
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (x->frame != y->frame)
+		return x->frame < y->frame ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* Close what the end of the capture leaves open. */
+static void settle(struct insp_check *c)
+{
+	size_t i;
+	unsigned k;
+
+	for (i = 0; i < c->n; i++) {
+		struct cflow *fl = &c->v[i];
+
+		for (k = 0; k < fl->nnak; k++) {
+			struct nak *n = &fl->naks[k];
+
+			/* only a requester that went on sending after the NAK broke the rule:
+			 * one that stopped may have run out of retries */
+			if (!roce_psn_after(fl->max_sent, n->max_at))
+				continue;
+			finding(c, n->frame, n->rnr ? R_RNR_NO_RETRY : R_NAK_NO_RESEND,
+				fl->peer >= 0 ? fl->peer : (long)i,
+				"%s NAK for PSN %" PRIu32 " never answered by a resend of that PSN; the requester "
+				"went on to PSN %" PRIu32, n->rnr ? "RNR" : "PSN sequence error", n->psn, fl->max_sent);
+		}
+		for (k = 0; k < fl->ngap; k++) {
+			struct gap *g = &fl->gaps[k];
+			unsigned m;
+			int named = 0;
+
+			for (m = 0; m < fl->nnak; m++)
+				named |= roce_psn_in_range(fl->naks[m].psn, g->first, g->count);
+			if (named)
+				continue;	/* the unanswered NAK is the finding */
+			/* a capture that only misses packets (an excerpt, a mirror
+			 * port's drops) shows no acknowledgement past the gap */
+			if (fl->peer < 0 || !c->v[fl->peer].have_ack ||
+			    roce_psn_before(c->v[fl->peer].ack_psn, g->first))
+				continue;
+			finding(c, g->frame, R_PSN_GAP, (long)i,
+				"request PSN(s) %" PRIu32 "..%" PRIu32 " skipped here and never sent, yet "
+				"acknowledged up to PSN %" PRIu32, g->first, roce_psn_add(g->first, g->count - 1),
+				c->v[fl->peer].ack_psn);
+		}
+	}
+}
+
+uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
+{
+	struct jsonw j;
+	size_t i;
+	int r;
+
+	settle(c);
+	qsort(c->f, c->nf, sizeof(*c->f), cmp_finding);
+	for (i = 0; i < c->nf; i++) {
+		const struct finding *f = &c->f[i];
+		const char *flow = f->flow >= 0 ? c->v[f->flow].name : "-";
+
+		if (json) {
+			jsonw_begin(&j, fp);
+			jsonw_u64(&j, "frame", f->frame);
+			jsonw_str(&j, "rule", rules[f->rule].id);
+			jsonw_str(&j, "section", rules[f->rule].section);
+			jsonw_str(&j, "flow", flow);
+			jsonw_str(&j, "message", f->msg);
+			jsonw_end(&j);
+		} else {
+			fprintf(fp, "frame %" PRIu64 ": %s (IBA §%s) %s: %s\n", f->frame, rules[f->rule].id,
+				rules[f->rule].section, flow, f->msg);
+		}
+	}
+	if (json) {
+		jsonw_begin(&j, fp);
+		jsonw_obj(&j, "check");
+		jsonw_u64(&j, "packets", c->packets);
+		jsonw_u64(&j, "checked", c->checked);
+		jsonw_u64(&j, "flows", c->n);
+		jsonw_u64(&j, "findings", c->findings);
+		jsonw_obj(&j, "rules");
+		for (r = 0; r < R__COUNT; r++)
+			if (c->by_rule[r])
+				jsonw_u64(&j, rules[r].id, c->by_rule[r]);
+		jsonw_obj_end(&j);
+		jsonw_u64(&j, "retransmitted", c->retransmitted);
+		jsonw_u64(&j, "retransmitted_bytes", c->retransmitted_bytes);
+		jsonw_u64(&j, "out_of_order", c->out_of_order);
+		jsonw_u64(&j, "gaps_repaired", c->gaps_repaired);
+		jsonw_u64(&j, "naks_seq", c->naks_seq);
+		jsonw_u64(&j, "naks_rnr", c->naks_rnr);
+		jsonw_u64(&j, "naks_fatal", c->naks_fatal);
+		jsonw_u64(&j, "unpaired_responses", c->unpaired);
+		jsonw_bool(&j, "complete", !c->nomem);
+		jsonw_obj_end(&j);
+		jsonw_end(&j);
+	} else {
+		fprintf(fp, "check: %" PRIu64 " packets, %" PRIu64 " checked, %zu flows, findings %" PRIu64,
+			c->packets, c->checked, c->n, c->findings);
+		for (r = 0; r < R__COUNT; r++)
+			if (c->by_rule[r])
+				fprintf(fp, "%s %s %" PRIu64, r == 0 || !c->findings ? "," : ",", rules[r].id,
+					c->by_rule[r]);
+		fprintf(fp, "\ncheck: retransmitted %" PRIu64 " packets %" PRIu64 " bytes, out-of-order %" PRIu64
+			", gaps repaired %" PRIu64 ", NAKs: sequence %" PRIu64 " RNR %" PRIu64 " fatal %" PRIu64
+			", unpaired responses %" PRIu64 "\n",
+			c->retransmitted, c->retransmitted_bytes, c->out_of_order, c->gaps_repaired, c->naks_seq,
+			c->naks_rnr, c->naks_fatal, c->unpaired);
+		if (c->nomem)
+			fputs("check: out of memory, some packets or findings are missing\n", fp);
+	}
+	return c->findings;
+}
+
+void insp_check_free(struct insp_check *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].hist);
+	free(c->v);
+	free(c->slot);
+	free(c->f);
+	free(c);
+}
