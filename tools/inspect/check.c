@@ -77,7 +77,7 @@ static const struct {
 
 #define HIST 512u		/* PSNs remembered per request flow (a power of two) */
 #define HIST_BUDGET (64u << 20)	/* bytes of history for all flows together */
-#define NREAD 32u		/* outstanding READs remembered per QP pair */
+#define NREAD 256u		/* outstanding READs remembered per QP pair */
 #define NENDS 1024u		/* message ends remembered per QP pair (for the MSN) */
 #define NGAP 16u
 #define NNAK 8u
@@ -378,19 +378,34 @@ static void set_pmtu(struct insp_check *c, struct cflow *req, uint32_t v)
 
 /* ---- Requests ------------------------------------------------------------- */
 
+static struct read_req *read_of(struct cflow *q, uint32_t psn, uint32_t *n);
+
+/* PSNs a request uses: a READ also those of its responses (1 while the PMTU is unknown). */
+static uint32_t psns_of(const struct cflow *fl, uint8_t opcode, uint32_t dma_len)
+{
+	if (opcode == ROCE_OP_RC_READ_REQUEST && fl->pmtu)
+		return read_npkts(dma_len, fl->pmtu);
+	return 1;
+}
+
 /* PSN P (not seen before) filled part of a gap: shrink the gaps. */
 static void gap_fill(struct insp_check *c, struct cflow *fl, uint32_t psn)
 {
 	unsigned i;
+	struct hist *e;
 
 	for (i = 0; i < fl->ngap; i++) {
 		struct gap *g = &fl->gaps[i];
 
 		if (!roce_psn_in_range(psn, g->first, g->count))
 			continue;
-		while (g->count && (g->first == psn || hist_at(fl, g->first))) {
-			g->first = roce_psn_add(g->first, 1);
-			g->count--;
+		while (g->count && (e = hist_at(fl, g->first)) != NULL) {
+			uint32_t k = psns_of(fl, e->opcode, e->dma_len);
+
+			if (k > g->count)
+				k = g->count;
+			g->first = roce_psn_add(g->first, k);
+			g->count -= k;
 		}
 		if (!g->count) {
 			c->gaps_repaired++;
@@ -400,13 +415,44 @@ static void gap_fill(struct insp_check *c, struct cflow *fl, uint32_t psn)
 	}
 }
 
+/* Remember that a message completes at PSN (kept in PSN order: a packet
+ * that fills a gap comes after the later ones). */
 static void end_push(struct cflow *fl, uint32_t psn)
 {
+	unsigned i;
+
 	if (fl->nend == NENDS) {
 		fl->end_head = (fl->end_head + 1) % NENDS;
 		fl->nend--;
 	}
-	fl->ends[(fl->end_head + fl->nend++) % NENDS] = psn;
+	for (i = fl->nend; i > 0; i--) {
+		uint32_t e = fl->ends[(fl->end_head + i - 1) % NENDS];
+
+		if (e == psn)
+			return;
+		if (roce_psn_before(e, psn))
+			break;
+		fl->ends[(fl->end_head + i) % NENDS] = e;
+	}
+	fl->ends[(fl->end_head + i) % NENDS] = psn;
+	fl->nend++;
+}
+
+/* A READ (or ATOMIC WRITE) request at PSN: outstanding until answered. */
+static void read_push(struct cflow *fl, const struct insp_rec *r)
+{
+	const struct roce_hdrs *h = &r->pkt.h;
+	struct read_req *rq;
+
+	if (fl->nread == NREAD) {
+		fl->read_head = (fl->read_head + 1) % NREAD;
+		fl->nread--;
+	}
+	rq = &fl->reads[(fl->read_head + fl->nread) % NREAD];
+	rq->psn = h->psn;
+	rq->len = h->opcode == ROCE_OP_RC_READ_REQUEST ? h->reth.dma_len : 0;
+	rq->frame = r->frame;
+	fl->nread++;
 }
 
 /* Messages completed at PSNs in (from, to]; drops those at or before FROM. */
@@ -520,11 +566,11 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 	for (i = 0; i < fl->nnak;) {
 		struct nak *n = &fl->naks[i];
 
-		if (n->psn == psn) {
+		if (n->psn == psn || (roce_psn_after(psn, n->psn) && !roce_psn_after(psn, n->max_at))) {
 			int64_t waited = (r->ts_sec * 1000000000ll + r->ts_nsec) - n->t_ns;
 
 			/* 5 % tolerance: the capture point is not the requester's timer */
-			if (n->rnr && waited >= 0 && (uint64_t)waited < n->wait_ns - n->wait_ns / 20)
+			if (n->rnr && n->psn == psn && waited >= 0 && (uint64_t)waited < n->wait_ns - n->wait_ns / 20)
 				finding(c, r->frame, R_RNR_EARLY_RETRY, fi,
 					"retry of PSN %" PRIu32 " %" PRId64 " us after the RNR NAK (frame %" PRIu64
 					") whose timer asks for %" PRIu64 " us", psn, waited / 1000, n->frame,
@@ -576,8 +622,20 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 			return;
 		}
 		c->out_of_order++;
-		gap_fill(c, fl, psn);
 		hist_put(c, fl, r);
+		gap_fill(c, fl, psn);
+		if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
+			uint32_t n;
+			struct read_req *rq = read_of(fl, psn, &n);
+
+			read_push(fl, r);
+			/* a READ resumed inside an earlier one's PSNs (the
+			 * responses from there on were lost) is no new message */
+			if (rq && rq->psn != psn)
+				return;
+		}
+		if (fl->transport == 0x00 && (op->flags & ROCE_OPF_LAST))
+			end_push(fl, psn);
 		return;
 	}
 
@@ -585,18 +643,9 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 	hist_put(c, fl, r);
 	fl->slack = 0;
 	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
-		struct read_req *rq = &fl->reads[(fl->read_head + fl->nread) % NREAD];
 		uint32_t len = h->opcode == ROCE_OP_RC_READ_REQUEST ? h->reth.dma_len : 0;
 
-		if (fl->nread == NREAD) {
-			fl->read_head = (fl->read_head + 1) % NREAD;
-			fl->nread--;
-		}
-		rq = &fl->reads[(fl->read_head + fl->nread) % NREAD];
-		rq->psn = psn;
-		rq->len = len;
-		rq->frame = r->frame;
-		fl->nread++;
+		read_push(fl, r);
 		if (fl->pmtu) {
 			npsn = read_npkts(len, fl->pmtu);
 		} else {
@@ -814,9 +863,9 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 	o = hist_at(q, psn);
 
 	if (op->flags & ROCE_OPF_READ) {
+		/* no MSN check: a duplicate READ is answered again with the
+		 * current MSN (docs/wire-format.md §1.6), at an older PSN */
 		read_response(c, ri, q, r);
-		if (has_aeth)
-			msn_check(c, ri, q, r, psn);
 		return;
 	}
 	if (h->opcode == ROCE_OP_RC_ATOMIC_ACK) {
