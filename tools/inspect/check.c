@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "print.h"
 #include "netstack/psn.h"
 
 /* ---- Rules ---------------------------------------------------------------- */
@@ -28,7 +29,6 @@ enum rule {
 	R_PAYLOAD_LAST_EMPTY,
 	R_RETH_LENGTH,
 	R_READ_RESPONSE_PSN,
-	R_READ_RESPONSE_SEQUENCE,
 	R_READ_RESPONSE_COUNT,
 	R_READ_RESPONSE_LENGTH,
 	R_READ_RESPONSE_AETH,
@@ -58,7 +58,6 @@ static const struct {
 	[R_PAYLOAD_LAST_EMPTY] = { "payload.last_empty", "9.7.5" },
 	[R_RETH_LENGTH] = { "reth.length", "9.3.3" },
 	[R_READ_RESPONSE_PSN] = { "read.response_psn", "9.7.6" },
-	[R_READ_RESPONSE_SEQUENCE] = { "read.response_sequence", "9.7.6" },
 	[R_READ_RESPONSE_COUNT] = { "read.response_count", "9.7.6" },
 	[R_READ_RESPONSE_LENGTH] = { "read.response_length", "9.7.6" },
 	[R_READ_RESPONSE_AETH] = { "read.response_aeth", "9.3.5" },
@@ -156,7 +155,7 @@ struct cflow {
 struct finding {
 	uint64_t frame;
 	enum rule rule;
-	long flow;
+	char flow[160];
 	char msg[200];
 };
 
@@ -273,13 +272,32 @@ static long find_flow(struct insp_check *c, const struct cflow *key)
 
 /* ---- Findings ------------------------------------------------------------- */
 
-static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+/* The flow of a packet that has no flow state (bad ICRC, malformed): what was decoded of it. */
+static void rec_flow_name(const struct insp_rec *r, char *buf, size_t len)
+{
+	struct cflow k;
 
-static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
+	if (!r->have_addr) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	memset(&k, 0, sizeof(k));
+	k.version = r->version;
+	memcpy(k.src, r->src, sizeof(k.src));
+	memcpy(k.dst, r->dst, sizeof(k.dst));
+	k.sport = r->sport;
+	k.dport = r->dport;
+	k.dqpn = r->have_bth ? r->pkt.h.dqpn : 0;
+	flow_name(&k);
+	if (!r->have_bth)
+		*strstr(k.name, " dqpn") = '\0';
+	snprintf(buf, len, "%s", k.name);
+}
+
+static void finding_at(struct insp_check *c, uint64_t frame, enum rule r, const char *flow,
+		       const char *fmt, va_list ap)
 {
 	struct finding *f;
-	va_list ap;
 
 	c->findings++;
 	c->by_rule[r]++;
@@ -298,9 +316,35 @@ static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow
 	f = &c->f[c->nf++];
 	f->frame = frame;
 	f->rule = r;
-	f->flow = flow;
-	va_start(ap, fmt);
+	snprintf(f->flow, sizeof(f->flow), "%s", flow);
 	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+}
+
+static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Record a finding of rule R at FRAME on flow index FLOW. */
+static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	finding_at(c, frame, r, c->v[flow].name, fmt, ap);
+	va_end(ap);
+}
+
+static void finding_rec(struct insp_check *c, const struct insp_rec *rec, enum rule r, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Record a finding about packet REC itself (its flow named from its headers). */
+static void finding_rec(struct insp_check *c, const struct insp_rec *rec, enum rule r, const char *fmt, ...)
+{
+	char name[160];
+	va_list ap;
+
+	rec_flow_name(rec, name, sizeof(name));
+	va_start(ap, fmt);
+	finding_at(c, rec->frame, r, name, fmt, ap);
 	va_end(ap);
 }
 
@@ -707,20 +751,24 @@ static void msn_check(struct insp_check *c, long ri, struct cflow *q, const stru
 		if (roce_psn_before(upto, rf->ack_psn))
 			return;
 		if (upto == rf->ack_psn) {
-			if (msn != rf->ack_msn)
+			if (msn != rf->ack_msn) {
 				finding(c, r->frame, R_ACK_MSN, ri,
 					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32
 					" again; it was %" PRIu32 " and no message completed since", msn, upto,
 					rf->ack_msn);
+				msn = rf->ack_msn;
+			}
 		} else {
 			uint32_t done = ends_between(q, rf->ack_psn, upto);
 			uint32_t want = (rf->ack_msn + done) & 0xFFFFFF;
 
-			if (msn != want)
+			if (msn != want) {
 				finding(c, r->frame, R_ACK_MSN, ri,
 					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32 ": %" PRIu32
 					" message(s) completed since MSN %" PRIu32 " (PSN %" PRIu32 "), so %" PRIu32
 					" expected", msn, upto, done, rf->ack_msn, rf->ack_psn, want);
+				msn = want;	/* one wrong AETH, one finding */
+			}
 		}
 	} else {
 		(void)ends_between(q, upto, upto);
@@ -934,15 +982,15 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	if (r->status == INSP_SKIPPED)
 		return;
 	if (r->status == INSP_MALFORMED) {
-		finding(c, r->frame, R_MALFORMED, -1, "%s: %s", insp_err_name(r->err), insp_err_message(r->err));
+		finding_rec(c, r, R_MALFORMED, "%s: %s", insp_err_name(r->err), insp_err_message(r->err));
 		return;
 	}
-	if (r->status == INSP_BAD_ICRC) {
-		/* a receiver drops it: to the flow it is a lost packet */
-		finding(c, r->frame, R_ICRC, -1, "%s PSN %" PRIu32 ": ICRC 0x%08" PRIx32 ", computed 0x%08" PRIx32,
-			roce_opcode_name(h->opcode), h->psn, r->pkt.icrc_wire, r->pkt.icrc_calc);
-		return;
-	}
+	if (r->status == INSP_BAD_ICRC)
+		/* the receiver drops it, but the sender did send it: the
+		 * flow takes it like any other packet */
+		finding_rec(c, r, R_ICRC, "%s PSN %" PRIu32 ": ICRC %08" PRIx32 " on the wire, %08" PRIx32
+			" computed (wire byte order)", roce_opcode_name(h->opcode), h->psn,
+			insp_icrc_display(r->pkt.icrc_wire), insp_icrc_display(r->pkt.icrc_calc));
 	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
 		return;
 	c->checked++;
@@ -1034,7 +1082,7 @@ uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
 	qsort(c->f, c->nf, sizeof(*c->f), cmp_finding);
 	for (i = 0; i < c->nf; i++) {
 		const struct finding *f = &c->f[i];
-		const char *flow = f->flow >= 0 ? c->v[f->flow].name : "-";
+		const char *flow = f->flow;
 
 		if (json) {
 			jsonw_begin(&j, fp);
