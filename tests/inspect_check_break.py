@@ -88,6 +88,8 @@ class Pkt:
     op = property(lambda s: s.bth[0])
     psn = property(lambda s: struct.unpack(">I", s.bth[8:12])[0] & 0xFFFFFF)
     dqpn = property(lambda s: struct.unpack(">I", s.bth[4:8])[0] & 0xFFFFFF)
+    # both directions of a QP pair share the UDP source port (docs/wire-format.md §1.7)
+    sport = property(lambda s: struct.unpack(">H", s.udphdr[0:2])[0])
 
     def set_psn(self, psn):
         self.bth[9:12] = struct.pack(">I", psn)[1:]
@@ -182,6 +184,9 @@ def breaks(cap):
         yield "SEND MIDDLE 4 bytes short of the PMTU", "payload.pmtu", m + 1, {m: q.frame()}, (), []
     f = cap.find(req(SEND_FIRST))
     if f is not None:
+        # not the flow's first packet: a capture may begin inside a message
+        f = cap.find(lambda i, p: p.op == SEND_FIRST and p.sport == P[f].sport and p.dqpn == P[f].dqpn, f + 1)
+    if f is not None:
         q = clone(f)
         q.set_op(SEND_MIDDLE)
         yield "SEND FIRST turned MIDDLE", "opcode.sequence", f + 1, {f: q.frame()}, (), []
@@ -239,19 +244,24 @@ def breaks(cap):
         yield "READ FIRST response with a NAK AETH", "read.response_aeth", rf + 1, {rf: q.frame()}, (), []
     ro = cap.find(req(READ_ONLY))
     if ro is not None:
-        s = cap.find(lambda i, p: p.op == SEND_ONLY and p.dqpn != P[ro].dqpn)
+        s = cap.find(lambda i, p: p.op == SEND_ONLY and p.sport == P[ro].sport and p.dqpn != P[ro].dqpn)
         if s is not None and s < ro:
             q = clone(ro)
             q.set_psn(P[s].psn)
             yield "READ ONLY response at a SEND's PSN", "read.response_psn", ro + 1, {ro: q.frame()}, (), []
     # ACKs
-    a = cap.find(lambda i, p: p.op == ACK and p.eth[0] < 0x20 and i > 3)
+    # the second ACK of a flow (the first sets the MSN baseline)
+    a0 = cap.find(lambda i, p: p.op == ACK and p.eth[0] < 0x20)
+    a = None if a0 is None else \
+        cap.find(lambda i, p: p.op == ACK and p.eth[0] < 0x20 and p.sport == P[a0].sport
+                 and p.dqpn == P[a0].dqpn and p.psn != P[a0].psn, a0 + 1)
     if a is not None:
-        sent = max(P[i].psn for i in range(a) if P[i].roce and is_req(P[i].op) and P[i].dqpn != P[a].dqpn
-                   and P[i].op not in (READ_REQ,))
+        # its requests: same UDP port, sent to the other QP
+        sent = max(P[i].psn for i in range(a) if P[i].roce and is_req(P[i].op) and P[i].sport == P[a].sport
+                   and P[i].dqpn != P[a].dqpn)
         q = clone(a)
-        q.set_psn((sent + 10) & 0xFFFFFF)
-        yield "ACK 10 PSNs beyond the last sent", "ack.unsent_psn", a + 1, {a: q.frame()}, (), []
+        q.set_psn((sent + 100) & 0xFFFFFF)
+        yield "ACK 100 PSNs beyond the last request sent", "ack.unsent_psn", a + 1, {a: q.frame()}, (), []
         q = clone(a)
         q.eth[3] = (q.eth[3] + 1) & 0xFF
         yield "ACK with MSN one too high", "ack.msn", a + 1, {a: q.frame()}, (), []
@@ -270,7 +280,8 @@ def breaks(cap):
         q.set_op(ACK)
         q.eth[:] = q.eth[:4]
         yield "ATOMIC ACK sent as a plain ACK", "atomic.plain_ack", aa + 1, {aa: q.frame()}, (), []
-        s = cap.find(lambda i, p: p.op in (SEND_ONLY, 0x02, SEND_LAST_IMM) and p.dqpn != P[aa].dqpn)
+        s = cap.find(lambda i, p: p.op in (SEND_ONLY, 0x02, SEND_LAST_IMM) and p.sport == P[aa].sport
+                     and p.dqpn != P[aa].dqpn)
         if s is not None and s < aa:
             q = clone(aa)
             q.set_psn(P[s].psn)
@@ -278,7 +289,7 @@ def breaks(cap):
     # RNR NAK and its retry
     rn = cap.find(lambda i, p: p.op == ACK and (p.eth[0] & 0x60) == 0x20)
     if rn is not None:
-        rt = cap.find(lambda i, p: is_req(p.op) and p.psn == P[rn].psn and p.dqpn != P[rn].dqpn, rn + 1)
+        rt = cap.find(lambda i, p: is_req(p.op) and p.psn == P[rn].psn and p.sport == P[rn].sport, rn + 1)
         q = clone(rn)
         q.eth[0] = 0x20 | 14   # 1.28 ms
         yield "RNR NAK asking for 1.28 ms, retried sooner", "rnr.early_retry", rt + 1, {rn: q.frame()}, (), []
@@ -293,7 +304,7 @@ def breaks(cap):
     # PSN sequence error NAK, its resend replaced by a new request
     sn = cap.find(lambda i, p: p.op == ACK and p.eth[0] == 0x60)
     if sn is not None:
-        rs = cap.find(lambda i, p: is_req(p.op) and p.psn == P[sn].psn and p.dqpn != P[sn].dqpn, sn + 1)
+        rs = cap.find(lambda i, p: is_req(p.op) and p.psn == P[sn].psn and p.sport == P[sn].sport, sn + 1)
         o = cap.find(lambda i, p: p.op == SEND_ONLY and p.dqpn == P[rs].dqpn)
         if rs is not None and o is not None:
             top = max(P[i].psn for i in range(sn) if P[i].roce and P[i].dqpn == P[rs].dqpn)

@@ -756,7 +756,7 @@ static void msn_check(struct insp_check *c, long ri, struct cflow *q, const stru
 					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32
 					" again; it was %" PRIu32 " and no message completed since", msn, upto,
 					rf->ack_msn);
-				msn = rf->ack_msn;
+				return;
 			}
 		} else {
 			uint32_t done = ends_between(q, rf->ack_psn, upto);
@@ -767,7 +767,7 @@ static void msn_check(struct insp_check *c, long ri, struct cflow *q, const stru
 					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32 ": %" PRIu32
 					" message(s) completed since MSN %" PRIu32 " (PSN %" PRIu32 "), so %" PRIu32
 					" expected", msn, upto, done, rf->ack_msn, rf->ack_psn, want);
-				msn = want;	/* one wrong AETH, one finding */
+				return;	/* the next AETH is checked against the last good one */
 			}
 		}
 	} else {
@@ -917,10 +917,12 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 		return;
 	}
 	if (h->opcode == ROCE_OP_RC_ATOMIC_ACK) {
-		if (o && !is_atomic_req(o->opcode))
+		if (o && !is_atomic_req(o->opcode)) {
 			finding(c, r->frame, R_ATOMIC_ACK_PSN, ri,
 				"ATOMIC Acknowledge at PSN %" PRIu32 ", which the requester used for %s", psn,
 				roce_opcode_name(o->opcode));
+			return;
+		}
 		msn_check(c, ri, q, r, psn);
 		return;
 	}
