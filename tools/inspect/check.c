@@ -987,12 +987,14 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 		finding_rec(c, r, R_MALFORMED, "%s: %s", insp_err_name(r->err), insp_err_message(r->err));
 		return;
 	}
-	if (r->status == INSP_BAD_ICRC)
-		/* the receiver drops it, but the sender did send it: the
-		 * flow takes it like any other packet */
+	if (r->status == INSP_BAD_ICRC) {
+		/* its headers cannot be trusted, and the receiver drops it:
+		 * to the flow it is a lost packet */
 		finding_rec(c, r, R_ICRC, "%s PSN %" PRIu32 ": ICRC %08" PRIx32 " on the wire, %08" PRIx32
 			" computed (wire byte order)", roce_opcode_name(h->opcode), h->psn,
 			insp_icrc_display(r->pkt.icrc_wire), insp_icrc_display(r->pkt.icrc_calc));
+		return;
+	}
 	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
 		return;
 	c->checked++;

@@ -1,0 +1,90 @@
+#!/bin/sh
+# inspect_check_live: `uroce inspect --check` on uroce's own captures of real
+# traffic (unmodified rdma-core pingpongs and perftest through `uroce run`,
+# recorded by `uroce up --pcap`), MTU 1024:
+# - clean: RC/UC/UD pingpong, RDMA READ, RDMA WRITE and atomics: exit 0,
+#   0 findings, every packet checked, nothing retransmitted;
+# - the clean capture edited to break one rule at a time
+#   (tests/inspect_check_break.py --capture): each break found at its frame
+#   with its rule and nothing else, at least 15 distinct rules;
+# - lossy (--fault loss=5% dup=5% reorder=10%:2ms, seeded): exit 0, 0
+#   findings, while retransmissions, out-of-order packets and PSN sequence
+#   error NAKs are counted;
+# - corrupting (--fault corrupt=2%): the findings are exactly the corrupted
+#   packets (rule icrc, as many as the daemon's corrupted counter), nothing
+#   else: the resends that repair them are legal.
+. "$top_srcdir/tests/lib.sh"
+INSPECT="$top_builddir/tools/inspect/uroce-inspect"
+PY=${PYTHON:-python3}
+
+# check_clean NAME PCAP: --check exits 0 with 0 findings; prints the counts line
+check_clean() {
+	"$INSPECT" --check --port "$UROCE_PORT" "$2" >"$T/$1.check" 2>&1
+	_rc=$?
+	grep '^frame ' "$T/$1.check" | head -20
+	expect_eq "$1: --check exit status" 0 "$_rc"
+	expect_eq "$1: findings" "" "$(grep '^frame ' "$T/$1.check")"
+	_pk=$(sed -n 's/^summary: \([0-9]*\) packets, .*/\1/p' "$T/$1.check")
+	_line=$(grep '^check: [0-9]* packets' "$T/$1.check")
+	expect_eq "$1: every packet checked" "check: $_pk packets, $_pk checked" \
+		"$(echo "$_line" | sed 's/^\(check: [0-9]* packets, [0-9]* checked\),.*/\1/')"
+	echo "$_line"
+	grep '^check: retransmitted' "$T/$1.check"
+}
+
+# cstat NAME FIELD: a number of the "check: retransmitted ..." line
+cstat() {
+	sed -n "s/^check: .*$2 \([0-9]*\).*/\1/p" "$T/$1.check"
+}
+
+up --dev uroce0 --mtu 1024 --pcap "$T/clean.pcap" >/dev/null
+pingpong rc ibv_rc_pingpong uroce0 3000 20 -n 20 -s 3000 -m 1024 >/dev/null
+pingpong uc ibv_uc_pingpong uroce0 3000 20 -n 20 -s 3000 -m 1024 >/dev/null
+pingpong ud ibv_ud_pingpong uroce0 512 20 -n 20 -s 512 >/dev/null
+perftest ib_read_bw bw 5000 50 -s 5000 -n 50 >/dev/null
+perftest ib_write_bw bw 3000 50 -s 3000 -n 50 >/dev/null
+perftest ib_atomic_bw bw 8 50 -n 50 >/dev/null
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+check_clean clean "$T/clean.pcap"
+expect_eq "clean: retransmitted packets" 0 "$(cstat clean retransmitted)"
+expect_eq "clean: opcodes seen" "RC_SEND_FIRST RC_RDMA_WRITE_FIRST RC_RDMA_READ_RESPONSE_MIDDLE RC_FETCH_ADD UC_SEND_MIDDLE UD_SEND_ONLY" \
+	"$(for o in RC_SEND_FIRST RC_RDMA_WRITE_FIRST RC_RDMA_READ_RESPONSE_MIDDLE RC_FETCH_ADD UC_SEND_MIDDLE UD_SEND_ONLY; do
+		grep -q "^opcodes: .*$o [1-9]" "$T/clean.check" && printf '%s ' "$o"; done | sed 's/ $//')"
+
+top_srcdir=$top_srcdir top_builddir=$top_builddir $PY "$top_srcdir/tests/inspect_check_break.py" \
+	--capture "$T/clean.pcap" --port "$UROCE_PORT" --min 15 >"$T/break.out" 2>&1
+_rc=$?
+grep -E '^(ok|FAIL|[0-9]+ breaks)' "$T/break.out" | cut -c1-160
+expect_eq "breaks of the real capture" 0 "$_rc"
+
+up --dev uroce0 --mtu 1024 --seed 7 --fault 'loss=5% dup=5% reorder=10%:2ms' --pcap "$T/lossy.pcap" >/dev/null
+pingpong rc ibv_rc_pingpong uroce0 3000 200 -n 200 -s 3000 -m 1024 >/dev/null
+perftest ib_read_bw bw 5000 200 -s 5000 -n 200 >/dev/null
+perftest ib_write_bw bw 3000 200 -s 3000 -n 200 >/dev/null
+perftest ib_atomic_bw bw 8 200 -n 200 >/dev/null
+uroce status --dev uroce0 | grep '^fault tx'
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+check_clean lossy "$T/lossy.pcap"
+for k in retransmitted out-of-order sequence; do
+	v=$(cstat lossy "$k")
+	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "lossy: $k counted" "> 0" "$v"
+done
+
+up --dev uroce0 --mtu 1024 --seed 7 --fault 'corrupt=2%' --pcap "$T/corrupt.pcap" >/dev/null
+pingpong rc ibv_rc_pingpong uroce0 3000 200 -n 200 -s 3000 -m 1024 >/dev/null
+perftest ib_read_bw bw 5000 100 -s 5000 -n 100 >/dev/null
+corrupted=$(uroce status --dev uroce0 | sed -n 's/^fault tx .* corrupted=\([0-9]*\) .*/\1/p')
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+[ -n "$corrupted" ] && [ "$corrupted" -gt 0 ] || fail "corrupt: packets corrupted" "> 0" "$corrupted"
+"$INSPECT" --check --json --port "$UROCE_PORT" "$T/corrupt.pcap" >"$T/corrupt.json"
+expect_eq "corrupt: --check exit status" 1 $?
+got=$($PY -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+fs = [o for o in objs if "rule" in o]
+chk = [o["check"] for o in objs if "check" in o][0]
+print(len(fs), sorted(set(f["rule"] for f in fs)), chk["findings"], chk["rules"])
+' "$T/corrupt.json")
+expect_eq "corrupt: findings = the corrupted packets, rule icrc only" \
+	"$corrupted ['icrc'] $corrupted {'icrc': $corrupted}" "$got"
+echo "ok: clean, $(grep -c '^ok' "$T/break.out") breaks, lossy ($(cstat lossy retransmitted) retransmitted), $corrupted corrupted found"
