@@ -293,7 +293,9 @@ def breaks(cap):
         q = clone(rn)
         q.eth[0] = 0x20 | 14   # 1.28 ms
         yield "RNR NAK asking for 1.28 ms, retried sooner", "rnr.early_retry", rt + 1, {rn: q.frame()}, (), []
-        yield "RNR NAK never retried", "rnr.no_retry", rn + 1, {}, {rt}, []
+        # the retry and the ACK that answered it
+        ack = cap.find(lambda i, p: p.op == ACK and p.psn == P[rn].psn and p.sport == P[rn].sport, rt + 1)
+        yield "RNR NAK never retried", "rnr.no_retry", rn + 1, {}, {rt, ack}, []
         q = clone(rt)
         if P[rt].op == SEND_ONLY_INV:
             q.set_op(SEND_ONLY)

@@ -81,6 +81,11 @@ static const struct {
 #define NGAP 16u
 #define NNAK 8u
 
+static int64_t rec_ns(const struct insp_rec *r)
+{
+	return r->ts_sec * 1000000000ll + r->ts_nsec;
+}
+
 /* What a request flow remembers of one PSN it sent. */
 struct hist {
 	uint32_t psn;
@@ -146,11 +151,34 @@ struct cflow {
 	/* response flows */
 	int paired_by_port;	/* joined by UDP port: the PSN check waits for a second response */
 	int have_ack;
-	uint32_t ack_psn, ack_msn;	/* last AETH: PSN it acknowledges up to, MSN */
+	uint32_t ack_psn;	/* last good AETH: the PSN it acknowledges up to */
+	uint32_t msn_lo, msn_width;	/* the MSN at ack_psn: msn_lo .. msn_lo + msn_width */
 	int rd_active;		/* inside a READ response sequence */
 	uint32_t rd_next, rd_left, rd_count, rd_expect;
 	uint64_t rd_frame;
+	int have_rd_max;
+	uint32_t rd_max;	/* highest READ response PSN seen */
+
+	/* statistics (--flows) */
+	int have_t;
+	int64_t t_first, t_last;	/* ns */
+	uint64_t goodput_bytes, retx_pkts, retx_bytes, dups, ooo;
+	uint64_t nak_count[INSP_NAK__COUNT];
+	uint64_t rnr_waits, rnr_wait_ns;
+	int64_t msg_t0;		/* first packet of the open message */
+	struct pend *pend;	/* NPEND messages sent and not yet completed, in PSN order */
+	unsigned pend_head, npend;
+	uint64_t *lat;		/* ns, one per completed message */
+	size_t nlat, caplat;
 };
+
+/* A message waiting for its completion: its last PSN (a READ's or atomic's: the request's). */
+struct pend {
+	uint32_t end_psn;
+	uint8_t explicit_only;	/* READ / atomic: completed only by its own response */
+	int64_t t0;		/* ns */
+};
+#define NPEND 1024u
 
 struct finding {
 	uint64_t frame;
@@ -171,7 +199,11 @@ struct insp_check {
 	uint64_t by_rule[R__COUNT];
 	/* statistics */
 	uint64_t packets, checked, retransmitted, retransmitted_bytes, out_of_order, gaps_repaired;
-	uint64_t naks_seq, naks_rnr, naks_fatal, unpaired;
+	uint64_t naks_seq, naks_rnr, naks_fatal, unpaired, duplicates;
+	/* the previous packet: a copy right after it is a duplicate */
+	long prev_flow;
+	uint32_t prev_psn;
+	uint64_t prev_frame;
 	int nomem;
 };
 
@@ -420,6 +452,72 @@ static void set_pmtu(struct insp_check *c, struct cflow *req, uint32_t v)
 	req->pmtu = v;
 }
 
+/* ---- Message latency ------------------------------------------------------ */
+
+/* A message (ending at END_PSN) was sent for the first time; T0 its first packet. */
+static void pend_push(struct insp_check *c, struct cflow *fl, uint32_t end_psn, int explicit_only, int64_t t0)
+{
+	struct pend *e;
+	unsigned i;
+
+	if (!fl->pend) {
+		if (c->hist_bytes + NPEND * sizeof(struct pend) > HIST_BUDGET)
+			return;
+		fl->pend = calloc(NPEND, sizeof(*fl->pend));
+		if (!fl->pend)
+			return;
+		c->hist_bytes += NPEND * sizeof(struct pend);
+	}
+	if (fl->npend == NPEND) {	/* never completed: forget the oldest */
+		fl->pend_head = (fl->pend_head + 1) % NPEND;
+		fl->npend--;
+	}
+	/* in PSN order (a late packet may finish an earlier message) */
+	for (i = fl->npend; i > 0; i--) {
+		struct pend *p = &fl->pend[(fl->pend_head + i - 1) % NPEND];
+
+		if (p->end_psn == end_psn)
+			return;
+		if (roce_psn_before(p->end_psn, end_psn))
+			break;
+		fl->pend[(fl->pend_head + i) % NPEND] = *p;
+	}
+	e = &fl->pend[(fl->pend_head + i) % NPEND];
+	e->end_psn = end_psn;
+	e->explicit_only = (uint8_t)explicit_only;
+	e->t0 = t0;
+	fl->npend++;
+}
+
+/*
+ * A response at time NOW completes the messages up to UPTO (an ACK's PSN,
+ * a NAK's PSN - 1); READs and atomics among them only if EXPLICIT_OK (the
+ * response is a READ's last response or an ATOMIC Acknowledge).
+ */
+static void pend_complete(struct cflow *fl, uint32_t upto, int explicit_ok, int64_t now)
+{
+	while (fl->npend) {
+		struct pend *p = &fl->pend[fl->pend_head];
+
+		if (roce_psn_after(p->end_psn, upto))
+			break;
+		if (p->explicit_only && !explicit_ok)
+			break;
+		if (fl->nlat == fl->caplat) {
+			size_t cap = fl->caplat ? 2 * fl->caplat : 64;
+			uint64_t *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(fl->lat, cap * sizeof(*v));
+
+			if (!v)
+				return;
+			fl->lat = v;
+			fl->caplat = cap;
+		}
+		fl->lat[fl->nlat++] = now > p->t0 ? (uint64_t)(now - p->t0) : 0;
+		fl->pend_head = (fl->pend_head + 1) % NPEND;
+		fl->npend--;
+	}
+}
+
 /* ---- Requests ------------------------------------------------------------- */
 
 static struct read_req *read_of(struct cflow *q, uint32_t psn, uint32_t *n);
@@ -499,24 +597,30 @@ static void read_push(struct cflow *fl, const struct insp_rec *r)
 	fl->nread++;
 }
 
-/* Messages completed at PSNs in (from, to]; drops those at or before FROM. */
-static uint32_t ends_between(struct cflow *fl, uint32_t from, uint32_t to)
+/* Messages completed at PSNs in (from, to]. */
+static uint32_t ends_between(const struct cflow *fl, uint32_t from, uint32_t to)
 {
 	uint32_t n = 0;
 	unsigned i;
 
-	while (fl->nend && !roce_psn_after(fl->ends[fl->end_head], from)) {
-		fl->end_head = (fl->end_head + 1) % NENDS;
-		fl->nend--;
-	}
 	for (i = 0; i < fl->nend; i++) {
 		uint32_t e = fl->ends[(fl->end_head + i) % NENDS];
 
 		if (roce_psn_after(e, to))
 			break;
-		n++;
+		if (roce_psn_after(e, from))
+			n++;
 	}
 	return n;
+}
+
+/* Forget the message ends at or before PSN UPTO (acknowledged). */
+static void ends_prune(struct cflow *fl, uint32_t upto)
+{
+	while (fl->nend && !roce_psn_after(fl->ends[fl->end_head], upto)) {
+		fl->end_head = (fl->end_head + 1) % NENDS;
+		fl->nend--;
+	}
 }
 
 /* Opcode order and payload size of a request taken in PSN order. */
@@ -614,6 +718,10 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 			int64_t waited = (r->ts_sec * 1000000000ll + r->ts_nsec) - n->t_ns;
 
 			/* 5 % tolerance: the capture point is not the requester's timer */
+			if (n->rnr && waited > 0) {
+				fl->rnr_waits++;
+				fl->rnr_wait_ns += (uint64_t)waited;
+			}
 			if (n->rnr && n->psn == psn && waited >= 0 && (uint64_t)waited < n->wait_ns - n->wait_ns / 20)
 				finding(c, r->frame, R_RNR_EARLY_RETRY, fi,
 					"retry of PSN %" PRIu32 " %" PRId64 " us after the RNR NAK (frame %" PRIu64
@@ -641,6 +749,8 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 			fl->ngap++;
 		}
 		fl->msg = -1;
+		if (!(op->flags & ROCE_OPF_FIRST))
+			fl->msg_t0 = rec_ns(r);	/* its FIRST is missing: timed from here */
 		if (fl->transport != 0x60) {
 			if (op->flags & ROCE_OPF_FIRST)
 				fl->msg = 0;
@@ -651,8 +761,16 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 		struct hist *o = hist_at(fl, psn);
 
 		if (o) {
-			c->retransmitted++;
-			c->retransmitted_bytes += r->pkt.payload_len;
+			if (c->prev_flow == fi && c->prev_psn == psn && c->prev_frame + 1 == r->frame) {
+				/* the same packet again, back to back: a copy, not a resend */
+				c->duplicates++;
+				fl->dups++;
+			} else {
+				c->retransmitted++;
+				c->retransmitted_bytes += r->pkt.payload_len;
+				fl->retx_pkts++;
+				fl->retx_bytes += r->pkt.payload_len;
+			}
 			if (o->opcode != h->opcode || o->payload_len != r->pkt.payload_len ||
 			    ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_RETH)) && h->opcode != ROCE_OP_RC_READ_REQUEST &&
 			     (o->va != h->reth.va || o->rkey != h->reth.rkey || o->dma_len != h->reth.dma_len)) ||
@@ -666,6 +784,8 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 			return;
 		}
 		c->out_of_order++;
+		fl->ooo++;
+		fl->goodput_bytes += r->pkt.payload_len;
 		hist_put(c, fl, r);
 		gap_fill(c, fl, psn);
 		if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
@@ -678,13 +798,21 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 			if (rq && rq->psn != psn)
 				return;
 		}
-		if (fl->transport == 0x00 && (op->flags & ROCE_OPF_LAST))
+		if (fl->transport == 0x00 && (op->flags & ROCE_OPF_LAST)) {
 			end_push(fl, psn);
+			/* timed from its late arrival: the FIRST's time is not known here */
+			pend_push(c, fl, psn, !(op->flags & (ROCE_OPF_SEND | ROCE_OPF_WRITE)), rec_ns(r));
+		}
 		return;
 	}
 
 	/* a new PSN: remember it, advance */
 	hist_put(c, fl, r);
+	fl->goodput_bytes += r->pkt.payload_len;
+	if (op->flags & ROCE_OPF_FIRST)
+		fl->msg_t0 = rec_ns(r);
+	if (fl->transport == 0x00 && (op->flags & ROCE_OPF_LAST))
+		pend_push(c, fl, psn, !(op->flags & (ROCE_OPF_SEND | ROCE_OPF_WRITE)), fl->msg_t0);
 	fl->slack = 0;
 	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
 		uint32_t len = h->opcode == ROCE_OP_RC_READ_REQUEST ? h->reth.dma_len : 0;
@@ -740,42 +868,56 @@ static long pair_flow(struct insp_check *c, long ri, uint32_t psn)
 }
 
 /* Record an AETH's MSN against the messages completed since the last one. */
+/* A - B in 24-bit MSN arithmetic, as a signed number. */
+static int32_t msn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+
+/*
+ * Check an AETH's MSN against the messages completed since the last one.
+ * An MSN is the responder's current one: the first answer to a PSN carries
+ * exactly the messages completed up to it, but a duplicate answered again
+ * (its first answer lost) also counts those completed after it, up to the
+ * messages sent after its PSN.  So what is known of the MSN at the
+ * acknowledged PSN is a range, msn_lo .. msn_lo + msn_width.
+ */
 static void msn_check(struct insp_check *c, long ri, struct cflow *q, const struct insp_rec *r, uint32_t upto)
 {
 	struct cflow *rf = &c->v[ri];
-	uint32_t msn = r->pkt.h.aeth.msn;
+	uint32_t msn = r->pkt.h.aeth.msn, done, later;
+	int32_t rel, lo, hi;
 
 	if (q->dead)
 		return;
-	if (rf->have_ack) {
-		if (roce_psn_before(upto, rf->ack_psn))
-			return;
-		if (upto == rf->ack_psn) {
-			if (msn != rf->ack_msn) {
-				finding(c, r->frame, R_ACK_MSN, ri,
-					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32
-					" again; it was %" PRIu32 " and no message completed since", msn, upto,
-					rf->ack_msn);
-				return;
-			}
-		} else {
-			uint32_t done = ends_between(q, rf->ack_psn, upto);
-			uint32_t want = (rf->ack_msn + done) & 0xFFFFFF;
-
-			if (msn != want) {
-				finding(c, r->frame, R_ACK_MSN, ri,
-					"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32 ": %" PRIu32
-					" message(s) completed since MSN %" PRIu32 " (PSN %" PRIu32 "), so %" PRIu32
-					" expected", msn, upto, done, rf->ack_msn, rf->ack_psn, want);
-				return;	/* the next AETH is checked against the last good one */
-			}
-		}
-	} else {
-		(void)ends_between(q, upto, upto);
+	later = ends_between(q, upto, q->max_sent);
+	if (!rf->have_ack) {
+		rf->have_ack = 1;
+		rf->ack_psn = upto;
+		rf->msn_lo = (msn - later) & 0xFFFFFF;
+		rf->msn_width = later;
+		ends_prune(q, upto);
+		return;
 	}
-	rf->have_ack = 1;
+	if (roce_psn_before(upto, rf->ack_psn))
+		return;
+	done = upto == rf->ack_psn ? 0 : ends_between(q, rf->ack_psn, upto);
+	rel = msn_diff(msn, rf->msn_lo);
+	if (rel < (int32_t)done || rel > (int32_t)(done + rf->msn_width + later)) {
+		finding(c, r->frame, R_ACK_MSN, ri,
+			"MSN %" PRIu32 " acknowledging up to PSN %" PRIu32 ": %" PRIu32
+			" message(s) completed since PSN %" PRIu32 " (MSN %" PRIu32 "), so MSN %" PRIu32
+			" expected (up to %" PRIu32 " answering a duplicate)", msn, upto, done, rf->ack_psn,
+			(rf->msn_lo + rf->msn_width) & 0xFFFFFF, (rf->msn_lo + done + rf->msn_width) & 0xFFFFFF,
+			(rf->msn_lo + done + rf->msn_width + later) & 0xFFFFFF);
+		return;	/* the next AETH is checked against the last good one */
+	}
+	lo = (int32_t)done > rel - (int32_t)later ? (int32_t)done : rel - (int32_t)later;
+	hi = (int32_t)(done + rf->msn_width) < rel ? (int32_t)(done + rf->msn_width) : rel;
 	rf->ack_psn = upto;
-	rf->ack_msn = msn;
+	rf->msn_lo = (rf->msn_lo + (uint32_t)lo) & 0xFFFFFF;
+	rf->msn_width = (uint32_t)(hi - lo);
+	ends_prune(q, upto);
 }
 
 static struct read_req *read_of(struct cflow *q, uint32_t psn, uint32_t *n)
@@ -872,6 +1014,23 @@ static void read_response(struct insp_check *c, long ri, struct cflow *q, const 
 	}
 }
 
+/*
+ * A positive answer at PSN: the responder has what a pending NAK at or
+ * before it asked for (its resend may be missing from the capture), so the
+ * NAK needs no more answer.
+ */
+static void naks_superseded(struct cflow *q, uint32_t psn)
+{
+	unsigned i;
+
+	for (i = 0; i < q->nnak;) {
+		if (!roce_psn_after(q->naks[i].psn, psn))
+			q->naks[i] = q->naks[--q->nnak];
+		else
+			i++;
+	}
+}
+
 static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 {
 	struct cflow *rf = &c->v[ri];
@@ -890,6 +1049,10 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 			"%s at PSN %" PRIu32 " carries AETH syndrome 0x%02x, reserved on RC", op->name, psn, syn);
 		return;
 	}
+	if (h->opcode == ROCE_OP_RC_ACK && (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RNR_NAK)
+		rf->nak_count[INSP_NAK_RNR]++;
+	else if (h->opcode == ROCE_OP_RC_ACK && (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK)
+		rf->nak_count[syn & ROCE_AETH_VALUE_MASK]++;
 	if (has_aeth && (op->flags & ROCE_OPF_READ) && (syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK)
 		finding(c, r->frame, R_READ_RESPONSE_AETH, ri,
 			"%s at PSN %" PRIu32 " carries AETH syndrome 0x%02x; a READ response's AETH is an ACK",
@@ -909,11 +1072,25 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 		return;
 	}
 	o = hist_at(q, psn);
+	if (!has_aeth || (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_ACK)
+		naks_superseded(q, psn);
 
 	if (op->flags & ROCE_OPF_READ) {
 		/* no MSN check: a duplicate READ is answered again with the
 		 * current MSN (docs/wire-format.md §1.6), at an older PSN */
+		if (!rf->have_rd_max || roce_psn_after(psn, rf->rd_max)) {
+			rf->have_rd_max = 1;
+			rf->rd_max = psn;
+			rf->goodput_bytes += r->pkt.payload_len;
+		} else if (c->prev_flow == ri && c->prev_psn == psn && c->prev_frame + 1 == r->frame) {
+			rf->dups++;
+		} else {
+			rf->retx_pkts++;
+			rf->retx_bytes += r->pkt.payload_len;
+		}
 		read_response(c, ri, q, r);
+		if (op->flags & ROCE_OPF_LAST)
+			pend_complete(q, psn, 1, rec_ns(r));
 		return;
 	}
 	if (h->opcode == ROCE_OP_RC_ATOMIC_ACK) {
@@ -924,6 +1101,7 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 			return;
 		}
 		msn_check(c, ri, q, r, psn);
+		pend_complete(q, psn, 1, rec_ns(r));
 		return;
 	}
 	if (h->opcode != ROCE_OP_RC_ACK)
@@ -935,6 +1113,7 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 				"plain ACK at PSN %" PRIu32 " of %s; an atomic is answered by ATOMIC Acknowledge",
 				psn, roce_opcode_name(o->opcode));
 		msn_check(c, ri, q, r, psn);
+		pend_complete(q, psn, 0, rec_ns(r));
 		break;
 	case ROCE_AETH_RNR_NAK:
 	case ROCE_AETH_NAK:
@@ -949,6 +1128,7 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 			c->naks_seq++;
 		/* the NAK acknowledges everything before its PSN */
 		msn_check(c, ri, q, r, roce_psn_add(psn, 0xFFFFFF));
+		pend_complete(q, roce_psn_add(psn, 0xFFFFFF), 0, rec_ns(r));
 		if (q->nnak < NNAK) {
 			struct nak *n = &q->naks[q->nnak++];
 
@@ -969,8 +1149,10 @@ struct insp_check *insp_check_new(uint32_t pmtu)
 {
 	struct insp_check *c = calloc(1, sizeof(*c));
 
-	if (c)
+	if (c) {
 		c->pmtu = pmtu;
+		c->prev_flow = -1;
+	}
 	return c;
 }
 
@@ -1011,10 +1193,16 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 		c->nomem = 1;
 		return;
 	}
+	if (!c->v[fi].have_t) {
+		c->v[fi].have_t = 1;
+		c->v[fi].t_first = rec_ns(r);
+	}
+	c->v[fi].t_last = rec_ns(r);
 	if (key.response)
 		response(c, fi, r);
 	else if ((h->opcode & ROCE_OP_TRANSPORT_MASK) == 0x60) {
 		/* UD: one packet per message, no PSN rules; the MTU still holds */
+		c->v[fi].goodput_bytes += r->pkt.payload_len;
 		if (c->pmtu && r->pkt.payload_len > c->pmtu)
 			finding(c, r->frame, R_PAYLOAD_MTU, fi,
 				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, more than the path MTU %" PRIu32,
@@ -1022,6 +1210,67 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	} else {
 		request(c, fi, r);
 	}
+	c->prev_flow = fi;
+	c->prev_psn = h->psn;
+	c->prev_frame = r->frame;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile PCT of the N sorted values V. */
+static uint64_t pctl(const uint64_t *v, size_t n, unsigned pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return n ? v[rank ? rank - 1 : 0] : 0;
+}
+
+int insp_check_flow_stats(struct insp_check *c, const struct insp_flow *k, struct insp_flow_stats *st)
+{
+	struct cflow key;
+	size_t *slot;
+	struct cflow *fl;
+
+	memset(st, 0, sizeof(*st));
+	if (!c->nslot)
+		return -1;
+	memset(&key, 0, sizeof(key));
+	key.version = k->version;
+	memcpy(key.src, k->src, sizeof(key.src));
+	memcpy(key.dst, k->dst, sizeof(key.dst));
+	key.sport = k->sport;
+	key.dport = k->dport;
+	key.dqpn = k->dqpn;
+	key.response = k->response;
+	slot = lookup(c, &key);
+	if (!*slot)
+		return -1;
+	fl = &c->v[*slot - 1];
+	st->goodput_bytes = fl->goodput_bytes;
+	st->duration_ns = (uint64_t)(fl->t_last - fl->t_first);
+	if (st->duration_ns)
+		st->goodput_bps = (uint64_t)((unsigned __int128)fl->goodput_bytes * 8u * 1000000000u /
+					     st->duration_ns);
+	st->retransmitted = fl->retx_pkts;
+	st->retransmitted_bytes = fl->retx_bytes;
+	st->duplicates = fl->dups;
+	st->out_of_order = fl->ooo;
+	memcpy(st->naks, fl->nak_count, sizeof(st->naks));
+	st->rnr_waits = fl->rnr_waits;
+	st->rnr_wait_ns = fl->rnr_wait_ns;
+	st->messages = fl->nlat;
+	if (fl->nlat) {
+		qsort(fl->lat, fl->nlat, sizeof(*fl->lat), cmp_u64);
+		st->latency_p50_ns = pctl(fl->lat, fl->nlat, 50);
+		st->latency_p99_ns = pctl(fl->lat, fl->nlat, 99);
+		st->latency_max_ns = fl->lat[fl->nlat - 1];
+	}
+	return 0;
 }
 
 static int cmp_finding(const void *a, const void *b)
@@ -1115,6 +1364,7 @@ uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
 		jsonw_obj_end(&j);
 		jsonw_u64(&j, "retransmitted", c->retransmitted);
 		jsonw_u64(&j, "retransmitted_bytes", c->retransmitted_bytes);
+		jsonw_u64(&j, "duplicates", c->duplicates);
 		jsonw_u64(&j, "out_of_order", c->out_of_order);
 		jsonw_u64(&j, "gaps_repaired", c->gaps_repaired);
 		jsonw_u64(&j, "naks_seq", c->naks_seq);
@@ -1131,10 +1381,11 @@ uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
 			if (c->by_rule[r])
 				fprintf(fp, "%s %s %" PRIu64, r == 0 || !c->findings ? "," : ",", rules[r].id,
 					c->by_rule[r]);
-		fprintf(fp, "\ncheck: retransmitted %" PRIu64 " packets %" PRIu64 " bytes, out-of-order %" PRIu64
+		fprintf(fp, "\ncheck: retransmitted %" PRIu64 " packets %" PRIu64 " bytes, duplicates %" PRIu64
+			", out-of-order %" PRIu64
 			", gaps repaired %" PRIu64 ", NAKs: sequence %" PRIu64 " RNR %" PRIu64 " fatal %" PRIu64
 			", unpaired responses %" PRIu64 "\n",
-			c->retransmitted, c->retransmitted_bytes, c->out_of_order, c->gaps_repaired, c->naks_seq,
+			c->retransmitted, c->retransmitted_bytes, c->duplicates, c->out_of_order, c->gaps_repaired, c->naks_seq,
 			c->naks_rnr, c->naks_fatal, c->unpaired);
 		if (c->nomem)
 			fputs("check: out of memory, some packets or findings are missing\n", fp);
@@ -1148,8 +1399,11 @@ void insp_check_free(struct insp_check *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		free(c->v[i].hist);
+		free(c->v[i].pend);
+		free(c->v[i].lat);
+	}
 	free(c->v);
 	free(c->slot);
 	free(c->f);

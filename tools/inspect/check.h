@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "decode.h"
+#include "flows.h"
 
 struct insp_check;
 
@@ -45,6 +46,47 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *rec);
  * finding and one {"check":{...}} object.  Returns the number of findings.
  */
 uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json);
+
+/* NAK counts by AETH value (IBA §9.3.5 Table 44; docs/wire-format.md §1.3), then RNR. */
+enum insp_nak {
+	INSP_NAK_SEQ = 0,	/* PSN sequence error */
+	INSP_NAK_INVALID_REQ,
+	INSP_NAK_REM_ACCESS,
+	INSP_NAK_REM_OP,
+	INSP_NAK_INVALID_RD,
+	INSP_NAK_RNR,
+	INSP_NAK__COUNT
+};
+
+/*
+ * Statistics of one flow (`--flows`).  Times come from the capture's
+ * timestamps, in ns.
+ *   goodput_bytes   payload bytes sent for the first time (requests; READ
+ *                   responses on a response flow); goodput_bps = that * 8
+ *                   per duration_ns, the time from the flow's first to its
+ *                   last packet (0 when they are one instant)
+ *   retransmitted   packets with a PSN already sent, and their payload
+ *                   bytes; a back-to-back copy of the packet just before is a
+ *                   duplicate instead (a network copy, not a resend)
+ *   out_of_order    packets that came after a higher PSN and were not seen before
+ *   naks            NAKs sent on this (response) flow, by enum insp_nak
+ *   rnr_waits       retries after an RNR NAK (request flow) and the total
+ *                   time from each NAK to its retry
+ *   messages, latency_*  messages completed (RC: from the first packet of a
+ *                   message to the response that completes it: the ACK
+ *                   covering its last PSN, a READ's last response, the
+ *                   ATOMIC Acknowledge), nearest-rank p50, p99 and max
+ */
+struct insp_flow_stats {
+	uint64_t goodput_bytes, duration_ns, goodput_bps;
+	uint64_t retransmitted, retransmitted_bytes, duplicates, out_of_order;
+	uint64_t naks[INSP_NAK__COUNT];
+	uint64_t rnr_waits, rnr_wait_ns;
+	uint64_t messages, latency_p50_ns, latency_p99_ns, latency_max_ns;
+};
+
+/* Fill *ST for the flow with KEY's key fields; -1 (and zeros) when the checker never saw it. */
+int insp_check_flow_stats(struct insp_check *c, const struct insp_flow *key, struct insp_flow_stats *st);
 
 void insp_check_free(struct insp_check *c);
 

@@ -34,7 +34,8 @@ static void usage(FILE *fp)
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
 		"  --summary   print only the summary (same exit status)\n"
-		"  --flows     before the summary, PSN continuity per flow (QP and direction)\n"
+		"  --flows     before the summary, PSN continuity and statistics per flow\n"
+		"              (QP and direction): goodput, resends, NAKs, RNR waits, latency\n"
 		"  --check     instead of the packets, every break of the IBTA transport\n"
 		"              rules (PSN, opcode order, MTU, ACK/NAK, MSN, READ, atomics, ICRC)\n"
 		"  --mtu N     with --check: the path MTU in force (256..4096; default: learned)\n"
@@ -176,7 +177,7 @@ int main(int argc, char **argv)
 	pc = open_capture(path, &dlt);
 	if (!pc)
 		return 2;
-	if (check) {
+	if (check || flows) {
 		checker = insp_check_new((uint32_t)mtu);
 		if (!checker) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
 			insp_flows_add(&flow_table, &rec);
 		if (checker)
 			insp_check_add(checker, &rec);
-		if (rec.status == INSP_SKIPPED || summary_only || checker)
+		if (rec.status == INSP_SKIPPED || summary_only || check)
 			continue;
 		if (json)
 			insp_print_json(stdout, &rec);
@@ -210,10 +211,8 @@ int main(int argc, char **argv)
 			insp_print_text(stdout, &rec);
 	}
 	status = insp_stats_failed(&stats) ? 1 : 0;
-	if (checker) {
+	if (check)
 		status = insp_check_finish(checker, stdout, json) ? 1 : 0;
-		insp_check_free(checker);
-	}
 	if (rc == PCAP_ERROR) {
 		/* e.g. "truncated dump file; tried to read 60 captured bytes, only got 12" */
 		fprintf(stderr, PROG ": %s: after frame %llu: %s\n", path,
@@ -221,10 +220,11 @@ int main(int argc, char **argv)
 		status = 2;
 	}
 	if (flows && json)
-		insp_flows_print_json(stdout, &flow_table);
+		insp_flows_print_json(stdout, &flow_table, checker);
 	else if (flows)
-		insp_flows_print_text(stdout, &flow_table);
+		insp_flows_print_text(stdout, &flow_table, checker);
 	insp_flows_free(&flow_table);
+	insp_check_free(checker);
 	if (json)
 		insp_stats_print_json(stdout, &stats);
 	else
