@@ -741,16 +741,15 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 	} else if (roce_psn_after(psn, fl->next_psn)) {
 		uint32_t miss = roce_psn_sub(psn, fl->next_psn);
 
-		c->out_of_order++;
 		if (fl->transport == 0x00 && fl->ngap < NGAP) {
 			fl->gaps[fl->ngap].first = fl->next_psn;
 			fl->gaps[fl->ngap].count = miss;
 			fl->gaps[fl->ngap].frame = r->frame;
 			fl->ngap++;
 		}
-		fl->msg = -1;
-		if (!(op->flags & ROCE_OPF_FIRST))
+		if (!(op->flags & ROCE_OPF_FIRST) && fl->msg != 1)
 			fl->msg_t0 = rec_ns(r);	/* its FIRST is missing: timed from here */
+		fl->msg = -1;
 		if (fl->transport != 0x60) {
 			if (op->flags & ROCE_OPF_FIRST)
 				fl->msg = 0;
@@ -965,8 +964,6 @@ static void read_response(struct insp_check *c, long ri, struct cflow *q, const 
 		rf->rd_expect = n - off;
 		rf->rd_frame = rq->frame;
 	} else if (!rf->rd_active || psn != rf->rd_next) {
-		if (rf->rd_active && roce_psn_after(psn, rf->rd_next))
-			c->out_of_order++;
 		rf->rd_active = 0;	/* responses lost before the capture: wait for the next FIRST/ONLY */
 		return;
 	}
@@ -1083,8 +1080,11 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 			rf->rd_max = psn;
 			rf->goodput_bytes += r->pkt.payload_len;
 		} else if (c->prev_flow == ri && c->prev_psn == psn && c->prev_frame + 1 == r->frame) {
+			c->duplicates++;
 			rf->dups++;
 		} else {
+			c->retransmitted++;
+			c->retransmitted_bytes += r->pkt.payload_len;
 			rf->retx_pkts++;
 			rf->retx_bytes += r->pkt.payload_len;
 		}
