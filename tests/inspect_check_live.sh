@@ -37,13 +37,13 @@ cstat() {
 	sed -n "s/^check: .*$2 \([0-9]*\).*/\1/p" "$T/$1.check"
 }
 
-up --dev uroce0 --mtu 1024 --pcap "$T/clean.pcap" >/dev/null
-pingpong rc ibv_rc_pingpong uroce0 3000 20 -n 20 -s 3000 -m 1024 >/dev/null
-pingpong uc ibv_uc_pingpong uroce0 3000 20 -n 20 -s 3000 -m 1024 >/dev/null
-pingpong ud ibv_ud_pingpong uroce0 512 20 -n 20 -s 512 >/dev/null
-perftest ib_read_bw bw 5000 50 -s 5000 -n 50 >/dev/null
-perftest ib_write_bw bw 3000 50 -s 3000 -n 50 >/dev/null
-perftest ib_atomic_bw bw 8 50 -n 50 >/dev/null
+up --dev uroce0 --mtu 1024 --pcap "$T/clean.pcap"
+pingpong rc ibv_rc_pingpong uroce0 3000 20 -n 20 -s 3000 -m 1024
+pingpong uc ibv_uc_pingpong uroce0 3000 20 -n 20 -s 3000 -m 1024
+pingpong ud ibv_ud_pingpong uroce0 512 20 -n 20 -s 512
+perftest ib_read_bw bw 5000 50 -s 5000 -n 50
+perftest ib_write_bw bw 3000 50 -s 3000 -n 50
+perftest ib_atomic_bw bw 8 50 -n 50
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 check_clean clean "$T/clean.pcap"
 expect_eq "clean: retransmitted packets" 0 "$(cstat clean retransmitted)"
@@ -57,11 +57,11 @@ _rc=$?
 grep -E '^(ok|FAIL|[0-9]+ breaks)' "$T/break.out" | cut -c1-160
 expect_eq "breaks of the real capture" 0 "$_rc"
 
-up --dev uroce0 --mtu 1024 --seed 7 --fault 'loss=5% dup=5% reorder=10%:2ms' --pcap "$T/lossy.pcap" >/dev/null
-pingpong rc ibv_rc_pingpong uroce0 3000 200 -n 200 -s 3000 -m 1024 >/dev/null
-perftest ib_read_bw bw 5000 200 -s 5000 -n 200 >/dev/null
-perftest ib_write_bw bw 3000 200 -s 3000 -n 200 >/dev/null
-perftest ib_atomic_bw bw 8 200 -n 200 >/dev/null
+up --dev uroce0 --mtu 1024 --seed 7 --fault 'loss=5% dup=5% reorder=10%:2ms' --pcap "$T/lossy.pcap"
+pingpong rc ibv_rc_pingpong uroce0 3000 200 -n 200 -s 3000 -m 1024
+perftest ib_read_bw bw 5000 200 -s 5000 -n 200
+perftest ib_write_bw bw 3000 200 -s 3000 -n 200
+perftest ib_atomic_bw bw 8 200 -n 200
 uroce status --dev uroce0 | grep '^fault tx'
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 check_clean lossy "$T/lossy.pcap"
@@ -70,9 +70,9 @@ for k in retransmitted out-of-order sequence; do
 	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "lossy: $k counted" "> 0" "$v"
 done
 
-up --dev uroce0 --mtu 1024 --seed 7 --fault 'corrupt=2%' --pcap "$T/corrupt.pcap" >/dev/null
-pingpong rc ibv_rc_pingpong uroce0 3000 200 -n 200 -s 3000 -m 1024 >/dev/null
-perftest ib_read_bw bw 5000 100 -s 5000 -n 100 >/dev/null
+up --dev uroce0 --mtu 1024 --seed 7 --fault 'corrupt=2%' --pcap "$T/corrupt.pcap"
+pingpong rc ibv_rc_pingpong uroce0 3000 200 -n 200 -s 3000 -m 1024
+perftest ib_read_bw bw 5000 100 -s 5000 -n 100
 corrupted=$(uroce status --dev uroce0 | sed -n 's/^fault tx .* corrupted=\([0-9]*\) .*/\1/p')
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 [ -n "$corrupted" ] && [ "$corrupted" -gt 0 ] || fail "corrupt: packets corrupted" "> 0" "$corrupted"
