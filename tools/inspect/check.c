@@ -80,6 +80,9 @@ static const struct {
 #define NENDS 1024u		/* message ends remembered per QP pair (for the MSN) */
 #define NGAP 16u
 #define NNAK 8u
+#define NPAIR 1024u		/* buckets of the pairing index (request flows by address pair) */
+#define PAIR_SCAN 256		/* candidates looked at per join */
+#define PAIR_TRIES 8		/* joins tried per response flow */
 
 static int64_t rec_ns(const struct insp_rec *r)
 {
@@ -150,12 +153,13 @@ struct cflow {
 
 	/* response flows */
 	int paired_by_port;	/* joined by UDP port: the PSN check waits for a second response */
+	int pair_tries;		/* response flow: joins tried (at most PAIR_TRIES) */
+	long pair_next;		/* request flow: next in its pairing-index bucket, -1 at the end */
 	int have_ack;
 	uint32_t ack_psn;	/* last good AETH: the PSN it acknowledges up to */
 	uint32_t msn_lo, msn_width;	/* the MSN at ack_psn: msn_lo .. msn_lo + msn_width */
 	int rd_active;		/* inside a READ response sequence */
 	uint32_t rd_next, rd_left, rd_count, rd_expect;
-	uint64_t rd_frame;
 	int have_rd_max;
 	uint32_t rd_max;	/* highest READ response PSN seen */
 
@@ -193,6 +197,7 @@ struct insp_check {
 	size_t n, cap;
 	size_t *slot, nslot;
 	size_t hist_bytes;
+	long pair_head[NPAIR];	/* request flows by address pair: the newest, -1 = none */
 	struct finding *f;
 	size_t nf, capf;
 	uint64_t findings;	/* all, also those not kept for lack of memory */
@@ -300,6 +305,20 @@ static long find_flow(struct insp_check *c, const struct cflow *key)
 	flow_name(&c->v[c->n]);
 	*slot = ++c->n;
 	return (long)c->n - 1;
+}
+
+/* Bucket of the address pair (version, SRC, DST) in the pairing index. */
+static unsigned pair_bucket(int version, const char *src, const char *dst)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)version;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)src; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	h = (h ^ '>') * 16777619u;
+	for (p = (const unsigned char *)dst; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h % NPAIR;
 }
 
 /* ---- Findings ------------------------------------------------------------- */
@@ -444,12 +463,6 @@ static int is_atomic_req(uint8_t op)
 static uint32_t read_npkts(uint32_t len, uint32_t pmtu)
 {
 	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu);
-}
-
-static void set_pmtu(struct insp_check *c, struct cflow *req, uint32_t v)
-{
-	(void)c;
-	req->pmtu = v;
 }
 
 /* ---- Message latency ------------------------------------------------------ */
@@ -650,7 +663,7 @@ static void request_in_order(struct insp_check *c, long fi, const struct insp_re
 	if ((op->flags & ROCE_OPF_PAYLOAD) && (first || !last) && !(first && last)) {
 		/* FIRST or MIDDLE: exactly one PMTU */
 		if (!pmtu && is_pmtu(len)) {
-			set_pmtu(c, fl, len);
+			fl->pmtu = len;
 		} else if (!pmtu) {
 			finding(c, r->frame, R_PAYLOAD_PMTU, fi,
 				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, which is no path MTU", op->name,
@@ -701,7 +714,11 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 	unsigned i;
 
 	if (!fl->started) {
+		unsigned b = pair_bucket(fl->version, fl->src, fl->dst);
+
 		fl->started = 1;
+		fl->pair_next = c->pair_head[b];
+		c->pair_head[b] = fi;
 		fl->transport = h->opcode & ROCE_OP_TRANSPORT_MASK;
 		fl->first_psn = fl->next_psn = psn;
 		fl->max_sent = roce_psn_add(psn, -1u & 0xFFFFFF);
@@ -832,36 +849,44 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 
 /* ---- Responses ------------------------------------------------------------ */
 
-/* The request flow a response flow answers: same address pair reversed. */
+/*
+ * The request flow a response flow answers: one from the response's
+ * destination to its source, not joined yet, preferring one that sent the
+ * response's PSN and uses the same UDP source port (RoCEv2 drivers derive
+ * it from both QPNs, so both directions agree), then one that sent the PSN,
+ * then one with the port.  At most PAIR_SCAN candidates are looked at, and
+ * a response flow tries PAIR_TRIES times: a capture with a million QPs
+ * between two hosts stays linear.
+ */
 static long pair_flow(struct insp_check *c, long ri, uint32_t psn)
 {
 	struct cflow *rf = &c->v[ri];
-	long best = -1;
-	size_t i;
-	int pass;
+	long i, best = -1;
+	int best_score = 0, n;
 
-	for (pass = 0; pass < 2 && best < 0; pass++) {
-		for (i = 0; i < c->n; i++) {
-			struct cflow *q = &c->v[i];
+	if (rf->pair_tries >= PAIR_TRIES)
+		return -1;
+	rf->pair_tries++;
+	for (i = c->pair_head[pair_bucket(rf->version, rf->dst, rf->src)], n = 0; i >= 0 && n < PAIR_SCAN;
+	     i = c->v[i].pair_next, n++) {
+		struct cflow *q = &c->v[i];
+		int sent, port, score;
 
-			if (q->response || !q->started || q->peer >= 0 || q->transport != 0x00 ||
-			    q->version != rf->version || strcmp(q->src, rf->dst) || strcmp(q->dst, rf->src))
-				continue;
-			/* pass 0: the PSN was sent; pass 1: the same UDP source port
-			 * (RoCEv2 drivers derive it from both QPNs, so both ends agree) */
-			if (pass == 0 && !roce_psn_in_range(psn, q->first_psn,
-							      roce_psn_sub(q->max_sent, q->first_psn) + 1))
-				continue;
-			if (pass == 1 && (q->version != 2 || q->sport != rf->sport))
-				continue;
-			best = (long)i;
-			break;
+		if (q->peer >= 0 || q->transport != 0x00 || q->version != rf->version ||
+		    strcmp(q->src, rf->dst) || strcmp(q->dst, rf->src))
+			continue;
+		sent = roce_psn_in_range(psn, q->first_psn, roce_psn_sub(q->max_sent, q->first_psn) + 1);
+		port = q->version == 2 && q->sport && q->sport == rf->sport;
+		score = sent && port ? 3 : sent ? 2 : port ? 1 : 0;
+		if (score > best_score) {
+			best = i;
+			best_score = score;
 		}
 	}
 	if (best >= 0) {
 		c->v[best].peer = ri;
 		rf->peer = best;
-		rf->paired_by_port = pass == 2;
+		rf->paired_by_port = best_score == 1;
 	}
 	return best;
 }
@@ -962,7 +987,6 @@ static void read_response(struct insp_check *c, long ri, struct cflow *q, const 
 		rf->rd_left = done >= rq->len ? 0 : rq->len - (uint32_t)done;
 		rf->rd_count = 0;
 		rf->rd_expect = n - off;
-		rf->rd_frame = rq->frame;
 	} else if (!rf->rd_active || psn != rf->rd_next) {
 		rf->rd_active = 0;	/* responses lost before the capture: wait for the next FIRST/ONLY */
 		return;
@@ -970,7 +994,7 @@ static void read_response(struct insp_check *c, long ri, struct cflow *q, const 
 	/* payload size: FIRST/MIDDLE exactly one PMTU (learned here if unknown) */
 	if (!last) {
 		if (!q->pmtu && is_pmtu(len)) {
-			set_pmtu(c, q, len);
+			q->pmtu = len;
 			rf->rd_expect = read_npkts(rq->len, len);
 		} else if (len != q->pmtu) {
 			finding(c, r->frame, R_PAYLOAD_PMTU, ri,
@@ -993,8 +1017,6 @@ static void read_response(struct insp_check *c, long ri, struct cflow *q, const 
 		return;
 	}
 	if (last) {
-		uint32_t got = rf->rd_left < len ? 0 : rf->rd_left - len;
-
 		if (rf->rd_count != rf->rd_expect && q->pmtu)
 			finding(c, r->frame, R_READ_RESPONSE_COUNT, ri,
 				"READ (frame %" PRIu64 ", %" PRIu32 " bytes) ended by %s after %" PRIu32
@@ -1004,7 +1026,6 @@ static void read_response(struct insp_check *c, long ri, struct cflow *q, const 
 			finding(c, r->frame, R_READ_RESPONSE_LENGTH, ri,
 				"READ (frame %" PRIu64 ", %" PRIu32 " bytes) ended by %s with %" PRIu32
 				" bytes where %" PRIu32 " were left", rq->frame, rq->len, op->name, len, rf->rd_left);
-		(void)got;
 		rf->rd_active = 0;
 	} else {
 		rf->rd_left = rf->rd_left > len ? rf->rd_left - len : 0;
@@ -1149,9 +1170,13 @@ struct insp_check *insp_check_new(uint32_t pmtu)
 {
 	struct insp_check *c = calloc(1, sizeof(*c));
 
+	unsigned i;
+
 	if (c) {
 		c->pmtu = pmtu;
 		c->prev_flow = -1;
+		for (i = 0; i < NPAIR; i++)
+			c->pair_head[i] = -1;
 	}
 	return c;
 }
