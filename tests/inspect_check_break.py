@@ -338,6 +338,11 @@ def main():
     cap = Capture(path, port)
     rc, lines, out, err = run_check(path, extra)
     check_eq((rc, lines), (0, []), "clean capture %s: exit 0, no finding" % path)
+    if path == SAMPLE:
+        # the real captures shipped with the tests: kernel rxe over IPv4 and IPv6
+        for name in ("rxe-ipv4.pcap", "rxe-ipv6.pcap"):
+            rc, lines, out, err = run_check(os.path.join(os.path.dirname(SAMPLE), name), [])
+            check_eq((rc, lines), (0, []), "%s: exit 0, no finding" % name)
     tmp = tempfile.mkdtemp(prefix="inspect-check-break.")
     rules = set()
     n = 0
