@@ -44,7 +44,12 @@ enum rule {
 	R__COUNT
 };
 
-/* Rule id (stable, for --json readers) and the IBA Vol. 1 section it comes from. */
+/*
+ * Rule id (stable, for --json readers) and the IBA Vol. 1 section it comes
+ * from, to the depth docs/wire-format.md cites: §9.2 BTH and opcodes, §9.3
+ * ETHs (§9.3.5 AETH), §9.7 reliable service (§9.7.1 PSN, §9.7.5.2.8 RNR),
+ * §7.8.1 ICRC.
+ */
 static const struct {
 	const char *id, *section;
 } rules[R__COUNT] = {
@@ -53,23 +58,23 @@ static const struct {
 	[R_PSN_GAP] = { "psn.gap", "9.7.1" },
 	[R_OPCODE_SEQUENCE] = { "opcode.sequence", "9.2.1" },
 	[R_OPCODE_MIXED] = { "opcode.mixed", "9.2.1" },
-	[R_PAYLOAD_PMTU] = { "payload.pmtu", "9.7.5" },
-	[R_PAYLOAD_MTU] = { "payload.mtu", "9.7.5" },
-	[R_PAYLOAD_LAST_EMPTY] = { "payload.last_empty", "9.7.5" },
-	[R_RETH_LENGTH] = { "reth.length", "9.3.3" },
-	[R_READ_RESPONSE_PSN] = { "read.response_psn", "9.7.6" },
-	[R_READ_RESPONSE_COUNT] = { "read.response_count", "9.7.6" },
-	[R_READ_RESPONSE_LENGTH] = { "read.response_length", "9.7.6" },
+	[R_PAYLOAD_PMTU] = { "payload.pmtu", "9.7" },
+	[R_PAYLOAD_MTU] = { "payload.mtu", "9.7" },
+	[R_PAYLOAD_LAST_EMPTY] = { "payload.last_empty", "9.7" },
+	[R_RETH_LENGTH] = { "reth.length", "9.3" },
+	[R_READ_RESPONSE_PSN] = { "read.response_psn", "9.7" },
+	[R_READ_RESPONSE_COUNT] = { "read.response_count", "9.7" },
+	[R_READ_RESPONSE_LENGTH] = { "read.response_length", "9.7" },
 	[R_READ_RESPONSE_AETH] = { "read.response_aeth", "9.3.5" },
-	[R_ACK_UNSENT_PSN] = { "ack.unsent_psn", "9.7.5.1" },
-	[R_ACK_MSN] = { "ack.msn", "9.7.5.1" },
+	[R_ACK_UNSENT_PSN] = { "ack.unsent_psn", "9.7" },
+	[R_ACK_MSN] = { "ack.msn", "9.7" },
 	[R_AETH_RESERVED] = { "aeth.reserved", "9.3.5" },
-	[R_NAK_NO_RESEND] = { "nak.no_resend", "9.7.5.2" },
+	[R_NAK_NO_RESEND] = { "nak.no_resend", "9.7" },
 	[R_RNR_NO_RETRY] = { "rnr.no_retry", "9.7.5.2.8" },
 	[R_RNR_EARLY_RETRY] = { "rnr.early_retry", "9.7.5.2.8" },
-	[R_ATOMIC_ACK_PSN] = { "atomic.ack_psn", "9.4.5" },
-	[R_ATOMIC_PLAIN_ACK] = { "atomic.plain_ack", "9.4.5" },
-	[R_RETRANSMIT_CHANGED] = { "retransmit.changed", "9.7.1" },
+	[R_ATOMIC_ACK_PSN] = { "atomic.ack_psn", "9.7" },
+	[R_ATOMIC_PLAIN_ACK] = { "atomic.plain_ack", "9.7" },
+	[R_RETRANSMIT_CHANGED] = { "retransmit.changed", "9.7" },
 };
 
 /* ---- State ---------------------------------------------------------------- */
