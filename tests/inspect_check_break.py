@@ -12,7 +12,7 @@ independent zlib oracle of inspect_lib), so only the rule under test is
 broken. For each output, --check must exit 1 with exactly one finding: the
 expected rule id at the expected frame; --json must say the same.
 
-With --capture FILE --port N --expect-clean the same edits run on a real
+With --capture FILE --port N [--min RULES] [--only RULE,...] the same edits run on a real
 capture (tests/inspect_check_live.sh passes one made with ibv_rc_pingpong
 and perftest over uroce): the edits that find their target packets there are
 applied and asserted the same way.
@@ -291,8 +291,8 @@ def breaks(cap):
     if rn is not None:
         rt = cap.find(lambda i, p: is_req(p.op) and p.psn == P[rn].psn and p.sport == P[rn].sport, rn + 1)
         q = clone(rn)
-        q.eth[0] = 0x20 | 14   # 1.28 ms
-        yield "RNR NAK asking for 1.28 ms, retried sooner", "rnr.early_retry", rt + 1, {rn: q.frame()}, (), []
+        q.eth[0] = 0x20 | 0    # timer 0: 655.36 ms, the longest
+        yield "RNR NAK asking for 655.36 ms, retried sooner", "rnr.early_retry", rt + 1, {rn: q.frame()}, (), []
         # the retry and the ACK that answered it
         ack = cap.find(lambda i, p: p.op == ACK and p.psn == P[rn].psn and p.sport == P[rn].sport, rt + 1)
         yield "RNR NAK never retried", "rnr.no_retry", rn + 1, {}, {rt, ack}, []
@@ -331,10 +331,13 @@ def run_check(path, args):
 
 def main():
     argv = sys.argv[1:]
-    path, port, extra, min_breaks = SAMPLE, 4791, ["--mtu", "256"], 20
+    path, port, extra, min_breaks, only = SAMPLE, 4791, ["--mtu", "256"], 20, None
     if argv and argv[0] == "--capture":
-        path, port = argv[1], int(argv[3])
-        extra, min_breaks = ["--port", str(port)], int(argv[5]) if len(argv) > 5 else 1
+        # --capture FILE --port N [--min RULES] [--only RULE,...]
+        opts = dict(zip(argv[0::2], argv[1::2]))
+        path, port = opts["--capture"], int(opts["--port"])
+        extra, min_breaks = ["--port", str(port)], int(opts.get("--min", "1"))
+        only = opts["--only"].split(",") if "--only" in opts else None
     cap = Capture(path, port)
     rc, lines, out, err = run_check(path, extra)
     check_eq((rc, lines), (0, []), "clean capture %s: exit 0, no finding" % path)
@@ -347,6 +350,8 @@ def main():
     rules = set()
     n = 0
     for name, rule, frame, edits, drop, insert in breaks(cap):
+        if only is not None and rule not in only:
+            continue
         n += 1
         out_path = os.path.join(tmp, "break%02d.pcap" % n)
         cap.write(out_path, edits, drop, insert)

@@ -11,6 +11,9 @@
 #   and perftest): exit 0, 0
 #   findings, while retransmissions, out-of-order packets and PSN sequence
 #   error NAKs are counted;
+# - receiver not ready (ib_send_bw with one receive WQE): RNR NAKs, each
+#   retried after its timer: 0 findings, as many RNR waits as RNR NAKs; one
+#   NAK's timer raised to 655 ms is found as a too early retry;
 # - corrupting (--fault corrupt=2%): the findings are exactly the corrupted
 #   packets (as many as the daemon's corrupted counter; rule icrc, or
 #   malformed when the flipped bit broke a header), nothing else: the resends
@@ -76,6 +79,27 @@ for k in retransmitted out-of-order sequence; do
 	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "lossy: $k counted" "> 0" "$v"
 done
 
+# Receiver not ready: ib_send_bw with one receive WQE against 128 SENDs in
+# flight draws RNR NAKs; every retry waits at least the NAK's timer.
+up --dev uroce0 --mtu 1024 --pcap "$T/rnr.pcap"
+perftest ib_send_bw bw 64 2000 -s 64 -n 2000 -r 1 -t 128
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+check_clean rnr "$T/rnr.pcap"
+"$INSPECT" --flows --json --summary --port "$UROCE_PORT" "$T/rnr.pcap" >"$T/rnr.json"
+got=$($PY -c '
+import json, sys
+fl = [json.loads(l)["flow"] for l in open(sys.argv[1]) if l.startswith("{\"flow\"")]
+waits = sum(f["stats"]["rnr_waits"] for f in fl if f["kind"] == "requests")
+naks = sum(f["stats"]["naks"]["RNR"] for f in fl if f["kind"] == "responses")
+print(naks > 0, waits == naks, naks == int(sys.argv[2]))
+' "$T/rnr.json" "$(cstat rnr RNR)")
+expect_eq "rnr: RNR NAKs sent, each retried once after its wait (--flows)" "True True True" "$got"
+top_srcdir=$top_srcdir top_builddir=$top_builddir $PY "$top_srcdir/tests/inspect_check_break.py" \
+	--capture "$T/rnr.pcap" --port "$UROCE_PORT" --only rnr.early_retry >"$T/break.out" 2>&1
+_rc=$?
+grep -E '^(ok|FAIL|[0-9]+ breaks)' "$T/break.out" | cut -c1-160
+expect_eq "rnr: a retry sooner than its NAK's timer is found" 0 "$_rc"
+
 up --dev uroce0 --mtu 1024 --seed 7 --fault 'corrupt=2%' --pcap "$T/corrupt.pcap"
 timeout "$(tmo 120)" "$UROCE" run -- "$top_builddir/tests/fault_replay" 150 >"$T/replay.out" 2>&1 ||
 	{ tail -5 "$T/replay.out"; fail "fault_replay under corruption"; }
@@ -96,4 +120,4 @@ print(len(fs), chk["findings"], sum(chk["rules"].get(r, 0) for r in ("icrc", "ma
 ' "$T/corrupt.json")
 expect_eq "corrupt: findings = the corrupted packets, rules icrc or malformed only" \
 	"$corrupted $corrupted $corrupted True True" "$got"
-echo "ok: clean, $(grep -c '^ok' "$T/break.out") breaks, lossy ($(cstat lossy retransmitted) retransmitted), $corrupted corrupted found"
+echo "ok: clean, breaks, lossy ($(cstat lossy retransmitted) retransmitted), $corrupted corrupted found"
