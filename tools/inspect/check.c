@@ -85,6 +85,7 @@ static const struct {
 #define NENDS 1024u		/* message ends remembered per QP pair (for the MSN) */
 #define NGAP 16u
 #define NNAK 8u
+#define MAX_FINDINGS (1u << 17)	/* listed; more are only counted */
 #define NPAIR 1024u		/* buckets of the pairing index (request flows by address pair) */
 #define PAIR_SCAN 256		/* candidates looked at per join */
 #define PAIR_TRIES 8		/* joins tried per response flow */
@@ -359,7 +360,7 @@ static void finding_at(struct insp_check *c, uint64_t frame, enum rule r, const 
 	c->by_rule[r]++;
 	if (c->nf == c->capf) {
 		size_t cap = c->capf ? 2 * c->capf : 64;
-		struct finding *nv = cap > SIZE_MAX / sizeof(*nv) || cap > (1u << 20) ? NULL
+		struct finding *nv = cap > SIZE_MAX / sizeof(*nv) || cap > MAX_FINDINGS ? NULL
 			: realloc(c->f, cap * sizeof(*nv));
 
 		if (!nv) {
@@ -737,14 +738,16 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 		struct nak *n = &fl->naks[i];
 
 		if (n->psn == psn || (roce_psn_after(psn, n->psn) && !roce_psn_after(psn, n->max_at))) {
-			int64_t waited = (r->ts_sec * 1000000000ll + r->ts_nsec) - n->t_ns;
+			int64_t waited = rec_ns(r) - n->t_ns;
 
-			/* 5 % tolerance: the capture point is not the requester's timer */
 			if (n->rnr && waited > 0) {
 				fl->rnr_waits++;
 				fl->rnr_wait_ns += (uint64_t)waited;
 			}
-			if (n->rnr && n->psn == psn && waited >= 0 && (uint64_t)waited < n->wait_ns - n->wait_ns / 20)
+			/* 5 % and 1 us of tolerance: the capture point is not the
+			 * requester's timer, and a pcap may keep microseconds only */
+			if (n->rnr && n->psn == psn && waited >= 0 &&
+			    (uint64_t)waited + 1000 < n->wait_ns - n->wait_ns / 20)
 				finding(c, r->frame, R_RNR_EARLY_RETRY, fi,
 					"retry of PSN %" PRIu32 " %" PRId64 " us after the RNR NAK (frame %" PRIu64
 					") whose timer asks for %" PRIu64 " us", psn, waited / 1000, n->frame,
