@@ -80,7 +80,8 @@ static const struct {
 /* ---- State ---------------------------------------------------------------- */
 
 #define HIST 512u		/* PSNs remembered per request flow (a power of two) */
-#define HIST_BUDGET (64u << 20)	/* bytes of history for all flows together */
+#define MEM_BUDGET (256u << 20)	/* bytes of struct reqmem for all flows together */
+#define MAX_FLOWS (1u << 16)	/* flows followed; the packets of more are only counted */
 #define NREAD 256u		/* outstanding READs remembered per QP pair */
 #define NENDS 1024u		/* message ends remembered per QP pair (for the MSN) */
 #define NGAP 16u
@@ -131,7 +132,6 @@ struct cflow {
 	uint16_t sport, dport;
 	uint32_t dqpn;
 	int response;
-	char name[160];		/* "RoCEv2 a:p > b:p dqpn 0x..." */
 
 	/* request flows (RC and UC; UD gets only per-packet rules) */
 	uint8_t transport;	/* ROCE_OP_TRANSPORT_MASK bits of the first opcode */
@@ -145,13 +145,11 @@ struct cflow {
 	uint32_t msg_bytes, msg_reth_len;
 	int msg_has_reth;
 	uint32_t pmtu;		/* bytes, 0 = not known yet */
-	struct hist *hist;	/* HIST entries, or NULL */
+	struct reqmem *m;	/* RC/UC request flow: its history, or NULL (over MEM_BUDGET) */
 	struct gap gaps[NGAP];
 	unsigned ngap;
-	struct read_req reads[NREAD];
-	unsigned read_head, nread;
-	uint32_t ends[NENDS];	/* PSNs that complete a message, in order */
-	unsigned end_head, nend;
+	unsigned read_head, nread;	/* m->reads */
+	unsigned end_head, nend;	/* m->ends */
 	struct nak naks[NNAK];
 	unsigned nnak;
 	int dead;		/* a fatal NAK was sent: the QP is in error */
@@ -176,8 +174,7 @@ struct cflow {
 	uint64_t nak_count[INSP_NAK__COUNT];
 	uint64_t rnr_waits, rnr_wait_ns;
 	int64_t msg_t0;		/* first packet of the open message */
-	struct pend *pend;	/* NPEND messages sent and not yet completed, in PSN order */
-	unsigned pend_head, npend;
+	unsigned pend_head, npend;	/* m->pend */
 	uint64_t *lat;		/* ns, one per completed message */
 	size_t nlat, caplat;
 };
@@ -189,6 +186,17 @@ struct pend {
 	int64_t t0;		/* ns */
 };
 #define NPEND 1024u
+
+/*
+ * What an RC/UC request flow remembers, allocated at its first packet while
+ * MEM_BUDGET lasts; the rules that need it wait for flows without it.
+ */
+struct reqmem {
+	struct hist hist[HIST];		/* by PSN modulo HIST */
+	struct read_req reads[NREAD];	/* outstanding READs, a ring */
+	uint32_t ends[NENDS];		/* PSNs that complete a message, in PSN order (a ring) */
+	struct pend pend[NPEND];	/* messages sent and not completed, in PSN order (a ring) */
+};
 
 struct finding {
 	uint64_t frame;
@@ -202,7 +210,8 @@ struct insp_check {
 	struct cflow *v;
 	size_t n, cap;
 	size_t *slot, nslot;
-	size_t hist_bytes;
+	size_t mem_bytes;
+	uint64_t unfollowed;	/* packets of flows beyond MAX_FLOWS */
 	long pair_head[NPAIR];	/* request flows by address pair: the newest, -1 = none */
 	struct finding *f;
 	size_t nf, capf;
@@ -274,20 +283,22 @@ static int grow_table(struct insp_check *c)
 	return 0;
 }
 
-static void flow_name(struct cflow *fl)
+/* "RoCEv2 a:p > b:p dqpn 0x..." into BUF; without the dqpn if !WITH_QPN. */
+static void flow_name(const struct cflow *fl, int with_qpn, char *buf, size_t len)
 {
+	int n;
+
 	if (fl->version == 2 && strchr(fl->src, ':'))
-		snprintf(fl->name, sizeof(fl->name), "RoCEv2 [%s]:%u > [%s]:%u dqpn 0x%06" PRIx32,
-			 fl->src, fl->sport, fl->dst, fl->dport, fl->dqpn);
+		n = snprintf(buf, len, "RoCEv2 [%s]:%u > [%s]:%u", fl->src, fl->sport, fl->dst, fl->dport);
 	else if (fl->version == 2)
-		snprintf(fl->name, sizeof(fl->name), "RoCEv2 %s:%u > %s:%u dqpn 0x%06" PRIx32,
-			 fl->src, fl->sport, fl->dst, fl->dport, fl->dqpn);
+		n = snprintf(buf, len, "RoCEv2 %s:%u > %s:%u", fl->src, fl->sport, fl->dst, fl->dport);
 	else
-		snprintf(fl->name, sizeof(fl->name), "RoCEv1 %s > %s dqpn 0x%06" PRIx32,
-			 fl->src, fl->dst, fl->dqpn);
+		n = snprintf(buf, len, "RoCEv1 %s > %s", fl->src, fl->dst);
+	if (with_qpn && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " dqpn 0x%06" PRIx32, fl->dqpn);
 }
 
-/* Index of the flow of KEY, made if new; -1 when out of memory. */
+/* Index of the flow of KEY, made if new; -1 when out of memory, -2 beyond MAX_FLOWS. */
 static long find_flow(struct insp_check *c, const struct cflow *key)
 {
 	size_t *slot;
@@ -297,6 +308,8 @@ static long find_flow(struct insp_check *c, const struct cflow *key)
 	slot = lookup(c, key);
 	if (*slot)
 		return (long)*slot - 1;
+	if (c->n >= MAX_FLOWS)
+		return -2;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
 		struct cflow *v = cap > SIZE_MAX / sizeof(*v) ? NULL : realloc(c->v, cap * sizeof(*v));
@@ -308,7 +321,6 @@ static long find_flow(struct insp_check *c, const struct cflow *key)
 	}
 	c->v[c->n] = *key;
 	c->v[c->n].peer = -1;
-	flow_name(&c->v[c->n]);
 	*slot = ++c->n;
 	return (long)c->n - 1;
 }
@@ -345,10 +357,7 @@ static void rec_flow_name(const struct insp_rec *r, char *buf, size_t len)
 	k.sport = r->sport;
 	k.dport = r->dport;
 	k.dqpn = r->have_bth ? r->pkt.h.dqpn : 0;
-	flow_name(&k);
-	if (!r->have_bth)
-		*strstr(k.name, " dqpn") = '\0';
-	snprintf(buf, len, "%s", k.name);
+	flow_name(&k, r->have_bth, buf, len);
 }
 
 static void finding_at(struct insp_check *c, uint64_t frame, enum rule r, const char *flow,
@@ -383,10 +392,12 @@ static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow
 /* Record a finding of rule R at FRAME on flow index FLOW. */
 static void finding(struct insp_check *c, uint64_t frame, enum rule r, long flow, const char *fmt, ...)
 {
+	char name[160];
 	va_list ap;
 
+	flow_name(&c->v[flow], 1, name, sizeof(name));
 	va_start(ap, fmt);
-	finding_at(c, frame, r, c->v[flow].name, fmt, ap);
+	finding_at(c, frame, r, name, fmt, ap);
 	va_end(ap);
 }
 
@@ -422,9 +433,9 @@ static struct hist *hist_at(struct cflow *fl, uint32_t psn)
 {
 	struct hist *h;
 
-	if (!fl->hist)
+	if (!fl->m)
 		return NULL;
-	h = &fl->hist[psn & (HIST - 1)];
+	h = &fl->m->hist[psn & (HIST - 1)];
 	return h->valid && h->psn == psn ? h : NULL;
 }
 
@@ -433,15 +444,10 @@ static void hist_put(struct insp_check *c, struct cflow *fl, const struct insp_r
 	const struct roce_hdrs *h = &r->pkt.h;
 	struct hist *e;
 
-	if (!fl->hist) {
-		if (c->hist_bytes + HIST * sizeof(struct hist) > HIST_BUDGET)
-			return;
-		fl->hist = calloc(HIST, sizeof(struct hist));
-		if (!fl->hist)
-			return;
-		c->hist_bytes += HIST * sizeof(struct hist);
-	}
-	e = &fl->hist[h->psn & (HIST - 1)];
+	(void)c;
+	if (!fl->m)
+		return;
+	e = &fl->m->hist[h->psn & (HIST - 1)];
 	memset(e, 0, sizeof(*e));
 	e->psn = h->psn;
 	e->valid = 1;
@@ -479,29 +485,24 @@ static void pend_push(struct insp_check *c, struct cflow *fl, uint32_t end_psn, 
 	struct pend *e;
 	unsigned i;
 
-	if (!fl->pend) {
-		if (c->hist_bytes + NPEND * sizeof(struct pend) > HIST_BUDGET)
-			return;
-		fl->pend = calloc(NPEND, sizeof(*fl->pend));
-		if (!fl->pend)
-			return;
-		c->hist_bytes += NPEND * sizeof(struct pend);
-	}
+	(void)c;
+	if (!fl->m)
+		return;
 	if (fl->npend == NPEND) {	/* never completed: forget the oldest */
 		fl->pend_head = (fl->pend_head + 1) % NPEND;
 		fl->npend--;
 	}
 	/* in PSN order (a late packet may finish an earlier message) */
 	for (i = fl->npend; i > 0; i--) {
-		struct pend *p = &fl->pend[(fl->pend_head + i - 1) % NPEND];
+		struct pend *p = &fl->m->pend[(fl->pend_head + i - 1) % NPEND];
 
 		if (p->end_psn == end_psn)
 			return;
 		if (roce_psn_before(p->end_psn, end_psn))
 			break;
-		fl->pend[(fl->pend_head + i) % NPEND] = *p;
+		fl->m->pend[(fl->pend_head + i) % NPEND] = *p;
 	}
-	e = &fl->pend[(fl->pend_head + i) % NPEND];
+	e = &fl->m->pend[(fl->pend_head + i) % NPEND];
 	e->end_psn = end_psn;
 	e->explicit_only = (uint8_t)explicit_only;
 	e->t0 = t0;
@@ -516,7 +517,7 @@ static void pend_push(struct insp_check *c, struct cflow *fl, uint32_t end_psn, 
 static void pend_complete(struct cflow *fl, uint32_t upto, int explicit_ok, int64_t now)
 {
 	while (fl->npend) {
-		struct pend *p = &fl->pend[fl->pend_head];
+		struct pend *p = &fl->m->pend[fl->pend_head];
 
 		if (roce_psn_after(p->end_psn, upto))
 			break;
@@ -582,20 +583,22 @@ static void end_push(struct cflow *fl, uint32_t psn)
 {
 	unsigned i;
 
+	if (!fl->m)
+		return;
 	if (fl->nend == NENDS) {
 		fl->end_head = (fl->end_head + 1) % NENDS;
 		fl->nend--;
 	}
 	for (i = fl->nend; i > 0; i--) {
-		uint32_t e = fl->ends[(fl->end_head + i - 1) % NENDS];
+		uint32_t e = fl->m->ends[(fl->end_head + i - 1) % NENDS];
 
 		if (e == psn)
 			return;
 		if (roce_psn_before(e, psn))
 			break;
-		fl->ends[(fl->end_head + i) % NENDS] = e;
+		fl->m->ends[(fl->end_head + i) % NENDS] = e;
 	}
-	fl->ends[(fl->end_head + i) % NENDS] = psn;
+	fl->m->ends[(fl->end_head + i) % NENDS] = psn;
 	fl->nend++;
 }
 
@@ -605,11 +608,13 @@ static void read_push(struct cflow *fl, const struct insp_rec *r)
 	const struct roce_hdrs *h = &r->pkt.h;
 	struct read_req *rq;
 
+	if (!fl->m)
+		return;
 	if (fl->nread == NREAD) {
 		fl->read_head = (fl->read_head + 1) % NREAD;
 		fl->nread--;
 	}
-	rq = &fl->reads[(fl->read_head + fl->nread) % NREAD];
+	rq = &fl->m->reads[(fl->read_head + fl->nread) % NREAD];
 	rq->psn = h->psn;
 	rq->len = h->opcode == ROCE_OP_RC_READ_REQUEST ? h->reth.dma_len : 0;
 	rq->frame = r->frame;
@@ -623,7 +628,7 @@ static uint32_t ends_between(const struct cflow *fl, uint32_t from, uint32_t to)
 	unsigned i;
 
 	for (i = 0; i < fl->nend; i++) {
-		uint32_t e = fl->ends[(fl->end_head + i) % NENDS];
+		uint32_t e = fl->m->ends[(fl->end_head + i) % NENDS];
 
 		if (roce_psn_after(e, to))
 			break;
@@ -636,7 +641,7 @@ static uint32_t ends_between(const struct cflow *fl, uint32_t from, uint32_t to)
 /* Forget the message ends at or before PSN UPTO (acknowledged). */
 static void ends_prune(struct cflow *fl, uint32_t upto)
 {
-	while (fl->nend && !roce_psn_after(fl->ends[fl->end_head], upto)) {
+	while (fl->nend && !roce_psn_after(fl->m->ends[fl->end_head], upto)) {
 		fl->end_head = (fl->end_head + 1) % NENDS;
 		fl->nend--;
 	}
@@ -723,6 +728,11 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 		unsigned b = pair_bucket(fl->version, fl->src, fl->dst);
 
 		fl->started = 1;
+		if (c->mem_bytes + sizeof(struct reqmem) <= MEM_BUDGET) {
+			fl->m = calloc(1, sizeof(*fl->m));
+			if (fl->m)
+				c->mem_bytes += sizeof(*fl->m);
+		}
 		fl->pair_next = c->pair_head[b];
 		c->pair_head[b] = fi;
 		fl->transport = h->opcode & ROCE_OP_TRANSPORT_MASK;
@@ -766,7 +776,7 @@ static void request(struct insp_check *c, long fi, const struct insp_rec *r)
 	} else if (roce_psn_after(psn, fl->next_psn)) {
 		uint32_t miss = roce_psn_sub(psn, fl->next_psn);
 
-		if (fl->transport == 0x00 && fl->ngap < NGAP) {
+		if (fl->transport == 0x00 && fl->m && fl->ngap < NGAP) {
 			fl->gaps[fl->ngap].first = fl->next_psn;
 			fl->gaps[fl->ngap].count = miss;
 			fl->gaps[fl->ngap].frame = r->frame;
@@ -920,7 +930,7 @@ static void msn_check(struct insp_check *c, long ri, struct cflow *q, const stru
 	uint32_t msn = r->pkt.h.aeth.msn, done, later;
 	int32_t rel, lo, hi;
 
-	if (q->dead)
+	if (q->dead || !q->m)
 		return;
 	later = ends_between(q, upto, q->max_sent);
 	if (!rf->have_ack) {
@@ -957,7 +967,7 @@ static struct read_req *read_of(struct cflow *q, uint32_t psn, uint32_t *n)
 	unsigned i;
 
 	for (i = q->nread; i-- > 0;) {
-		struct read_req *rq = &q->reads[(q->read_head + i) % NREAD];
+		struct read_req *rq = &q->m->reads[(q->read_head + i) % NREAD];
 		uint32_t cnt = read_npkts(rq->len, q->pmtu ? q->pmtu : 256);
 
 		if (roce_psn_in_range(psn, rq->psn, cnt)) {
@@ -1117,7 +1127,8 @@ static void response(struct insp_check *c, long ri, const struct insp_rec *r)
 			rf->retx_pkts++;
 			rf->retx_bytes += r->pkt.payload_len;
 		}
-		read_response(c, ri, q, r);
+		if (q->m)	/* without the READs sent, nothing to check against */
+			read_response(c, ri, q, r);
 		if (op->flags & ROCE_OPF_LAST)
 			pend_complete(q, psn, 1, rec_ns(r));
 		return;
@@ -1212,7 +1223,6 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	}
 	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
 		return;
-	c->checked++;
 	memset(&key, 0, sizeof(key));
 	key.version = r->version;
 	memcpy(key.src, r->src, sizeof(key.src));
@@ -1222,10 +1232,15 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	key.dqpn = h->dqpn;
 	key.response = (r->pkt.op->flags & ROCE_OPF_RESPONSE) != 0;
 	fi = find_flow(c, &key);
+	if (fi == -2) {
+		c->unfollowed++;
+		return;
+	}
 	if (fi < 0) {
 		c->nomem = 1;
 		return;
 	}
+	c->checked++;
 	if (!c->v[fi].have_t) {
 		c->v[fi].have_t = 1;
 		c->v[fi].t_first = rec_ns(r);
@@ -1404,7 +1419,8 @@ uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
 		jsonw_u64(&j, "naks_rnr", c->naks_rnr);
 		jsonw_u64(&j, "naks_fatal", c->naks_fatal);
 		jsonw_u64(&j, "unpaired_responses", c->unpaired);
-		jsonw_bool(&j, "complete", !c->nomem);
+		jsonw_u64(&j, "unfollowed", c->unfollowed);
+		jsonw_bool(&j, "complete", !c->nomem && !c->unfollowed);
 		jsonw_obj_end(&j);
 		jsonw_end(&j);
 	} else {
@@ -1420,6 +1436,9 @@ uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
 			", unpaired responses %" PRIu64 "\n",
 			c->retransmitted, c->retransmitted_bytes, c->duplicates, c->out_of_order, c->gaps_repaired, c->naks_seq,
 			c->naks_rnr, c->naks_fatal, c->unpaired);
+		if (c->unfollowed)
+			fprintf(fp, "check: %" PRIu64 " packets of flows beyond the first %u not followed\n",
+				c->unfollowed, MAX_FLOWS);
 		if (c->nomem)
 			fputs("check: out of memory, some packets or findings are missing\n", fp);
 	}
@@ -1433,8 +1452,7 @@ void insp_check_free(struct insp_check *c)
 	if (!c)
 		return;
 	for (i = 0; i < c->n; i++) {
-		free(c->v[i].hist);
-		free(c->v[i].pend);
+		free(c->v[i].m);
 		free(c->v[i].lat);
 	}
 	free(c->v);
