@@ -247,11 +247,11 @@ static void sample_rc(struct gen *g, int v6)
 	fill(buf, 64, 7);
 	h = ack(ROCE_OP_RC_READ_RESP_ONLY, &a, 1012, ROCE_AETH_SYN_ACK(31), 8);
 	emit(g, &b.l3, &h, buf, 64);
-	/* SEND with invalidate finds no receive WQE: RNR NAK (timer 14 = 1.28 ms), retry, ACK. */
+	/* SEND with invalidate finds no receive WQE: RNR NAK (timer 1 = 0.01 ms, the 10 us until the next frame), retry, ACK. */
 	h = hdrs(ROCE_OP_RC_SEND_ONLY_INV, &b, 1013, 1);
 	h.ieth_rkey = 0x00001234;
 	emit(g, &a.l3, &h, "inv", 3);
-	h = ack(ROCE_OP_RC_ACK, &a, 1013, ROCE_AETH_SYN_RNR(14), 8);
+	h = ack(ROCE_OP_RC_ACK, &a, 1013, ROCE_AETH_SYN_RNR(1), 8);
 	emit(g, &b.l3, &h, NULL, 0);
 	h = hdrs(ROCE_OP_RC_SEND_ONLY_INV, &b, 1013, 1);
 	h.ieth_rkey = 0x00001234;

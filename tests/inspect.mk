@@ -16,9 +16,15 @@ regen-sample: tests/gen_pcap$(EXEEXT)
 # Python 3 (stdlib only) tests run by the automake harness; they find the
 # programs through $top_builddir and real tshark through $TSHARK.
 INSPECT_TESTS = tests/inspect_sample.py tests/inspect_tshark.py tests/inspect_errors.py \
-	tests/inspect_live.py tests/inspect_truncate.py
+	tests/inspect_live.py tests/inspect_truncate.py tests/inspect_check_break.py \
+	tests/inspect_flow_stats.py
 TESTS += $(INSPECT_TESTS)
 EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py
+
+# `inspect --check` on real captures made over uroce (clean, lossy, corrupting)
+# and on those captures broken one rule at a time.
+TESTS += tests/inspect_check_live.sh
+EXTRA_DIST += tests/inspect_check_live.sh
 
 # Check unit tests of the pcap writer (read back with libpcap).
 check_PROGRAMS += tests/inspect_pcap_writer
@@ -31,7 +37,7 @@ tests_inspect_pcap_writer_LDADD = netstack/libpcapw.la $(PCAP_LIBS) $(CHECK_MAIN
 # compiled with $(FUZZ_CC) like tests/fuzz_parse (see tests/netstack.mk).
 INSPECT_FUZZ_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/inspect_fuzz.c \
 	tools/inspect/link.c tools/inspect/decode.c tools/inspect/print.c tools/inspect/json.c \
-	tools/inspect/flows.c)
+	tools/inspect/flows.c tools/inspect/check.c)
 EXTRA_DIST += tests/inspect_fuzz.c tests/inspect_fuzz.sh
 CLEANFILES += tests/inspect_fuzz tests/inspect-fuzz-crash-*
 if HAVE_FUZZER

@@ -370,13 +370,20 @@ psns = [0xFFFFFE, 0xFFFFFF, 0x000000, 0x000002, 0x000001]
 p = save("flows.pcap", [with_psn(FRAMES[0], x) for x in psns] + [FRAMES[1]])
 rc, lines, _ = text_lines(p, "--flows")
 check_eq(rc, 0, "--flows: exit status (every ICRC rewritten correctly)")
-check_eq(lines[len(psns) + 1:len(psns) + 3], [
+# each flow line is followed by its statistics line (tests/inspect_flow_stats.py checks those)
+check_eq(lines[len(psns) + 1:len(psns) + 5:2], [
     "flow RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 dqpn 0x000022 requests: packets 5, "
     "psn 16777214..2, gaps 1, repeats 1",
     "flow RoCEv2 192.168.0.2:49730 > 192.168.0.1:4791 dqpn 0x000011 responses: packets 1, "
     "psn 1000..1000, gaps 0, repeats 0"], "--flows: text lines across the PSN wrap")
-check_eq(lines[len(psns) + 3][:17], "summary: 6 packet", "--flows: the summary follows the flows")
+check_eq([l[:16] for l in lines[len(psns) + 2:len(psns) + 6:2]], ["  stats: goodput"] * 2,
+         "--flows: a statistics line after each flow line")
+check_eq(lines[len(psns) + 5][:17], "summary: 6 packet", "--flows: the summary follows the flows")
 rc, objs, _ = json_objs(p, "--flows", "--summary")
+check_eq(sorted(objs[0]["flow"].pop("stats")), sorted([
+    "goodput_bytes", "duration_ns", "goodput_bps", "retransmitted", "retransmitted_bytes", "duplicates",
+    "out_of_order", "naks", "rnr_waits", "rnr_wait_ns", "messages", "latency_p50_ns", "latency_p99_ns",
+    "latency_max_ns"]), "--flows --json: the statistics object")
 check_eq(objs[0], {"flow": {"version": 2, "src": "192.168.0.1", "dst": "192.168.0.2", "sport": 49730,
                             "dport": 4791, "destqp": 0x22, "kind": "requests", "packets": 5,
                             "first_psn": 0xFFFFFE, "max_psn": 2, "gaps": 1, "repeats": 1}},
@@ -425,6 +432,11 @@ USAGE = [
     (["--port", "-18446744073709551615", SAMPLE], 2,
      "uroce inspect: bad --port '-18446744073709551615' (want 1..65535)", 0),
     (["--frobnicate", SAMPLE], 2, "", 0),
+    (["--check", "--mtu", "1000", SAMPLE], 2,
+     "uroce inspect: bad --mtu '1000' (want 256, 512, 1024, 2048 or 4096)", 0),
+    (["--check", "--mtu", "+1024", SAMPLE], 2,
+     "uroce inspect: bad --mtu '+1024' (want 256, 512, 1024, 2048 or 4096)", 0),
+    (["--mtu", "1024", SAMPLE], 2, "uroce inspect: --mtu needs --check", 0),
     ([wifi], 2, "uroce inspect: %s: link type 105 (IEEE802_11) is not supported" % wifi, 0),
     ([cut], 2, "uroce inspect: %s: after frame 2: truncated dump file" % cut, 2 + 3),
     ([empty], 0, "", 3),
@@ -444,7 +456,7 @@ rc, out, _ = run([INSPECT, empty])
 check_eq(out.splitlines(), ["summary: 0 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0",
                             "opcodes: none", "errors: none"], "empty capture: summary")
 rc, out, _ = run([INSPECT, "--help"])
-check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--summary] [--flows] [--port N] FILE.pcap"),
+check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--summary] [--flows] [--check [--mtu N]] [--port N] FILE.pcap"),
          "--help")
 # --summary: only the summary, same exit status
 rc, out, _ = run([INSPECT, "--summary", SAMPLE])

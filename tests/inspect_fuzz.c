@@ -1,7 +1,8 @@
 /*
  * inspect_fuzz.c - libFuzzer harness of `uroce inspect`'s per-frame path:
  * link-layer framing (every supported link type), RoCE classification, the
- * netstack decode, both printers and the flow table, on hostile bytes.  Built with
+ * netstack decode, both printers, the flow table and the transport-rule
+ * checker (with its per-flow statistics), on hostile bytes.  Built with
  * $(FUZZ_CC) and ASan/UBSan; run by tests/inspect_fuzz.sh.
  *
  * Input: byte 0 selects the link type (table below), byte 1 bit 0 says the
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/inspect/check.h"
 #include "tools/inspect/decode.h"
 #include "tools/inspect/flows.h"
 #include "tools/inspect/print.h"
@@ -32,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	static struct insp_rec rec;
 	static struct insp_flows flows;
+	static struct insp_check *chk;
 	uint8_t *frame;
 	size_t n;
 	int dlt;
@@ -40,6 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!sink)
 		sink = fopen("/dev/null", "w");
+	if (!chk)
+		chk = insp_check_new(data[1] & 2 ? 1024 : 0);
 	dlt = dlts[data[0] % (sizeof(dlts) / sizeof(dlts[0]))];
 	n = size - 2;
 	frame = malloc(n ? n : 1);	/* exact size: ASan sees any overread */
@@ -52,10 +57,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		insp_print_text(sink, &rec);
 		insp_print_json(sink, &rec);
 		insp_flows_add(&flows, &rec);
+		if (chk)
+			insp_check_add(chk, &rec);
 		if (flows.n >= 64) {
-			insp_flows_print_text(sink, &flows);
-			insp_flows_print_json(sink, &flows);
+			insp_flows_print_text(sink, &flows, chk);
+			insp_flows_print_json(sink, &flows, chk);
 			insp_flows_free(&flows);
+			if (chk) {
+				insp_check_finish(chk, sink, data[1] & 4);
+				insp_check_free(chk);
+				chk = NULL;
+			}
 		}
 	}
 	free(frame);

@@ -41,7 +41,7 @@ EXPECTED = {
         "orig 0x0000000000000001 payload 0 pad 0 flags - ICRC ok" % BA,
     21: "21 RoCEv2 %s RC_SEND_ONLY_INVALIDATE dqpn 0x000022 psn 1013 ieth rkey 0x00001234 payload 3 "
         "pad 1 flags A ICRC ok" % AB,
-    22: "22 RoCEv2 %s RC_ACKNOWLEDGE dqpn 0x000011 psn 1013 aeth RNR_NAK timer 14 (1.28 ms) msn 8 "
+    22: "22 RoCEv2 %s RC_ACKNOWLEDGE dqpn 0x000011 psn 1013 aeth RNR_NAK timer 1 (0.01 ms) msn 8 "
         "payload 0 pad 0 flags - ICRC ok" % BA,
     26: "26 RoCEv2 %s RC_ACKNOWLEDGE dqpn 0x000011 psn 1014 aeth NAK PSN_SEQ_ERR msn 9 payload 0 "
         "pad 0 flags - ICRC ok" % BA,
@@ -121,8 +121,18 @@ def main():
     # has coalesced ACKs (1000 -> 1003 -> 1006) and two answers to 1013/1014.
     rc, out, err = run([UROCE, "inspect", "--flows", "--summary", SAMPLE])
     check_eq(rc, 0, "uroce inspect --flows exit status")
-    check_eq(out.splitlines()[:9], FLOWS, "--flows lines")
-    check_eq(out.splitlines()[9:], SUMMARY, "--flows --summary: then the summary")
+    lines = out.splitlines()
+    check_eq(lines[:18:2], FLOWS, "--flows lines")
+    check_eq([l[:16] for l in lines[1:18:2]], ["  stats: goodput"] * 9, "--flows: a statistics line each")
+    # the first flow's statistics (tests/inspect_flow_stats.py derives such
+    # numbers by hand): 10 us per frame; the RNR retry 10 us after its NAK;
+    # SEND ONLY 1000 acknowledged 10 us later, the 3-packet SEND 30 us after
+    # its FIRST, ...
+    check_eq(lines[1], "  stats: goodput 954 bytes in 260000 ns = 29353846 bit/s, retransmitted 1 packets "
+             "3 bytes, duplicates 0, out-of-order 1, NAKs PSN_SEQ_ERR 0 INVALID_REQ 0 REM_ACCESS_ERR 0 "
+             "REM_OP_ERR 0 INVALID_RD_REQ 0 RNR 0, RNR waits 1 total 10000 ns, messages 9 latency p50 10000 "
+             "p99 30000 max 30000 ns", "--flows: the request flow's statistics")
+    check_eq(lines[18:], SUMMARY, "--flows --summary: then the summary")
 
     # 3. ICRC against the independent oracle and the vector table.
     rc, out, err = inspect(SAMPLE, "--json")

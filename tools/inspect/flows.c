@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "json.h"
 #include "netstack/psn.h"
 
@@ -148,12 +149,57 @@ static void where(FILE *fp, const struct insp_flow *fl)
 		fprintf(fp, "RoCEv1 %s > %s", fl->src, fl->dst);
 }
 
-void insp_flows_print_text(FILE *fp, const struct insp_flows *f)
+static const char *const nak_names[INSP_NAK__COUNT] = {
+	"PSN_SEQ_ERR", "INVALID_REQ", "REM_ACCESS_ERR", "REM_OP_ERR", "INVALID_RD_REQ", "RNR",
+};
+
+static void stats_text(FILE *fp, const struct insp_flow_stats *st)
+{
+	int k;
+
+	fprintf(fp, "  stats: goodput %" PRIu64 " bytes in %" PRIu64 " ns = %" PRIu64 " bit/s, retransmitted %"
+		PRIu64 " packets %" PRIu64 " bytes, duplicates %" PRIu64 ", out-of-order %" PRIu64 ", NAKs",
+		st->goodput_bytes, st->duration_ns, st->goodput_bps, st->retransmitted, st->retransmitted_bytes,
+		st->duplicates, st->out_of_order);
+	for (k = 0; k < INSP_NAK__COUNT; k++)
+		fprintf(fp, " %s %" PRIu64, nak_names[k], st->naks[k]);
+	fprintf(fp, ", RNR waits %" PRIu64 " total %" PRIu64 " ns, messages %" PRIu64 " latency p50 %" PRIu64
+		" p99 %" PRIu64 " max %" PRIu64 " ns\n", st->rnr_waits, st->rnr_wait_ns, st->messages,
+		st->latency_p50_ns, st->latency_p99_ns, st->latency_max_ns);
+}
+
+static void stats_json(struct jsonw *j, const struct insp_flow_stats *st)
+{
+	int k;
+
+	jsonw_obj(j, "stats");
+	jsonw_u64(j, "goodput_bytes", st->goodput_bytes);
+	jsonw_u64(j, "duration_ns", st->duration_ns);
+	jsonw_u64(j, "goodput_bps", st->goodput_bps);
+	jsonw_u64(j, "retransmitted", st->retransmitted);
+	jsonw_u64(j, "retransmitted_bytes", st->retransmitted_bytes);
+	jsonw_u64(j, "duplicates", st->duplicates);
+	jsonw_u64(j, "out_of_order", st->out_of_order);
+	jsonw_obj(j, "naks");
+	for (k = 0; k < INSP_NAK__COUNT; k++)
+		jsonw_u64(j, nak_names[k], st->naks[k]);
+	jsonw_obj_end(j);
+	jsonw_u64(j, "rnr_waits", st->rnr_waits);
+	jsonw_u64(j, "rnr_wait_ns", st->rnr_wait_ns);
+	jsonw_u64(j, "messages", st->messages);
+	jsonw_u64(j, "latency_p50_ns", st->latency_p50_ns);
+	jsonw_u64(j, "latency_p99_ns", st->latency_p99_ns);
+	jsonw_u64(j, "latency_max_ns", st->latency_max_ns);
+	jsonw_obj_end(j);
+}
+
+void insp_flows_print_text(FILE *fp, const struct insp_flows *f, struct insp_check *check)
 {
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
 		const struct insp_flow *fl = &f->v[i];
+		struct insp_flow_stats st;
 
 		fputs("flow ", fp);
 		where(fp, fl);
@@ -161,18 +207,23 @@ void insp_flows_print_text(FILE *fp, const struct insp_flows *f)
 			", gaps %" PRIu64 ", repeats %" PRIu64 "\n",
 			fl->dqpn, fl->response ? "responses" : "requests", fl->packets,
 			fl->first_psn, fl->max_psn, fl->gaps, fl->repeats);
+		if (check) {
+			insp_check_flow_stats(check, fl, &st);
+			stats_text(fp, &st);
+		}
 	}
 	if (f->nomem)
 		fputs("flows: out of memory, some flows are missing\n", fp);
 }
 
-void insp_flows_print_json(FILE *fp, const struct insp_flows *f)
+void insp_flows_print_json(FILE *fp, const struct insp_flows *f, struct insp_check *check)
 {
 	struct jsonw j;
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
 		const struct insp_flow *fl = &f->v[i];
+		struct insp_flow_stats st;
 
 		jsonw_begin(&j, fp);
 		jsonw_obj(&j, "flow");
@@ -190,6 +241,10 @@ void insp_flows_print_json(FILE *fp, const struct insp_flows *f)
 		jsonw_u64(&j, "max_psn", fl->max_psn);
 		jsonw_u64(&j, "gaps", fl->gaps);
 		jsonw_u64(&j, "repeats", fl->repeats);
+		if (check) {
+			insp_check_flow_stats(check, fl, &st);
+			stats_json(&j, &st);
+		}
 		jsonw_end(&j);
 	}
 	if (f->nomem) {

@@ -47,9 +47,16 @@ struct insp_flows {
 /* Count REC (any status; only OK/BAD_ICRC non-CNP packets are used). */
 void insp_flows_add(struct insp_flows *f, const struct insp_rec *rec);
 
-/* One line / one JSON object {"flow":{...}} per flow, in order of appearance. */
-void insp_flows_print_text(FILE *fp, const struct insp_flows *f);
-void insp_flows_print_json(FILE *fp, const struct insp_flows *f);
+struct insp_check;
+
+/*
+ * One line / one JSON object {"flow":{...}} per flow, in order of
+ * appearance.  With CHECK (the checker fed the same packets, check.h) each
+ * flow also gets its statistics: a second text line "  stats: ..." or a
+ * "stats" object (docs/inspect.md, "--flows").
+ */
+void insp_flows_print_text(FILE *fp, const struct insp_flows *f, struct insp_check *check);
+void insp_flows_print_json(FILE *fp, const struct insp_flows *f, struct insp_check *check);
 
 void insp_flows_free(struct insp_flows *f);
 

@@ -7,6 +7,7 @@ tools_inspect_uroce_inspect_SOURCES = tools/inspect/main.c \
 	tools/inspect/print.c tools/inspect/print.h \
 	tools/inspect/stats.c tools/inspect/stats.h \
 	tools/inspect/flows.c tools/inspect/flows.h \
+	tools/inspect/check.c tools/inspect/check.h \
 	tools/inspect/json.c tools/inspect/json.h
 tools_inspect_uroce_inspect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
 tools_inspect_uroce_inspect_LDADD = netstack/libnetstack.la $(PCAP_LIBS)

@@ -1,11 +1,12 @@
 /*
- * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--flows] [--port N]`: read a pcap or
+ * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]`: read a pcap or
  * pcapng capture, decode every RoCEv1/RoCEv2 packet, verify its ICRC, print
  * one line (or JSON object) per RoCE packet and a summary.
  *
  * Exit status: 0 every RoCE packet well-formed with a good ICRC; 1 at least
  * one malformed packet or bad ICRC; 2 usage error, unreadable file,
  * unsupported link type, or a file that ends in the middle of a record.
+ * With --check: 0 no finding, 1 at least one (check.h), 2 as above.
  * Documented in docs/inspect.md.
  */
 #include "config.h"
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "decode.h"
 #include "flows.h"
 #include "print.h"
@@ -27,14 +29,19 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " [--json] [--summary] [--flows] [--port N] FILE.pcap\n"
+		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N] FILE.pcap\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
 		"  --summary   print only the summary (same exit status)\n"
-		"  --flows     before the summary, PSN continuity per flow (QP and direction)\n"
+		"  --flows     before the summary, PSN continuity and statistics per flow\n"
+		"              (QP and direction): goodput, resends, NAKs, RNR waits, latency\n"
+		"  --check     instead of the packets, every break of the IBTA transport\n"
+		"              rules (PSN, opcode order, MTU, ACK/NAK, MSN, READ, atomics, ICRC)\n"
+		"  --mtu N     with --check: the path MTU in force (256..4096; default: learned)\n"
 		"  --port N    UDP destination port of RoCEv2 (1..65535)\n"
-		"  exit status: 0 all good, 1 malformed packet or bad ICRC, 2 usage/file error\n",
+		"  exit status: 0 all good, 1 malformed packet or bad ICRC (--check: a finding),\n"
+		"  2 usage/file error\n",
 		ROCE_UDP_PORT);
 }
 
@@ -98,6 +105,8 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "summary", no_argument, NULL, 's' },
 		{ "flows", no_argument, NULL, 'f' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "mtu", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,11 +116,13 @@ int main(int argc, char **argv)
 	const u_char *data;
 	uint16_t port = ROCE_UDP_PORT;
 	const char *path;
-	int json = 0, summary_only = 0, flows = 0, c, dlt, rc, status;
+	int json = 0, summary_only = 0, flows = 0, check = 0, c, dlt, rc, status;
+	unsigned long mtu = 0;
+	struct insp_check *checker = NULL;
 	static struct insp_flows flow_table;
 	pcap_t *pc;
 
-	while ((c = getopt_long(argc, argv, "jp:sfh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:sfcm:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = 1;
@@ -128,6 +139,22 @@ int main(int argc, char **argv)
 		case 'f':
 			flows = 1;
 			break;
+		case 'c':
+			check = 1;
+			break;
+		case 'm': {
+			char *end;
+
+			errno = 0;
+			mtu = *optarg >= '0' && *optarg <= '9' ? strtoul(optarg, &end, 10) : 0;
+			if (errno || !mtu || *end ||
+			    (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)) {
+				fprintf(stderr, PROG ": bad --mtu '%s' (want 256, 512, 1024, 2048 or 4096)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -143,9 +170,21 @@ int main(int argc, char **argv)
 	}
 	path = argv[optind];
 
+	if (mtu && !check) {
+		fprintf(stderr, PROG ": --mtu needs --check\n");
+		return 2;
+	}
 	pc = open_capture(path, &dlt);
 	if (!pc)
 		return 2;
+	if (check || flows) {
+		checker = insp_check_new((uint32_t)mtu);
+		if (!checker) {
+			fprintf(stderr, PROG ": out of memory\n");
+			pcap_close(pc);
+			return 2;
+		}
+	}
 
 	while ((rc = pcap_next_ex(pc, &ph, &data)) == 1) {
 		insp_decode(dlt, data, ph->caplen, ph->len, port, &rec);
@@ -162,7 +201,9 @@ int main(int argc, char **argv)
 		insp_stats_add(&stats, &rec);
 		if (flows)
 			insp_flows_add(&flow_table, &rec);
-		if (rec.status == INSP_SKIPPED || summary_only)
+		if (checker)
+			insp_check_add(checker, &rec);
+		if (rec.status == INSP_SKIPPED || summary_only || check)
 			continue;
 		if (json)
 			insp_print_json(stdout, &rec);
@@ -170,6 +211,8 @@ int main(int argc, char **argv)
 			insp_print_text(stdout, &rec);
 	}
 	status = insp_stats_failed(&stats) ? 1 : 0;
+	if (check)
+		status = insp_check_finish(checker, stdout, json) ? 1 : 0;
 	if (rc == PCAP_ERROR) {
 		/* e.g. "truncated dump file; tried to read 60 captured bytes, only got 12" */
 		fprintf(stderr, PROG ": %s: after frame %llu: %s\n", path,
@@ -177,10 +220,11 @@ int main(int argc, char **argv)
 		status = 2;
 	}
 	if (flows && json)
-		insp_flows_print_json(stdout, &flow_table);
+		insp_flows_print_json(stdout, &flow_table, checker);
 	else if (flows)
-		insp_flows_print_text(stdout, &flow_table);
+		insp_flows_print_text(stdout, &flow_table, checker);
 	insp_flows_free(&flow_table);
+	insp_check_free(checker);
 	if (json)
 		insp_stats_print_json(stdout, &stats);
 	else
