@@ -87,5 +87,5 @@ tests_provider_ucma_fwd_SOURCES = tests/provider_ucma_fwd.c provider/ucma.h prov
 tests_provider_ucma_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/provider -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 tests_provider_ucma_fwd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_ucma_fwd_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
-EXTRA_DIST += tests/provider_ucma.sh tests/cm_daemon.sh tests/cm_clients.sh
-TESTS += tests/cm_daemon.sh tests/cm_clients.sh
+EXTRA_DIST += tests/provider_ucma.sh tests/cm_daemon.sh tests/cm_clients.sh tests/cm_pyverbs.sh
+TESTS += tests/cm_daemon.sh tests/cm_clients.sh tests/cm_pyverbs.sh
