@@ -368,9 +368,10 @@ rping_check() { # rping_check SERVER_OUT CLIENT_OUT
 		return 1
 	fi
 }
-# uroce_cm_listening PORT: true once an rdma_cm id on the uroce side listens on PORT.
+# uroce_cm_listening: true once an rdma_cm id of the uroce side listens
+# (the `cm` line of uroce status; only the case's server listens then).
 uroce_cm_listening() {
-	nsx "$UROCE" status 2>/dev/null | grep -Eq "cm_id .*state LISTEN .*:$1( |\$)"
+	nsx "$UROCE" status 2>/dev/null | grep -Eq "^cm ids=[0-9]+ listens=[1-9]"
 }
 # run_rping NAME SERVER(uroce|rxe) FAMILY
 run_rping() {
@@ -388,7 +389,7 @@ run_rping() {
 		ip netns exec "$NS" timeout -k 5 "$TO" "$UROCE" run -- rping -s -a "$_h" $_args >"$_so" 2>&1 &
 		_sp=$! srvpid=$!
 		_n=0
-		until uroce_cm_listening "$tcp"; do
+		until uroce_cm_listening; do
 			[ $_n -lt 300 ] && kill -0 "$_sp" 2>/dev/null || break
 			sleep 0.1
 			_n=$((_n + 1))
