@@ -12,6 +12,7 @@
 # $top_builddir/tests/interop-out), INTEROP_FAMILIES ("4 6" by default),
 # INTEROP_CASE_TIMEOUT (seconds per program run, default 60), INTEROP_CASES
 # (an extended regular expression: only the cases whose names match),
+# INTEROP_ACCEL (kvm or tcg; by default kvm where the CPU flags offer it),
 # INTEROP_KEEP_GOING=1 (run every case of a group even after its first case,
 # the smallest ibv_rc_pingpong, failed; by default the rest of that group is
 # reported FAIL without running, so that a broken direction costs one
@@ -143,8 +144,12 @@ if command -v tcpdump >/dev/null 2>&1; then
 	dumppid=$!
 fi
 
+# KVM only where the processor offers virtualization to this machine: a
+# /dev/kvm without vmx/svm in the CPU flags (seen on a nested VM) starts a
+# guest that never boots. INTEROP_ACCEL=kvm|tcg overrides.
 accel=tcg,thread=multi
-[ -w /dev/kvm ] && accel=kvm
+[ -w /dev/kvm ] && grep -Eqw 'vmx|svm' /proc/cpuinfo && accel=kvm
+case ${INTEROP_ACCEL:-} in kvm) accel=kvm ;; tcg) accel=tcg,thread=multi ;; esac
 echo "interop: booting the guest (accel ${accel%%,*})"
 ip netns exec "$NS" timeout 900 qemu-system-x86_64 -accel "$accel" -smp 2 -m 768 -nographic -no-reboot \
 	-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" \
