@@ -592,8 +592,11 @@ p_comm = struct.unpack_from('>I', reps[0], 0)[0]
 check('REP: remote comm ID 0x7001, QPN 0x4444', (0x7001, 0x4444),
       (struct.unpack_from('>I', reps[0], 4)[0], struct.unpack_from('>I', reps[0], 12)[0] >> 8))
 st, sa = P.qp_attr(pd_, QPS_RTR)
-check('RTR from the scripted REQ: dest QPN, RQ PSN, path MTU 1024', (0xABCDE, 0x424242, 3),
+check('RTR from the scripted REQ: dest QPN, RQ PSN = the REP\'s starting PSN, path MTU 1024',
+      (0xABCDE, struct.unpack_from('>I', reps[0], 20)[0] >> 8, 3),
       (sa['dest_qp_num'], sa['rq_psn'], sa['path_mtu']))
+st, sa = P.qp_attr(pd_, QPS_RTS)
+check('RTS from the scripted REQ: SQ PSN = the REQ\'s starting PSN', 0x424242, sa['sq_psn'])
 recv_mads(0.05)
 send_mad(0x10, bytes(body))                           # REQ again while the REP waits for its RTU
 check('REQ during REP_SENT: the REP again', True, first(0x13, 2.0) is not None)
@@ -649,8 +652,8 @@ def ud_packet_to(dst, attr, body_):
 f.sendto(ud_packet_to('127.0.0.2', 0x13, bytes(rep)), ('127.0.0.2', PORT))
 e = expect(A, 'REP from the scripted peer', 'CONNECT_RESPONSE')
 check('CONNECT_RESPONSE: QPN 0x3333', 0x3333, e['qp_num'])
-st, ar = A.qp_attr(a, QPS_RTR)
-check('active RTR: RQ PSN = the REP\'s starting PSN', 0x515151, ar['rq_psn'])
+st, ar = A.qp_attr(a, QPS_RTS)
+check('active RTS: SQ PSN = the REP\'s starting PSN', 0x515151, ar['sq_psn'])
 A.accept(a, valid=0)
 f.sendto(ud_packet_to('127.0.0.2', 0x13, bytes(rep)), ('127.0.0.2', PORT))   # REP again
 got = []

@@ -4,6 +4,13 @@
  * cma_ib_init_qp_attr before a connection exists and for UD; cm.c
  * ib_cm_init_qp_attr once it does), in struct ib_uverbs_qp_attr, which
  * librdmacm converts with ibv_copy_qp_attr_from_kern and applies itself.
+ *
+ * PSNs as Linux sets them, which is what a peer running the kernel's CM
+ * (rxe, a ConnectX) does: each side receives from the starting PSN it put
+ * in its own REQ or REP (rdma_init_qp_attr: rq_psn = the id's seq_num) and
+ * sends from the one the peer put in its message (cm.c: sq_psn from the
+ * peer's REQ or REP). Seen on the wire against kernel 6.1's rxe: its
+ * active side sends its first SEND at the REP's starting PSN.
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
@@ -93,7 +100,7 @@ int cm_init_qp_attr(struct cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_att
 		a->ah_attr.static_rate = cm_packet_rate(id->cm);
 		a->path_mtu = id->path_mtu;
 		a->dest_qp_num = id->remote_qpn;
-		a->rq_psn = id->peer_psn;
+		a->rq_psn = id->seq_num; /* what this side advertised: see below */
 		a->max_dest_rd_atomic = id->responder_resources;
 		a->min_rnr_timer = 0;
 		break;
@@ -102,7 +109,7 @@ int cm_init_qp_attr(struct cm_id *id, uint32_t qp_state, struct ib_uverbs_qp_att
 			return EINVAL;
 		mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 		       IBV_QP_MAX_QP_RD_ATOMIC;
-		a->sq_psn = id->seq_num;
+		a->sq_psn = id->peer_psn;
 		a->timeout = id->timeout_set ? id->ack_timeout
 					     : cm_ack_timeout(d->attr.local_ca_ack_delay, CM_PACKET_LIFETIME);
 		a->retry_cnt = id->retry_count;

@@ -39,6 +39,9 @@ for p in $progs; do
 	path=$(command -v "$p") || { echo "mkinitramfs: $p not installed" >&2; exit 1; }
 	put_elf "$path"
 done
+# glibc's pthread_exit and pthread_cancel (rping's threads) dlopen libgcc_s to
+# unwind; no ELF header names it, so ldd does not list it.
+put /lib/x86_64-linux-gnu/libgcc_s.so.1
 mv "$root/usr/sbin/ip" "$root/usr/bin/ip"
 for a in $("$root/usr/bin/busybox" --list); do
 	[ -e "$root/usr/bin/$a" ] || ln -s busybox "$root/usr/bin/$a"
