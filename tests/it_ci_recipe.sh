@@ -96,6 +96,7 @@ EOF
 			[ "$(grep -Ec '^8192000 bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$' "$1/$f")" = 1 ] &&
 				[ "$(grep -Ec '^1000 iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' "$1/$f")" = 1 ] ||
 				{ cat "$1/$f"; no "$2: $f has not exactly the 8192000-byte and 1000-iteration lines"; }
+			echo "  $f: $(grep -E '^8192000 bytes in ' "$1/$f")"
 		done
 		ok "$2: both sides of both ibv_rc_pingpong runs: 8192000 bytes, 1000 iters"
 	}
