@@ -20,6 +20,7 @@
 
 #include "abi_version.h"
 #include "uroce.h"
+#include "ucma.h"
 
 static const struct verbs_match_ent uroce_match_table[] = {
 	{ .u.modalias = "rdma_device:*Nuroce*", .kind = VERBS_MATCH_MODALIAS },
@@ -80,4 +81,6 @@ static __attribute__((constructor)) void uroce_register(void)
 		return;
 	}
 	uroce_verbs_register_driver(&uroce_dev_ops);
+	/* librdmacm over uroce (docs/rdma-cm.md): now, and for a librdmacm loaded later */
+	uroce_ucma_init();
 }

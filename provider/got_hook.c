@@ -1,12 +1,13 @@
 /*
- * got_hook.c - patch libibverbs' GOT slots for write, close and read
- * (got_hook.h; docs/provider-abi.md §3).
+ * got_hook.c - patch a library's own GOT slots for libc functions
+ * (got_hook.h; docs/provider-abi.md §3): libibverbs' write, close and read
+ * (comp_channel.c), its open and openat, and librdmacm's (ucma_hook.c).
  *
- * The slots are found from libibverbs' dynamic section (elf(5)): the
- * JUMP_SLOT / GLOB_DAT relocations of DT_JMPREL and DT_RELA whose symbol is
- * "write", "close" or "read". Debian's libibverbs is linked BIND_NOW with full
- * RELRO, so the slots already hold libc's functions and sit in a read-only
- * page that is made writable for the store.
+ * The slots are found from the library's dynamic section (elf(5)): the
+ * JUMP_SLOT / GLOB_DAT relocations of DT_JMPREL and DT_RELA whose symbol has
+ * the name asked for. Debian's libibverbs and librdmacm are linked BIND_NOW
+ * with full RELRO, so the slots already hold libc's functions and sit in a
+ * read-only page that is made writable for the store.
  */
 #include "config.h"
 
@@ -83,10 +84,10 @@ static int patch_slot(void **slot, void *hook, void **old)
 	return 0;
 }
 
-/* Finds libibverbs' GOT slots for write, close and read in one relocation table. */
+/* Finds the GOT slot of each patch's name in one relocation table. */
 static void scan_relocs(const struct link_map *lm, const ElfW(Rela) *rel, size_t n,
 			const ElfW(Sym) *symtab, const char *strtab,
-			void ***write_slot, void ***close_slot, void ***read_slot)
+			const struct uroce_got_patch *p, size_t np, void ***slots)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned long type = ELF64_R_TYPE(rel[i].r_info);
@@ -95,24 +96,19 @@ static void scan_relocs(const struct link_map *lm, const ElfW(Rela) *rel, size_t
 		if (type != R_JUMP_SLOT && type != R_GLOB_DAT)
 			continue;
 		name = strtab + symtab[ELF64_R_SYM(rel[i].r_info)].st_name;
-		if (strcmp(name, "write") == 0)
-			*write_slot = (void **)(lm->l_addr + rel[i].r_offset);
-		else if (strcmp(name, "close") == 0)
-			*close_slot = (void **)(lm->l_addr + rel[i].r_offset);
-		else if (strcmp(name, "read") == 0)
-			*read_slot = (void **)(lm->l_addr + rel[i].r_offset);
+		for (size_t k = 0; k < np; k++)
+			if (strcmp(name, p[k].name) == 0)
+				slots[k] = (void **)(lm->l_addr + rel[i].r_offset);
 	}
 }
 
-/* libibverbs' three GOT slots, and whether it is bound at load time. */
-struct got_slots {
-	void **write_slot, **close_slot, **read_slot;
-	bool bind_now;
-	const char *file; /* libibverbs' path, for messages */
-};
-
-/* Fills *s from libibverbs' dynamic section; 0, or EOPNOTSUPP with why. */
-static int find_slots(struct got_slots *s, char *why, size_t why_len)
+/*
+ * Fills slots[k] with the library's GOT slot of p[k].name and tells whether
+ * it is bound at load time; 0, or EOPNOTSUPP with why.
+ */
+static int find_slots(const void *sym, const struct uroce_got_patch *p, size_t np,
+		      void ***slots, bool *bind_now, const char **file,
+		      char *why, size_t why_len)
 {
 	const ElfW(Rela) *jmprel = NULL, *rela = NULL;
 	size_t jmprel_sz = 0, rela_sz = 0;
@@ -122,13 +118,12 @@ static int find_slots(struct got_slots *s, char *why, size_t why_len)
 	const char *env_now = getenv("LD_BIND_NOW");
 	Dl_info info;
 
-	*s = (struct got_slots){ .bind_now = env_now && *env_now };
-	if (!dladdr1((void *)uroce_verbs_register_driver, &info, (void **)&lm,
-		     RTLD_DL_LINKMAP) || !lm) {
-		snprintf(why, why_len, "libibverbs link map not found");
+	*bind_now = env_now && *env_now;
+	if (!dladdr1(sym, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) {
+		snprintf(why, why_len, "link map of the library defining %p not found", sym);
 		return EOPNOTSUPP;
 	}
-	s->file = info.dli_fname;
+	*file = info.dli_fname;
 	for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
 		case DT_JMPREL: jmprel = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
@@ -137,9 +132,9 @@ static int find_slots(struct got_slots *s, char *why, size_t why_len)
 		case DT_RELASZ: rela_sz = d->d_un.d_val; break;
 		case DT_SYMTAB: symtab = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
 		case DT_STRTAB: strtab = (const void *)dyn_addr(lm, d->d_un.d_ptr); break;
-		case DT_BIND_NOW: s->bind_now = true; break;
-		case DT_FLAGS: s->bind_now |= (d->d_un.d_val & DF_BIND_NOW) != 0; break;
-		case DT_FLAGS_1: s->bind_now |= (d->d_un.d_val & DF_1_NOW) != 0; break;
+		case DT_BIND_NOW: *bind_now = true; break;
+		case DT_FLAGS: *bind_now |= (d->d_un.d_val & DF_BIND_NOW) != 0; break;
+		case DT_FLAGS_1: *bind_now |= (d->d_un.d_val & DF_1_NOW) != 0; break;
 		}
 	}
 	if (!symtab || !strtab) {
@@ -147,60 +142,80 @@ static int find_slots(struct got_slots *s, char *why, size_t why_len)
 		return EOPNOTSUPP;
 	}
 	if (jmprel)
-		scan_relocs(lm, jmprel, jmprel_sz / sizeof(*jmprel), symtab, strtab,
-			    &s->write_slot, &s->close_slot, &s->read_slot);
+		scan_relocs(lm, jmprel, jmprel_sz / sizeof(*jmprel), symtab, strtab, p, np, slots);
 	if (rela)
-		scan_relocs(lm, rela, rela_sz / sizeof(*rela), symtab, strtab,
-			    &s->write_slot, &s->close_slot, &s->read_slot);
-	if (!s->write_slot || !s->close_slot || !s->read_slot) {
-		snprintf(why, why_len, "%s has no GOT entry for write/close/read", info.dli_fname);
-		return EOPNOTSUPP;
+		scan_relocs(lm, rela, rela_sz / sizeof(*rela), symtab, strtab, p, np, slots);
+	for (size_t k = 0; k < np; k++) {
+		if (!slots[k]) {
+			snprintf(why, why_len, "%s has no GOT entry for %s", info.dli_fname, p[k].name);
+			return EOPNOTSUPP;
+		}
 	}
 	return 0;
 }
 
-int uroce_got_hook_install(const struct uroce_got_fns *hooks, struct uroce_got_fns *orig,
-			   char *why, size_t why_len)
+int uroce_got_patch_lib(const void *sym, const struct uroce_got_patch *p, size_t np,
+			char *why, size_t why_len)
 {
-	struct got_slots s;
+	void **slots[UROCE_GOT_PATCH_MAX] = { NULL };
+	const char *file = "?";
+	bool bind_now;
 	void *old;
 	int ret;
 
-	ret = find_slots(&s, why, why_len);
+	if (np > UROCE_GOT_PATCH_MAX) {
+		snprintf(why, why_len, "too many GOT patches (%zu)", np);
+		return EINVAL;
+	}
+	ret = find_slots(sym, p, np, slots, &bind_now, &file, why, why_len);
 	if (ret)
 		return ret;
 	/*
-	 * Chain to what the slots hold now. Debian's libibverbs is linked with
+	 * Chain to what the slots hold now. Debian's libraries are linked with
 	 * BIND_NOW, so they hold libc's functions; with lazy binding they would
 	 * hold PLT stubs whose resolver rewrites the slot, so look the symbols up.
 	 */
-	if (s.bind_now) {
-		orig->write = (uroce_write_fn)*s.write_slot;
-		orig->close = (uroce_close_fn)*s.close_slot;
-		orig->read = (uroce_read_fn)*s.read_slot;
-	} else {
-		orig->write = (uroce_write_fn)dlsym(RTLD_DEFAULT, "write");
-		orig->close = (uroce_close_fn)dlsym(RTLD_DEFAULT, "close");
-		orig->read = (uroce_read_fn)dlsym(RTLD_DEFAULT, "read");
+	for (size_t k = 0; k < np; k++) {
+		*p[k].orig = bind_now ? *slots[k] : dlsym(RTLD_DEFAULT, p[k].name);
+		if (!*p[k].orig) {
+			snprintf(why, why_len, "cannot resolve libc %s", p[k].name);
+			return EOPNOTSUPP;
+		}
 	}
-	if (!orig->write || !orig->close || !orig->read) {
-		snprintf(why, why_len, "cannot resolve libc write/close/read");
-		return EOPNOTSUPP;
-	}
-	if (patch_slot(s.close_slot, (void *)hooks->close, &old) ||
-	    patch_slot(s.read_slot, (void *)hooks->read, &old) ||
-	    patch_slot(s.write_slot, (void *)hooks->write, &old)) {
-		ret = errno;
-		snprintf(why, why_len, "cannot patch the GOT of %s: %s", s.file, strerror(ret));
-		return ret;
+	for (size_t k = 0; k < np; k++) {
+		if (patch_slot(slots[k], p[k].hook, &old)) {
+			ret = errno;
+			snprintf(why, why_len, "cannot patch the GOT of %s: %s", file, strerror(ret));
+			return ret;
+		}
 	}
 	return 0;
 }
-#else
+
 int uroce_got_hook_install(const struct uroce_got_fns *hooks, struct uroce_got_fns *orig,
 			   char *why, size_t why_len)
 {
+	/* close and read before write: as soon as write makes channels, they are seen. */
+	const struct uroce_got_patch p[] = {
+		{ "close", (void *)hooks->close, (void **)&orig->close },
+		{ "read", (void *)hooks->read, (void **)&orig->read },
+		{ "write", (void *)hooks->write, (void **)&orig->write },
+	};
+
+	return uroce_got_patch_lib((const void *)uroce_verbs_register_driver, p,
+				   sizeof(p) / sizeof(p[0]), why, why_len);
+}
+#else
+int uroce_got_patch_lib(const void *sym, const struct uroce_got_patch *p, size_t np,
+			char *why, size_t why_len)
+{
 	snprintf(why, why_len, "GOT interception is not implemented for this architecture");
 	return EOPNOTSUPP;
+}
+
+int uroce_got_hook_install(const struct uroce_got_fns *hooks, struct uroce_got_fns *orig,
+			   char *why, size_t why_len)
+{
+	return uroce_got_patch_lib(NULL, NULL, 0, why, why_len);
 }
 #endif

@@ -62,7 +62,10 @@ int uroce_send_wqe_check(const struct uroce_qp *qp, int opcode, bool inl, uint64
 	/* One 8-byte local buffer; inline is for SEND and WRITE only. */
 	if ((is_atomic(opcode) || opcode == IBV_WR_RDMA_READ) && inl)
 		return EINVAL;
-	if (is_atomic(opcode) && num_sge > 1)
+	/* An atomic's result needs exactly one 8-byte buffer: the kernel's
+	 * rxe refuses any other total at post (validate_send_wr), mlx5 would
+	 * write 8 bytes whatever the SGE says (docs/transport.md "Atomics"). */
+	if (is_atomic(opcode) && (num_sge != 1 || total != 8))
 		return EINVAL;
 	return 0;
 }
@@ -219,7 +222,8 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
  * EINVAL (QP in RESET/INIT/RTR, too many SGEs, inline data over
  * max_inline_data, an opcode the QP type cannot carry, UD without an AH,
  * message over 2^31 bytes, RDMA READ or an atomic with IBV_SEND_INLINE, an
- * atomic with more than one SGE, SEND_WITH_INV off RC, BIND_MW / LOCAL_INV
+ * atomic whose local data is not one SGE of exactly 8 bytes (num_sge 0 or
+ * 2, length 4 or 16), SEND_WITH_INV off RC, BIND_MW / LOCAL_INV
  * on UD or with IBV_SEND_INLINE, BIND_MW without a window), EOPNOTSUPP
  * (ATOMIC_WRITE, FLUSH, TSO),
  * ENOMEM (send queue full), EIO (the daemon is gone, as mlx5 posts fail in

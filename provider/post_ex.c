@@ -70,10 +70,15 @@ static void ex_fail(struct uroce_qp *qp, int err)
 	qp->ex_cur = NULL;
 }
 
-/* Closes the WQE being built: the checks that need all its setters. */
+/* Closes the WQE being built: the checks that need all its setters (a UD
+ * address; an atomic's one 8-byte SGE, which wr_set_sge* checked if it was
+ * called at all). */
 static void ex_finish(struct uroce_qp *qp)
 {
-	if (qp->ex_cur && qp->ex_need_ah)
+	struct uroce_send_wqe *w = qp->ex_cur;
+
+	if (w && (qp->ex_need_ah || ((w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+				      w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) && w->num_sge != 1)))
 		ex_fail(qp, EINVAL);
 	qp->ex_cur = NULL;
 }
@@ -368,7 +373,8 @@ static void ex_start(struct ibv_qp_ex *qpx)
 /*
  * ibv_wr_complete: 0, or nothing of the batch is posted and: the first
  * building error (EINVAL: op not in send_ops_flags, bad SGE count, inline
- * too long, UD WQE without wr_set_ud_addr, a setter the op does not take;
+ * too long, UD WQE without wr_set_ud_addr, an atomic without exactly one
+ * 8-byte SGE (wr_set_sge of 4 bytes, none, two), a setter the op does not take;
  * ENOMEM: SQ full), EINVAL (QP in RESET, INIT, RTR), EIO (daemon gone).
  */
 static int ex_complete(struct ibv_qp_ex *qpx)

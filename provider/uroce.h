@@ -421,7 +421,8 @@ int uroce_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_w
  * NUM_SGE SGEs (or, INL, inline payload) of TOTAL bytes for OPCODE (enum
  * ibv_wr_opcode). Returns 0 or EINVAL: more SGEs than max_send_sge, over
  * 2^31 bytes (IBTA message size), inline over max_inline_data, inline
- * with RDMA READ or an atomic, an atomic with more than one SGE.
+ * with RDMA READ or an atomic, an atomic whose local data is not one SGE
+ * of exactly 8 bytes (docs/transport.md "Atomics").
  */
 int uroce_send_wqe_check(const struct uroce_qp *qp, int opcode, bool inl, uint64_t num_sge,
 			 uint64_t total);

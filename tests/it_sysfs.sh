@@ -32,6 +32,10 @@ done
 echo "ok: GIDs 1..15 all zero"
 expect_eq "gid types" "16 x RoCE v2" "$(cat "$D"/ports/1/gid_attrs/types/* | sort | uniq -c | awk '{print $1 " x " $2 " " $3}')"
 expect_eq "ndevs/0" lo "$(cat "$D/ports/1/gid_attrs/ndevs/0")"
+expect_eq "device/net: the interface of the address" lo "$(ls "$D/device/net")"
+[ -d "$D/device/net/lo" ] || fail "device/net/lo" "a directory" "$(ls -l "$D/device/net")"
+expect_eq "class/misc/rdma_cm/abi_version (RDMA_USER_CM_ABI_VERSION)" 4 "$(cat "$C/misc/rdma_cm/abi_version")"
+expect_eq "class/misc holds rdma_cm only" "rdma_cm rdma_cm/abi_version" "$(cd "$C/misc" && find . -mindepth 1 | sed "s|^\./||" | LC_ALL=C sort | tr "\n" " " | sed "s| $||")"
 expect_eq "pkeys" "0:0xffff" "$(cd "$D/ports/1/pkeys" && for f in *; do printf '%s:%s' "$f" "$(cat "$f")"; done)"
 pid=$(cat "$UROCE_RUN_DIR/uroce0.pid")
 case $(cat "/proc/$pid/comm" 2>/dev/null) in *uroced*) echo "ok: uroce0.pid names live uroced $pid" ;;

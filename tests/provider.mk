@@ -64,3 +64,27 @@ check-rdma-core:
 	$(SHELL) $(top_srcdir)/scripts/test-rdma-core $(RDMA_CORE_VERSIONS)
 .PHONY: check-rdma-core
 EXTRA_DIST += scripts/test-rdma-core
+
+# librdmacm over the provider's rdma_cm interception (docs/rdma-cm.md), both
+# load orders; the "daemon" case of provider_ucma needs the daemon's
+# connection manager and runs from tests/cm_daemon.sh; tests/cm_clients.sh
+# runs rping, ucmatose, udaddy, rdma_server/client and perftest -R.
+check_PROGRAMS += tests/provider_ucma tests/provider_ucma_dlopen
+tests_provider_ucma_SOURCES = tests/provider_ucma.c
+tests_provider_ucma_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(RDMACM_CFLAGS)
+tests_provider_ucma_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_ucma_LDADD = $(CHECK_MAIN_LIBS) $(RDMACM_LIBS) $(IBVERBS_LIBS) -lpthread
+tests_provider_ucma_dlopen_SOURCES = tests/provider_ucma_dlopen.c
+tests_provider_ucma_dlopen_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(RDMACM_CFLAGS)
+tests_provider_ucma_dlopen_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_ucma_dlopen_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -ldl
+TESTS += tests/provider_ucma.sh
+# The forwarding against two fake daemons (no uroced, no libibverbs device).
+check_PROGRAMS += tests/provider_ucma_fwd
+TESTS += tests/provider_ucma_fwd
+tests_provider_ucma_fwd_SOURCES = tests/provider_ucma_fwd.c provider/ucma.h provider/ucma_chan.c \
+	provider/ucma_cmd.c provider/ucma_event.c provider/ucma_addr.c provider/ctl.c provider/liveness.c
+tests_provider_ucma_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/provider -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
+tests_provider_ucma_fwd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_provider_ucma_fwd_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
+EXTRA_DIST += tests/provider_ucma.sh tests/cm_daemon.sh tests/cm_clients.sh

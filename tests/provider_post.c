@@ -295,6 +295,12 @@ static const struct bad_case bad_cases[] = {
 	{ "WRITE on UD", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_RDMA_WRITE, 1, 0, 8, false, EINVAL },
 	{ "UD without AH", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_SEND, 1, 0, 8, true, EINVAL },
 	{ "atomic with 2 SGEs", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 2, 0, 8, false, EINVAL },
+	/* an atomic's local data is one SGE of exactly 8 bytes (docs/transport.md "Atomics") */
+	{ "FETCH_ADD, SGE of 4 bytes", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 4, false, EINVAL },
+	{ "CMP_SWP, SGE of 4 bytes", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, 4, false, EINVAL },
+	{ "FETCH_ADD, SGE of 16 bytes", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 16, false, EINVAL },
+	{ "FETCH_ADD, no SGE", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 0, 8, false, EINVAL },
+	{ "CMP_SWP, no SGE", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 0, 0, 8, false, EINVAL },
 	{ "atomic inline", IBV_QPT_RC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, IBV_SEND_INLINE, 8, false, EINVAL },
 	{ "atomic on UC", IBV_QPT_UC, IBV_QPS_RTS, IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, 8, false, EINVAL },
 	{ "LOCAL_INV on UD", IBV_QPT_UD, IBV_QPS_RTS, IBV_WR_LOCAL_INV, 0, 0, 0, false, EINVAL },

@@ -82,6 +82,14 @@ tests_traffic_rq_refill_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLA
 tests_traffic_rq_refill_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_rq_refill_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 
+# Bad WQEs written straight into the client's own SQ and RQ rings: reads
+# the provider's QP (provider/uroce.h) for the rings, no provider code linked.
+check_PROGRAMS += tests/traffic_bad_wqe
+tests_traffic_bad_wqe_SOURCES = tests/traffic_bad_wqe.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_bad_wqe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
+tests_traffic_bad_wqe_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_bad_wqe_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+
 # Passing, registered:
 TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \
@@ -91,7 +99,8 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_pyverbs_atomic.sh tests/traffic_srq.sh tests/traffic_srq_clients.sh \
 	tests/traffic_ucx.sh tests/traffic_mpi.sh \
 	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_qpex_mw.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_write_behind.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
-	tests/traffic_rq_refill.sh tests/traffic_loop_turns.sh tests/traffic_loopback.sh
+	tests/traffic_rq_refill.sh tests/traffic_loop_turns.sh tests/traffic_loopback.sh \
+	tests/traffic_bad_wqe.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py tests/traffic_mpi.c
 dist_check_DATA += tests/traffic_lib.sh

@@ -8,7 +8,8 @@
  * lost ATOMIC Acknowledge answered from the replay cache, not executed
  * again; the responder-resource limit (a READ or atomic arriving while
  * max_dest_rd_atomic READ responses are still being sent: NAK Invalid
- * Request); the requester's max_rd_atomic window; post-time checks; 2000
+ * Request); the requester's max_rd_atomic window; post-time checks; a
+ * local SGE other than one of 8 bytes (LOC_LEN_ERR, nothing sent); 2000
  * FETCH_ADDs over a lossy, duplicating, reordering wire applied once each.
  */
 #include "config.h"
@@ -566,7 +567,7 @@ START_TEST(test_post_checks)
 	wqe.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wqe.remote_addr = B_ADDR;
 	wqe.rkey = 0x201;
-	wqe.num_sge = 2;
+	wqe.num_sge = XPORT_MAX_SGE + 1;
 	ck_assert_int_eq(xport_post_send(p.a, &wqe), EINVAL);
 	wqe.num_sge = 0;
 	wqe.send_flags = IBV_SEND_INLINE;
@@ -576,21 +577,61 @@ START_TEST(test_post_checks)
 	ck_assert_int_eq(xport_post_send(p.a, &wqe), EOPNOTSUPP);
 	wqe.opcode = (enum ibv_wr_opcode)14;	/* FLUSH */
 	ck_assert_int_eq(xport_post_send(p.a, &wqe), EOPNOTSUPP);
-	/* no SGE: executed, nothing written locally */
-	wqe.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-	wqe.compare_add = 3;
-	ck_assert_int_eq(xport_post_send(p.a, &wqe), 0);
-	th_run(p.w, 1000);
-	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
-	check_cqe(&p.w->node[0].cqes.v[0], 0, IBV_WC_SUCCESS, IBV_WC_FETCH_ADD);
-	ck_assert_uint_eq(get64(p.amem), 0xEEEEEEEEEEEEEEEEull);
-	ck_assert_uint_eq(get64(p.bmem),
-			  get64((const uint8_t[8]){ 3, 10, 17, 24, 31, 38, 45, 52 }) + 3);
 	/* UC and UD carry no atomics */
+	wqe.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	uc_a = th_qp(p.w, 0, IBV_QPT_UC, 0x33, 4);
 	uc_b = th_qp(p.w, 1, IBV_QPT_UC, 0x44, 4);
 	th_connect(p.w, uc_a, uc_b, IBV_MTU_1024, 1, 1, 0, 0, 0, 0);
 	ck_assert_int_eq(xport_post_send(uc_a, &wqe), EINVAL);
+	pair_free(&p);
+}
+END_TEST
+
+/* An atomic whose local data is not one 8-byte SGE (num_sge 0, one SGE
+ * of 4 or 16 bytes, two of 4 + 4), CMP_SWAP and FETCH_ADD, then a good
+ * FETCH_ADD: the first completes with LOC_LEN_ERR in SQ order, the second
+ * with WR_FLUSH_ERR, the QP in ERR without an async event (a local error's
+ * report is its CQE); no packet leaves, neither the target nor the 16
+ * local bytes at the SGE change. */
+START_TEST(test_local_sge_not_8)
+{
+	static const struct { uint32_t num_sge, len0, len1; } shape[4] = {
+		{ 0, 0, 0 }, { 1, 4, 0 }, { 1, 16, 0 }, { 2, 4, 4 },
+	};
+	struct pair p;
+	struct xport_send_wqe wqe;
+	struct th_cqe_log *la;
+
+	pair_new(&p, ATOMIC_ACC, IBV_ACCESS_REMOTE_ATOMIC, 4, IBV_MTU_1024);
+	memset(&wqe, 0, sizeof(wqe));
+	wqe.wr_id = 1;
+	wqe.wr_index = 1;
+	wqe.opcode = _i & 1 ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wqe.send_flags = IBV_SEND_SIGNALED;
+	wqe.remote_addr = B_ADDR + 64;
+	wqe.rkey = 0x201;
+	wqe.compare_add = get64(p.bmem + 64);
+	wqe.swap = 7;
+	wqe.num_sge = shape[_i / 2].num_sge;
+	wqe.sg_list[0] = (struct ibv_sge){ A_ADDR + 256, shape[_i / 2].len0, 0x101 };
+	wqe.sg_list[1] = (struct ibv_sge){ A_ADDR + 256 + shape[_i / 2].len0,
+					   shape[_i / 2].len1, 0x101 };
+	ck_assert_int_eq(xport_post_send(p.a, &wqe), 0);
+	ck_assert_int_eq(post_atomic(&p, 2, IBV_WR_ATOMIC_FETCH_AND_ADD, B_ADDR + 64, 0x201, 1,
+				     0, 512, 0x101), 0);
+	th_run(p.w, 1000);
+	la = &p.w->node[0].cqes;
+	ck_assert_uint_eq(la->n, 2);
+	check_cqe(&la->v[0], 1, IBV_WC_LOC_LEN_ERR, IBV_WC_FETCH_ADD);
+	check_cqe(&la->v[1], 2, IBV_WC_WR_FLUSH_ERR, IBV_WC_FETCH_ADD);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_ERR);
+	ck_assert_uint_eq(p.w->node[0].events, 0);
+	ck_assert_uint_eq(p.w->nlog, 0);
+	for (unsigned i = 0; i < 16; i++)
+		ck_assert_uint_eq(p.bmem[64 + i], (uint8_t)((64 + i) * 7 + 3));
+	for (unsigned i = 256; i < 272; i++)
+		ck_assert_uint_eq(p.amem[i], 0xEE);
+	ck_assert_uint_eq(get64(p.amem + 512), 0xEEEEEEEEEEEEEEEEull);
 	pair_free(&p);
 }
 END_TEST
@@ -655,6 +696,7 @@ int main(void)
 	tcase_add_test(tc, test_resource_copy_not_counted);
 	tcase_add_loop_test(tc, test_max_rd_atomic_window, 0, 2);
 	tcase_add_test(tc, test_post_checks);
+	tcase_add_loop_test(tc, test_local_sge_not_8, 0, 8);
 	tcase_add_test(tc, test_lossy_fetch_add);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);

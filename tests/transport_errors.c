@@ -802,7 +802,8 @@ START_TEST(test_sqd_drained_event)
 END_TEST
 
 /* A WQE the daemon refuses completes with LOC_QP_OP_ERR after the older
- * WQE still waiting for its ACK (flushed), and the QP raises QP_FATAL. */
+ * WQE still waiting for its ACK (flushed), and the QP raises QP_FATAL; one
+ * refused once the QP is in ERR is flushed, with no second event. */
 START_TEST(test_refused_wqe_order)
 {
 	struct pair p;
@@ -829,6 +830,18 @@ START_TEST(test_refused_wqe_order)
 	ck_assert_uint_eq(p.w->node[1].cqes.v[1].wr_index, 8);
 	ck_assert_int_eq(p.w->node[1].cqes.v[1].status, IBV_WC_LOC_QP_OP_ERR);
 	ck_assert(p.w->node[1].cqes.v[1].is_recv);
+	/* refused again in ERR: nothing is executed there, so it is flushed,
+	 * without another QP_FATAL */
+	xport_post_refused(p.a, false, 3);
+	xport_post_refused(p.b, true, 9);
+	ck_assert_uint_eq(p.w->node[0].cqes.n, 3);
+	ck_assert_uint_eq(p.w->node[0].cqes.v[2].wr_index, 3);
+	ck_assert_int_eq(p.w->node[0].cqes.v[2].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(p.w->node[0].events, 1);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 3);
+	ck_assert_uint_eq(p.w->node[1].cqes.v[2].wr_index, 9);
+	ck_assert_int_eq(p.w->node[1].cqes.v[2].status, IBV_WC_WR_FLUSH_ERR);
+	ck_assert(p.w->node[1].cqes.v[2].is_recv);
 	th_world_free(p.w);
 }
 END_TEST

@@ -23,42 +23,66 @@
 #include <unistd.h>
 
 /* A WQE the daemon cannot execute: the engine completes it with
- * LOC_QP_OP_ERR after the older ones and moves the QP to ERR. */
+ * LOC_QP_OP_ERR after the older ones and moves the QP to ERR; in ERR it is
+ * flushed like the others (xport_post_refused). */
 static void bad_wqe(struct ctl_qp *qp, uint32_t n, bool is_recv, int why)
 {
-	ulog(ULOG_WARN, "client#%u qpn 0x%x: %s WQE %u refused (%s): QP to ERR", qp->owner->id, qp->qpn,
-	     is_recv ? "receive" : "send", n, strerror(why));
+	if (xport_qp_state(qp->xqp) != IBV_QPS_ERR)
+		ulog(ULOG_WARN, "client#%u qpn 0x%x: %s WQE %u refused (%s): QP to ERR", qp->owner->id,
+		     qp->qpn, is_recv ? "receive" : "send", n, strerror(why));
 	xport_post_refused(qp->xqp, is_recv, n);
 }
 
-/* Posts the QP's new receive WQEs (a QP on an SRQ has none of its own). */
+/*
+ * Whether the ring's producer index PI lies within DEPTH WQEs of the
+ * daemon's cursor *NEXT. The provider never has more than DEPTH WQEs
+ * outstanding (its consumer index only trails the cursor), so a farther PI
+ * is a lie: the WQE at the cursor is refused and the cursor jumps to PI
+ * (there is nothing honest in between to complete).
+ */
+static bool pi_sane(struct ctl_qp *qp, uint32_t pi, uint32_t *next, uint32_t depth, bool is_recv)
+{
+	if (pi - *next <= depth)
+		return true;
+	bad_wqe(qp, *next, is_recv, EOVERFLOW);
+	*next = pi;
+	return false;
+}
+
+/*
+ * Posts the QP's new receive WQEs (a QP on an SRQ has none of its own).
+ * A WQE that cannot be read or posted is refused and the QP goes to ERR
+ * (IBTA 9.9.3: a malformed WQE is a Class A error); every WQE after it is
+ * still taken, in order, and flushed, so each one the client posted
+ * completes.
+ */
 static void qp_recv_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
-	uint32_t pi, n, budget;
+	uint32_t pi, n;
 	int rc;
 
 	if (!qp->cap.max_recv_wr || qp->srq)
 		return;
 	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
-	for (budget = qp->cap.max_recv_wr; qp->rq_next != pi && budget; budget--) {
+	if (!pi_sane(qp, pi, &qp->rq_next, qp->cap.max_recv_wr, true))
+		return;
+	while (qp->rq_next != pi) {
 		struct xport_recv_wqe w;
 
 		n = qp->rq_next++;
 		rc = wqe_read_recv(qp, n, &w);
 		if (!rc)
 			rc = xport_post_recv(qp->xqp, &w);
-		if (rc) {
+		if (rc)
 			bad_wqe(qp, n, true, rc);
-			qp->rq_next = pi;
-			break;
-		}
 	}
 }
 
 /*
  * Posts the new WQEs: every receive WQE, at most DOORBELL_SEND_BATCH
- * send WQEs. Returns whether send WQEs are left for the next turn.
+ * send WQEs (a refused one and those after it as qp_recv_doorbell).
+ * Returns whether send WQEs are left for the next turn.
  */
 static bool qp_doorbell(struct ctl_qp *qp)
 {
@@ -68,17 +92,16 @@ static bool qp_doorbell(struct ctl_qp *qp)
 	int rc;
 
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
-	for (budget = DOORBELL_SEND_BATCH; qp->sq_next != pi && budget; budget--) {
-		struct xport_send_wqe w;
+	if (pi_sane(qp, pi, &qp->sq_next, qp->cap.max_send_wr, false)) {
+		for (budget = DOORBELL_SEND_BATCH; qp->sq_next != pi && budget; budget--) {
+			struct xport_send_wqe w;
 
-		n = qp->sq_next++;
-		rc = wqe_read_send(qp->owner, qp, n, &w);
-		if (!rc)
-			rc = xport_post_send(qp->xqp, &w);
-		if (rc) {
-			bad_wqe(qp, n, false, rc);
-			qp->sq_next = pi;
-			break;
+			n = qp->sq_next++;
+			rc = wqe_read_send(qp->owner, qp, n, &w);
+			if (!rc)
+				rc = xport_post_send(qp->xqp, &w);
+			if (rc)
+				bad_wqe(qp, n, false, rc);
 		}
 	}
 	more = qp->sq_next != pi;

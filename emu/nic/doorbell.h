@@ -6,7 +6,9 @@
  * rings (wqe_reader.c) and posts it to the transport engine, and checks the
  * CQ arm words. A WQE that cannot be read or posted is refused through the
  * engine (xport_post_refused), which completes it in order with
- * IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR.
+ * IBV_WC_LOC_QP_OP_ERR and moves the QP to ERR; the WQEs after it are still
+ * read and complete with IBV_WC_WR_FLUSH_ERR. A producer index further
+ * ahead than the ring holds is refused once and skipped to.
  */
 #ifndef UROCE_EMU_NIC_DOORBELL_H
 #define UROCE_EMU_NIC_DOORBELL_H

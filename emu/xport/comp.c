@@ -199,22 +199,21 @@ static enum comp_state do_read(struct comp_pkt *c)
 }
 
 /* The ATOMIC Acknowledge of the atomic WQE: its original value (host
- * order) goes to the 8 bytes at sg_list[0].addr, LOCAL_WRITE through the
- * lkey (mlx5 writes 8 bytes whatever the SGE's length). */
+ * order) goes to the WQE's one 8-byte SGE (the requester let no other
+ * shape leave), LOCAL_WRITE through the lkey. */
 static enum comp_state do_atomic(struct comp_pkt *c)
 {
 	struct xport_qp *qp = c->qp;
 	struct xport_swqe *w = c->w;
 	uint64_t orig = c->pkt->h.atomic_ack_orig;
 
-	if (w->wr.num_sge) {
-		struct ibv_sge sge = w->wr.sg_list[0];
-
-		sge.length = 8;
-		if (xport_scatter(qp, &sge, 1, 0, &orig, 8) || xport_mem_sync(qp)) {
-			c->status = IBV_WC_LOC_PROT_ERR;
-			return COMPST_ERROR;
-		}
+	if (w->wr.num_sge != 1 || w->wr.sg_list[0].length != 8) {
+		c->status = IBV_WC_LOC_LEN_ERR;
+		return COMPST_ERROR;
+	}
+	if (xport_scatter(qp, w->wr.sg_list, 1, 0, &orig, 8) || xport_mem_sync(qp)) {
+		c->status = IBV_WC_LOC_PROT_ERR;
+		return COMPST_ERROR;
 	}
 	qp->comp.psn = roce_psn_add(c->pkt->h.psn, 1);
 	return COMPST_COMP_ACK;

@@ -352,9 +352,10 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 			return EINVAL;
 		len = 0;
 	} else if (xport_wr_is_atomic(wqe->opcode)) {
-		/* One 8-byte local buffer; inline is for SEND and WRITE
-		 * only (ibv_post_send(3)). */
-		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge > 1)
+		/* Inline is for SEND and WRITE only (ibv_post_send(3)); a
+		 * local buffer other than one 8-byte SGE fails in SQ order
+		 * with LOC_LEN_ERR (req.c), as a NIC fails such a WQE. */
+		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge > XPORT_MAX_SGE)
 			return EINVAL;
 		len = 8;
 	} else if (wqe->send_flags & IBV_SEND_INLINE) {
@@ -412,10 +413,15 @@ int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe)
 
 void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index)
 {
+	/* In ERR nothing is executed, so nothing is refused: the WQE is
+	 * flushed like a well-formed one (IBTA 10.3.1), without another
+	 * QP_FATAL. */
+	enum ibv_wc_status st = qp->state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR :
+							   IBV_WC_LOC_QP_OP_ERR;
 	struct xport_cqe c = {
 		.wr_index = wr_index,
 		.qpn = qp->qpn,
-		.status = IBV_WC_LOC_QP_OP_ERR,
+		.status = st,
 		.opcode = is_recv ? IBV_WC_RECV : IBV_WC_SEND,
 		.is_recv = is_recv,
 		.signaled = true,
@@ -429,24 +435,21 @@ void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index)
 			memset(w, 0, sizeof(*w));
 			w->wr.wr_index = wr_index;
 			w->wr.send_flags = IBV_SEND_SIGNALED;
-			w->err_status = IBV_WC_LOC_QP_OP_ERR;
+			w->err_status = st;
 			queued = true;
 		} else if (is_recv && qp->rq.head - qp->rq.tail < qp->rq.depth) {
 			struct xport_rwqe *r = &qp->rq.ring[qp->rq.head++ % qp->rq.depth];
 
 			memset(r, 0, sizeof(*r));
 			r->wr.wr_index = wr_index;
-			r->err_status = IBV_WC_LOC_QP_OP_ERR;
+			r->err_status = st;
 			queued = true;
 		}
-		xport_log(qp, XPORT_LOG_ERR, "%s WQE %u refused: QP to ERR",
-			  is_recv ? "receive" : "send", wr_index);
 		if (qp->state == IBV_QPS_ERR) {
 			xport_flush(qp);
-			if (qp->dev->ops.qp_event)
-				qp->dev->ops.qp_event(qp->dev->ctx, qp,
-						      IBV_EVENT_QP_FATAL);
 		} else {
+			xport_log(qp, XPORT_LOG_ERR, "%s WQE %u refused: QP to ERR",
+				  is_recv ? "receive" : "send", wr_index);
 			xport_qp_fatal(qp, IBV_EVENT_QP_FATAL);
 		}
 	}

@@ -339,6 +339,16 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 			}
 		}
 		if (!w->psn_assigned) {
+			/* An atomic's local data segment is one 8-byte
+			 * buffer (IBTA 11.4.1.1; rxe: EINVAL at post unless
+			 * the SGEs sum to 8): anything else fails before
+			 * the request leaves, so the responder never
+			 * executes an atomic whose result has no place. */
+			if (xport_wr_is_atomic(w->wr.opcode) &&
+			    (w->wr.num_sge != 1 || w->wr.sg_list[0].length != 8)) {
+				req_local_error(qp, w, IBV_WC_LOC_LEN_ERR);
+				return false;
+			}
 			w->first_psn = qp->req.psn;
 			w->npkts = xport_npkts(w->length, qp->mtu);
 			w->last_psn = roce_psn_add(w->first_psn, w->npkts - 1);

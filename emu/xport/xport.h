@@ -62,8 +62,10 @@ struct xport_srq;
  * Atomics (IBV_WR_ATOMIC_CMP_AND_SWP / FETCH_AND_ADD, RC only): remote_addr
  * and rkey name the 8-byte target, compare_add and swap are the
  * ibv_send_wr.wr.atomic operands (host order); the original value is
- * written as 8 bytes at sg_list[0].addr through its lkey (none if num_sge
- * is 0), whatever sg_list[0].length says, as mlx5 does.
+ * written to the one SGE, which must be exactly 8 bytes: any other local
+ * buffer (num_sge 0 or 2, a length other than 8) completes with
+ * IBV_WC_LOC_LEN_ERR in SQ order, the QP to ERR, and nothing is sent
+ * (docs/transport.md "Atomics").
  * SEND_WITH_INV (RC): a SEND whose last packet carries IETH =
  * invalidate_rkey (host order). LOCAL_INV and BIND_MW (RC, UC) are local
  * operations with no payload and no packets: the requester executes them
@@ -384,7 +386,7 @@ const struct xport_qp_stats *xport_qp_stats(const struct xport_qp *qp);
 /*
  * Post one send WQE (copied). Returns 0; ENOMEM if the SQ is full; EINVAL
  * for a malformed WQE (num_sge > XPORT_MAX_SGE, inline_len too big, opcode
- * unknown, atomics with IBV_SEND_INLINE or more than one SGE, RDMA or
+ * unknown, atomics with IBV_SEND_INLINE, RDMA or
  * atomics on a QP type without them, LOCAL_INV or BIND_MW with SGEs or
  * inline data); EOPNOTSUPP for an opcode this engine does not do
  * (ATOMIC_WRITE, FLUSH, TSO).
@@ -402,8 +404,11 @@ int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe);
  * xport_post_send/recv refused it): it takes its place in the SQ (is_recv
  * false) or RQ and completes with IBV_WC_LOC_QP_OP_ERR after every older
  * WQE of that queue; the QP moves to ERR (flushing the rest) and raises
- * IBV_EVENT_QP_FATAL. A QP in RESET has nothing to order against and stays
- * there: only the error completion is written.
+ * IBV_EVENT_QP_FATAL. A QP already in ERR executes nothing, so it refuses
+ * nothing: the WQE completes with IBV_WC_WR_FLUSH_ERR, no event (IBTA
+ * 10.3.1: in Error every WQE completes with a flush error). A QP in
+ * RESET has nothing to order against and stays there: only the error
+ * completion is written.
  */
 void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index);
 

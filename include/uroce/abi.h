@@ -78,7 +78,7 @@ enum uroce_op {
 	UROCE_OP_ADVISE_MR = 26,
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
-	UROCE_OP_CM_HELLO = 40,    /* fds: [event socket, daemon's end] */
+	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
 	UROCE_OP_UCMA = 41,
 	/* Administration (`uroced --admin`); only the daemon's uid or root (EPERM
 	 * otherwise). An admin connection sends no HELLO. */

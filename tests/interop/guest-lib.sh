@@ -50,3 +50,34 @@ server() {
 	echo "guest: $_name never listened on TCP port $_port"
 	return 1
 }
+
+# cm_listening PORT: true once an rdma_cm id of the guest listens on PORT
+# (the kernel's resource tracking, `rdma resource show cm_id`).
+cm_listening() {
+	rdma resource show cm_id 2>/dev/null | grep "state LISTEN" | grep -q "src-addr [^ ]*:$1 "
+}
+
+# cm_server NAME SECONDS PORT CMD...: as server, but waits for an rdma_cm
+# listener on PORT instead of a TCP one.
+cm_server() {
+	_name=$1 _to=$2 _port=$3
+	shift 3
+	mkdir -p /share/res
+	(
+		timeout "$_to" "$@" >"/share/res/$_name.out" 2>&1 &
+		echo $! >"/share/res/$_name.pid"
+		wait $!
+		echo $? >"/share/res/$_name.rc.tmp"
+		mv "/share/res/$_name.rc.tmp" "/share/res/$_name.rc"
+	) &
+	_n=0
+	while [ $_n -lt 300 ]; do
+		cm_listening "$_port" && return 0
+		[ -e "/share/res/$_name.rc" ] && break
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	echo "guest: $_name never listened on rdma_cm port $_port"
+	rdma resource show cm_id
+	return 1
+}

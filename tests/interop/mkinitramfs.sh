@@ -34,7 +34,7 @@ put_elf() {
 }
 
 progs="busybox ibv_devices ibv_devinfo ibv_rc_pingpong ibv_ud_pingpong
-	ib_write_bw ib_read_bw ib_send_lat rdma ip"
+	ib_write_bw ib_read_bw ib_send_lat rping rdma ip"
 for p in $progs; do
 	path=$(command -v "$p") || { echo "mkinitramfs: $p not installed" >&2; exit 1; }
 	put_elf "$path"
@@ -53,7 +53,8 @@ cp /etc/libibverbs.d/rxe.driver "$root/etc/libibverbs.d/"
 # Modules in load order; the list file tells guest-init what to insmod.
 # rxe asks the crypto API for "crc32" (its ICRC) at device creation, which
 # no module dependency names: without crc32_generic, rdma link add -> ENOENT.
-mods="virtio_pci virtio_net 9pnet_virtio 9p crc32_generic rdma_rxe ib_uverbs"
+# rdma_ucm brings the kernel's connection manager (rdma_cm, ib_cm) for rping.
+mods="virtio_pci virtio_net 9pnet_virtio 9p crc32_generic rdma_rxe ib_uverbs rdma_ucm"
 : >"$root/modules/order"
 for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'

@@ -109,7 +109,7 @@ echo "interop: kernel $KVER, rdma-core $(dpkg-query -W -f='${Version}' ibverbs-p
 # perftest or the files it is made of are newer.
 INITRD=$top_builddir/tests/interop-initrd-$KVER.gz
 if [ ! -s "$INITRD" ] || [ -n "$(find "$here/mkinitramfs.sh" "$here/guest-init" "/boot/vmlinuz-$KVER" \
-	/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so "$(command -v ib_write_bw)" "$(command -v busybox)" \
+	/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so "$(command -v ib_write_bw)" "$(command -v rping)" "$(command -v busybox)" \
 	-newer "$INITRD" 2>/dev/null)" ]; then
 	"$here/mkinitramfs.sh" "$KVER" "$INITRD.tmp" && mv "$INITRD.tmp" "$INITRD" ||
 		{ rm -f "$INITRD.tmp"; abort "building the guest initramfs"; }
@@ -350,6 +350,88 @@ for fam in $FAMILIES; do
 		chk_lat() { perf_check 2 200 "$1" "$2"; }
 		run_case "ipv$fam.$tag.ib_send_lat" $srv $fam chk_lat ib_send_lat -F -m 1024 -u 18 -s 2 -n 200
 	done
+done
+
+# rping through the connection managers: uroced's against the kernel's
+# rdma_cm (ib_cm and rdma_ucm in the guest): address and route resolution,
+# REQ/REP/RTU on QP1, rping's SENDs, RDMA READs and WRITEs of 4000 bytes
+# (four packets at MTU 1024) verified byte for byte (-V), then DREQ/DREP.
+# The client is started once the server's rdma_cm id listens.
+RPING_COUNT=20
+rping_check() { # rping_check SERVER_OUT CLIENT_OUT
+	_s=$(grep -c "^server ping data: rdma-ping-" "$1")
+	_c=$(grep -c "^ping data: rdma-ping-" "$2")
+	[ "$_s" = $RPING_COUNT ] || { echo "server printed $_s ping lines, not $RPING_COUNT"; return 1; }
+	[ "$_c" = $RPING_COUNT ] || { echo "client printed $_c ping lines, not $RPING_COUNT"; return 1; }
+	if grep -Eq "mismatch|cma event|error|failed" "$1" "$2"; then
+		echo "an error line: $(grep -Eh "mismatch|cma event|error|failed" "$1" "$2" | head -n 1)"
+		return 1
+	fi
+}
+# uroce_cm_listening PORT: true once an rdma_cm id on the uroce side listens on PORT.
+uroce_cm_listening() {
+	nsx "$UROCE" status 2>/dev/null | grep -Eq "cm_id .*state LISTEN .*:$1( |\$)"
+}
+# run_rping NAME SERVER(uroce|rxe) FAMILY
+run_rping() {
+	_name=$1 _srv=$2 _fam=$3
+	if [ -n "${INTEROP_CASES:-}" ] && ! echo "$_name" | grep -Eq -- "$INTEROP_CASES"; then
+		return
+	fi
+	_t0=$(date +%s)
+	tcp=$((tcp + 1))
+	if [ "$_fam" = 4 ]; then _h=$HOST4 _g=$GUEST4; else _h=$HOST6 _g=$GUEST6; fi
+	_args="-p $tcp -C $RPING_COUNT -S 4000 -v -V"
+	_so=$T/$_name.server.out _co=$T/$_name.client.out
+	if [ "$_srv" = uroce ]; then
+		# shellcheck disable=SC2086
+		ip netns exec "$NS" timeout -k 5 "$TO" "$UROCE" run -- rping -s -a "$_h" $_args >"$_so" 2>&1 &
+		_sp=$! srvpid=$!
+		_n=0
+		until uroce_cm_listening "$tcp"; do
+			[ $_n -lt 300 ] && kill -0 "$_sp" 2>/dev/null || break
+			sleep 0.1
+			_n=$((_n + 1))
+		done
+		guest $((TO + 30)) "timeout $TO rping -c -a $_h $_args"
+		_crc=$?
+		cp "$SHARE/q/$qn.out" "$_co"
+		if [ $_crc -ne 0 ]; then
+			_n=0
+			while kill -0 "$_sp" 2>/dev/null && [ $_n -lt 50 ]; do sleep 0.1; _n=$((_n + 1)); done
+			kill "$_sp" 2>/dev/null
+		fi
+		wait "$_sp"
+		_src=$? srvpid=
+	else
+		if guest 60 "cm_server $_name $TO $tcp rping -s -a $_g $_args"; then
+			# shellcheck disable=SC2086
+			nsx timeout -k 5 "$TO" "$UROCE" run -- rping -c -a "$_g" $_args >"$_co" 2>&1
+			_crc=$?
+			if [ $_crc -ne 0 ] && ! wait_file "$SHARE/res/$_name.rc" 5; then
+				guest 10 "kill \$(cat /share/res/$_name.pid)"
+			fi
+			wait_file "$SHARE/res/$_name.rc" $((TO + 30))
+			_src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
+		else
+			cat "$SHARE/q/$qn.out"
+			_crc=-1 _src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
+		fi
+		cp "$SHARE/res/$_name.out" "$_so" 2>/dev/null
+	fi
+	_why=
+	if [ "$_src" = 0 ] && [ "$_crc" = 0 ]; then
+		_why=$(rping_check "$_so" "$_co") && { result OK "$_name ($(($(date +%s) - _t0)) s)"; return; }
+	fi
+	result FAIL "$_name" "server rc=$_src client rc=$_crc${_why:+; $_why}; $(($(date +%s) - _t0)) s"
+	echo "  ---- server ($_srv side), last lines:"
+	tail -n 4 "$_so" | sed 's/^/  | /'
+	echo "  ---- client, last lines:"
+	tail -n 4 "$_co" | sed 's/^/  | /'
+}
+for fam in $FAMILIES; do
+	run_rping "ipv$fam.uroce-server.rxe-client.rping" uroce "$fam"
+	run_rping "ipv$fam.rxe-server.uroce-client.rping" rxe "$fam"
 done
 
 touch "$SHARE/q/halt"
