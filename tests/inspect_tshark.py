@@ -35,6 +35,11 @@ def _dec(s):
     return int(s, 10)
 
 
+def _flag(s):
+    # A boolean field: tshark 4.0 prints 1 / 0, 4.4 (Debian 13) True / False.
+    return {"True": 1, "False": 0}[s] if s in ("True", "False") else int(s, 10)
+
+
 def _get(*path):
     def f(o):
         for p in path:
@@ -57,9 +62,9 @@ BTH_FIELDS = {
     "infiniband.bth.opcode": (_get("opcode"), _dec),
     "infiniband.bth.destqp": (_get("destqp"), _hex),
     "infiniband.bth.psn": (_get("psn"), _dec),
-    "infiniband.bth.se": (lambda o: int(o.get("se", False)), _dec),
-    "infiniband.bth.m": (lambda o: int(o.get("m", False)), _dec),
-    "infiniband.bth.a": (lambda o: int(o.get("a", False)), _dec),
+    "infiniband.bth.se": (lambda o: int(o.get("se", False)), _flag),
+    "infiniband.bth.m": (lambda o: int(o.get("m", False)), _flag),
+    "infiniband.bth.a": (lambda o: int(o.get("a", False)), _flag),
     "infiniband.bth.padcnt": (_get("padcnt"), _dec),
     "infiniband.bth.tver": (_get("tver"), _dec),
     "infiniband.bth.p_key": (_get("p_key"), _dec),
