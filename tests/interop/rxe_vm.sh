@@ -494,6 +494,19 @@ check_pcap() { # check_pcap NAME FILE
 	fi
 }
 [ -z "$(command -v tcpdump)" ] || check_pcap wire "$T/wire.pcap"
+# Every datagram to QP1 on the wire is a CM MAD tshark's InfiniBand dissector
+# recognises (class 0x07, an attribute from REQ 0x0010 to APR 0x001A): the
+# kernel's and uroced's alike.
+if [ -s "$T/wire.pcap" ] && { [ -z "${INTEROP_CASES:-}" ] || echo "$INTEROP_CASES" | grep -q rping; }; then
+	_qp1=$("$TSHARK" -r "$T/wire.pcap" -Y 'infiniband.bth.destqp == 1' 2>/dev/null | wc -l)
+	_cm=$("$TSHARK" -r "$T/wire.pcap" -Y 'infiniband.bth.destqp == 1 && infiniband.mad.mgmtclass == 0x07 &&
+		infiniband.mad.attributeid >= 0x0010 && infiniband.mad.attributeid <= 0x001a' 2>/dev/null | wc -l)
+	if [ "$_qp1" -gt 0 ] && [ "$_qp1" = "$_cm" ]; then
+		result OK "wire: tshark recognises all $_cm CM MADs on QP1"
+	else
+		result FAIL "wire: tshark recognises every CM MAD on QP1" "$_cm of $_qp1 datagrams to QP1"
+	fi
+fi
 case " $FAMILIES " in *" 4 "*) check_pcap uroce0 "$T/uroce0.pcap" ;; esac
 case " $FAMILIES " in *" 6 "*) check_pcap uroce1 "$T/uroce1.pcap" ;; esac
 
