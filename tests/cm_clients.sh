@@ -1,7 +1,7 @@
 #!/bin/sh
 # cm_clients: unmodified librdmacm programs over uroce (docs/rdma-cm.md):
-# rping (10 verified pings, every line of -v output exact), ucmatose (RC),
-# udaddy (UD), rdma_server/rdma_client, ib_send_bw -R and ib_read_lat -R,
+# rping (100 verified pings, every line of -v output exact), ucmatose (RC,
+# 4 connections), udaddy (UD, 4 connections), rdma_server/rdma_client, ib_send_bw -R and ib_read_lat -R,
 # on one device, then across two devices (uroce1 at 127.0.0.2 on the same
 # UDP port; rping -I picks the source). The run on uroce0 is captured and
 # tshark's ib dissector must show the CM MADs on QP1: a REP and an RTU per
@@ -28,26 +28,31 @@ rping_expect() {
 	}'
 }
 
-# client_retry TIMEOUT CMD: CMD until it exits 0 (the server may not listen
-# yet: rdma_cm ports are no TCP ports one can wait for), at most TIMEOUT s.
-client_retry() {
-	_end=$(($(date +%s) + $1))
-	shift
-	while :; do
-		timeout 60 sh -c "$*" >"$T/cli.log" 2>&1 && return 0
-		[ "$(date +%s)" -lt "$_end" ] || return 1
-		sleep 1
+# wait_listen_cm PID: until an rdma_cm id listens on one of the devices (the
+# `cm` line of uroce status; only the pair's server listens), at most 30 s
+# or until PID ends. rdma_cm ports are no TCP ports one can wait for, and a
+# REQ that comes before the listen is refused (REJ 8) as the kernel refuses
+# it: a ucmatose -c 4 client refused on its first connection exits while
+# the server accepts the other three, which the client's daemon then
+# refuses in turn (REJ 28 to the server).
+wait_listen_cm() {
+	_n=0
+	until uroce status 2>/dev/null | grep -Eq "^cm ids=[0-9]+ listens=[1-9]"; do
+		[ $_n -lt 300 ] && kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+		_n=$((_n + 1))
 	done
 }
 
-# run_pair NAME SERVER CLIENT: SERVER in the background, CLIENT retried;
-# both must exit 0; logs in $T/NAME.srv and $T/NAME.cli.
+# run_pair NAME SERVER CLIENT: SERVER in the background, CLIENT once it
+# listens; both must exit 0; logs in $T/NAME.srv and $T/NAME.cli.
 run_pair() {
 	timeout 120 sh -c "$2" >"$T/$1.srv" 2>&1 &
 	_sp=$!
-	client_retry 60 "$3"
+	wait_listen_cm $_sp || echo "$1: the server never listened"
+	timeout 60 sh -c "$3" >"$T/$1.cli" 2>&1
 	_c=$?
-	cp "$T/cli.log" "$T/$1.cli"
+	[ $_c -eq 0 ] || kill $_sp 2>/dev/null
 	wait $_sp
 	_s=$?
 	if [ $_s -ne 0 ] || [ $_c -ne 0 ]; then
@@ -59,17 +64,19 @@ run_pair() {
 
 R="$UROCE run --"
 port=$(free_tcp_port)
-run_pair rping "$R rping -s -v -V -a 127.0.0.1 -p $port -C 10" \
-	"$R rping -c -v -V -a 127.0.0.1 -p $port -C 10"
-expect_eq "rping client output" "$(rping_expect "ping data: " 10)" "$(grep -v DISCONNECT "$T/rping.cli")"
+# rping's stderr goes to its own file: its "DISCONNECT EVENT" line would
+# land inside a ping line where the buffered stdout is cut at 4096 bytes.
+run_pair rping "$R rping -s -v -V -a 127.0.0.1 -p $port -C 100 2>$T/rping.srv.err" \
+	"$R rping -c -v -V -a 127.0.0.1 -p $port -C 100 2>>$T/rping.cli.err"
+expect_eq "rping client output" "$(rping_expect "ping data: " 100)" "$(grep -v DISCONNECT "$T/rping.cli")"
 # After the last ping the server's loop finds the connection DISCONNECTED (10)
 # where it waits for the next RDMA_READ_ADV and says so on stderr, as it does
 # over the kernel's rdma_cm; stdout and stderr interleave in any order.
 rping_srv() { grep -v -e DISCONNECT -e '^wait for RDMA_READ_ADV state 10$' "$1"; }
-expect_eq "rping server output" "$(rping_expect "server ping data: " 10)" "$(rping_srv "$T/rping.srv")"
+expect_eq "rping server output" "$(rping_expect "server ping data: " 100)" "$(rping_srv "$T/rping.srv")"
 
 port=$(free_tcp_port)
-run_pair ucmatose "$R ucmatose -b 127.0.0.1 -p $port -C 10" "$R ucmatose -s 127.0.0.1 -p $port -C 10"
+run_pair ucmatose "$R ucmatose -b 127.0.0.1 -p $port -c 4 -C 10" "$R ucmatose -s 127.0.0.1 -p $port -c 4 -C 10"
 expect_eq "ucmatose server output" "cmatose: starting server
 initiating data transfers
 completing sends
@@ -87,7 +94,7 @@ data transfers complete
 test complete
 return status 0" "$(cat "$T/ucmatose.cli")"
 
-run_pair udaddy "$R udaddy -b 127.0.0.1 -C 10" "$R udaddy -s 127.0.0.1 -C 10"
+run_pair udaddy "$R udaddy -b 127.0.0.1 -c 4 -C 10" "$R udaddy -s 127.0.0.1 -c 4 -C 10"
 expect_eq "udaddy server output" "udaddy: starting server
 receiving data transfers
 sending replies
@@ -124,12 +131,7 @@ perf_pair() {
 		_port=$(free_tcp_port)
 		timeout 60 sh -c "$R $2 -p $_port" >"$T/$1.srv" 2>&1 &
 		_sp=$!
-		_n=0
-		until uroce status 2>/dev/null | grep -Eq "^cm ids=[0-9]+ listens=[1-9]"; do
-			[ $_n -lt 300 ] && kill -0 $_sp 2>/dev/null || break
-			sleep 0.1
-			_n=$((_n + 1))
-		done
+		wait_listen_cm $_sp || echo "$1: the server never listened"
 		timeout 60 sh -c "$R $2 -p $_port 127.0.0.1" >"$T/$1.cli" 2>&1
 		_c=$?
 		[ $_c -eq 0 ] || kill $_sp 2>/dev/null
@@ -153,22 +155,21 @@ echo "ok: ib_read_lat -R: 200 x 64 bytes"
 expect_eq "capture stop" "uroce0: capture stopped" "$(uroce capture stop uroce0 2>&1)"
 
 # The CM MADs of the run (CM class 0x07 on QP1, IBTA 12.6). Every RC
-# connection has one REQ, one REP and one RTU: rping, ucmatose and
-# rdma_server/rdma_client one each, ib_send_bw -R and ib_read_lat -R two each
-# (perftest connects its exchange QP and the test's QP through the CM): 7,
-# more if a perftest pair had to run again. udaddy's UD exchange is SIDR
-# (0x0017/0x0018).
+# connection has one REQ, one REP and one RTU: rping and rdma_server/rdma_client
+# one each, ucmatose -c 4 four, ib_send_bw -R and ib_read_lat -R two each
+# (perftest connects its exchange QP and the test's QP through the CM): 10,
+# more if a perftest pair had to run again. udaddy -c 4's UD exchanges are
+# SIDR (0x0017/0x0018), four of each.
 "$TSHARK" -r "$T/cm.pcap" -o "infiniband.rroce.port:$p0" -Y 'infiniband.mad.mgmtclass == 0x07' \
 	-T fields -e infiniband.mad.attributeid >"$T/mads" 2>"$T/tshark.err" ||
 	fail "tshark: $(cat "$T/tshark.err")"
 count() { grep -cx "$1" "$T/mads"; }
-# A client that started before its server listened was refused (REQ + REJ)
-# and retried: REQs may be more than REPs; every REP has its RTU.
-[ "$(count 0x0013)" -ge 7 ] || fail "CM REP MADs" ">= 7" "$(count 0x0013)"
+# Every REP has its RTU; a perftest pair run again adds a refused REQ.
+[ "$(count 0x0013)" -ge 10 ] || fail "CM REP MADs" ">= 10" "$(count 0x0013)"
 expect_eq "CM RTU MADs = REP MADs" "$(count 0x0013)" "$(count 0x0014)"
 [ "$(count 0x0010)" -ge "$(count 0x0013)" ] || fail "CM REQ MADs" ">= $(count 0x0013)" "$(count 0x0010)"
-[ "$(count 0x0017)" -ge 1 ] || fail "CM SIDR_REQ MADs (udaddy)" ">= 1" "$(count 0x0017)"
-[ "$(count 0x0018)" -ge 1 ] || fail "CM SIDR_REP MADs (udaddy)" ">= 1" "$(count 0x0018)"
+[ "$(count 0x0017)" -ge 4 ] || fail "CM SIDR_REQ MADs (udaddy)" ">= 4" "$(count 0x0017)"
+[ "$(count 0x0018)" -ge 4 ] || fail "CM SIDR_REP MADs (udaddy)" ">= 4" "$(count 0x0018)"
 [ "$(count 0x0015)" -ge "$(count 0x0013)" ] || fail "CM DREQ MADs" ">= $(count 0x0013)" "$(count 0x0015)"
 echo "ok: CM MADs: REQ $(count 0x0010), REP $(count 0x0013), RTU $(count 0x0014), SIDR_REQ $(count 0x0017), DREQ $(count 0x0015)"
 
@@ -176,8 +177,8 @@ echo "ok: CM MADs: REQ $(count 0x0010), REP $(count 0x0013), RTU $(count 0x0014)
 # 127.0.0.2 (uroce1), the client binds 127.0.0.1 (uroce0) with -I.
 uroce up --dev uroce1 --addr 127.0.0.2 --port "$p0" >"$T/up1.out" 2>&1 || { cat "$T/up1.out"; fail "uroce up uroce1"; }
 port=$(free_tcp_port)
-run_pair rping2 "$R rping -s -v -V -a 127.0.0.2 -p $port -C 10" \
-	"$R rping -c -v -V -I 127.0.0.1 -a 127.0.0.2 -p $port -C 10"
+run_pair rping2 "$R rping -s -v -V -a 127.0.0.2 -p $port -C 10 2>$T/rping2.srv.err" \
+	"$R rping -c -v -V -I 127.0.0.1 -a 127.0.0.2 -p $port -C 10 2>>$T/rping2.cli.err"
 expect_eq "rping across devices: client output" "$(rping_expect "ping data: " 10)" "$(grep -v DISCONNECT "$T/rping2.cli")"
 expect_eq "rping across devices: server output" "$(rping_expect "server ping data: " 10)" "$(rping_srv "$T/rping2.srv")"
 port=$(free_tcp_port)
