@@ -623,6 +623,53 @@ check('retransmitted DREQ: no second DISCONNECTED', 'TIMEWAIT_EXIT', (P.event(5)
 P.destroy(pd_)
 P.destroy(hd)
 
+# ---- REJs from the scripted peer (cm.c's cm_acquire_rejected_id): once both
+#      comm IDs are known a REJ must name both; a "timeout" REJ of a peer that
+#      gave up its REQ names only its own comm ID (ours is 0) and the peer's
+#      CA GUID as ARI, and ends the connect request the application holds
+
+
+def rej(local, remote, reason, msg_rej, ari=b''):
+    b_ = bytearray(232)
+    struct.pack_into('>II', b_, 0, local, remote)
+    b_[8] = msg_rej << 6
+    b_[9] = len(ari) << 1
+    struct.pack_into('>H', b_, 10, reason)
+    b_[12:12 + len(ari)] = ari
+    return bytes(b_)
+
+
+hr = P.create(10)
+P.bind(hr, '127.0.0.1', LPORT + 5)
+P.listen(hr)
+recv_mads(0.3)
+send_mad(0x10, req(0x7101, LPORT + 5))
+e = expect(P, 'REJ case: scripted REQ', 'CONNECT_REQUEST')
+pr = e['id']
+P.accept(pr, qpn=0x4545)
+rep_ = first(0x13)
+r_comm = struct.unpack_from('>I', rep_, 0)[0]
+send_mad(0x14, struct.pack('>II', 0x7101, r_comm))
+expect(P, 'REJ case: scripted RTU', 'ESTABLISHED')
+drops = int(status(SOCK0)['drops'])
+send_mad(0x12, rej(0x7999, r_comm, 28, 1))   # our comm ID right, the sender's wrong
+time.sleep(0.5)
+check('REJ naming our comm ID with another sender comm ID: dropped', 1, int(status(SOCK0)['drops']) - drops)
+check('REJ with another sender comm ID: no event', None, P.event(0.5))
+send_mad(0x12, rej(0x7101, r_comm, 28, 1))
+e = expect(P, 'REJ with both comm IDs', 'REJECTED', 28)
+P.destroy(pr)
+recv_mads(0.3)
+send_mad(0x10, req(0x7102, LPORT + 5))
+e = expect(P, 'timeout REJ case: scripted REQ', 'CONNECT_REQUEST')
+pt = e['id']
+send_mad(0x12, rej(0x7102, 0, 1, 0, bytes.fromhex('0200fffe7f000003')))   # the peer destroyed its id
+expect(P, 'timeout REJ (remote comm ID 0) of the REQ the application holds', 'REJECTED', 1)
+check('ACCEPT after the REJ: EINVAL', 22, P.accept(pt, qpn=0x4546))
+check('no REP went out for it', None, first(0x13, 1.0))
+P.destroy(pt)
+P.destroy(hr)
+
 # the active side against the scripted peer: a REP resent after the RTU gets the RTU again
 a = A.create(0x8888)
 A.resolve(a, '127.0.0.3', LPORT); expect(A, 'resolve', 'ADDR_RESOLVED')

@@ -6,7 +6,8 @@
 # connect / accept / RTU / ESTABLISHED / disconnect / timewait with exact
 # events, statuses, private data and QP attributes; REJECT (28), no listener
 # (8), no answer (UNREACHABLE -110 after 15 resends), forged and malformed
-# MADs, a REQ flood past the backlog, SIDR accept and reject, options, a
+# MADs, REJs that must name both comm IDs and a timeout REJ of a held REQ,
+# a REQ flood past the backlog, SIDR accept and reject, options, a
 # closed connection; as user nobody, the per-uid quota of CM ids
 # (--max-cm-ids-per-user 5: the sixth is ENOMEM); on an IPv6 device (::1),
 # a connection with both ends on it. Then tshark decodes uroce0's capture of those MADs as

@@ -587,7 +587,7 @@ static void on_rej(struct cm_id *id, const struct cm_msg *m)
 	struct rdma_ucm_event_resp ev;
 
 	switch (id->state) {
-	case CS_REQ_SENT: case CS_REP_SENT: case CS_REP_RCVD: case CS_ESTABLISHED:
+	case CS_REQ_SENT: case CS_REQ_RCVD: case CS_REP_SENT: case CS_REP_RCVD: case CS_ESTABLISHED:
 		break;
 	default:
 		id->cm->st.dup++;
@@ -710,6 +710,20 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 	case CM_ATTR_SIDR_REP:
 		mine = (uint32_t)m->f[CMF_REQUEST_ID];
 		break;
+	case CM_ATTR_REJ:
+		if (m->f[CMF_REASON] == CM_REJ_TIMEOUT) {
+			/* cm_acquire_rejected_id: a peer that gives up its REQ
+			 * does not know our comm ID; it names its own */
+			id = cm_find_remote(cm, (uint32_t)m->f[CMF_LOCAL_COMM_ID], peer);
+			if (!id) {
+				cm->st.drops++;
+				return;
+			}
+			on_rej(id, m);
+			return;
+		}
+		mine = (uint32_t)m->f[CMF_REMOTE_COMM_ID];
+		break;
 	case CM_ATTR_LAP: case CM_ATTR_APR:
 		/* cm.c refuses alternate paths on RoCE: dropped */
 		cm->st.drops++;
@@ -719,10 +733,11 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 		break;
 	}
 	id = cm_find_comm(cm, mine);
-	/* only the peer of a connection may move it, and only with its comm ID */
+	/* only the peer of a connection may move it, and once its comm ID is
+	 * known only with both (cm.c's cm_acquire_id; a REJ too) */
 	if (!id || memcmp(id->peer_gid.raw, peer->raw, 16) ||
 	    (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
-	     m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id && m->attr_id != CM_ATTR_REJ)) {
+	     m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
 		cm->st.drops++;
 		return;
 	}
