@@ -14,7 +14,10 @@ import array, os, select, socket, struct, sys, time, zlib
 
 QUOTA_MODE = sys.argv[1] == 'quota'   # cm_daemon.py quota SOCK N: run as a user with quotas
 V6_MODE = sys.argv[1] == 'v6'         # cm_daemon.py v6 SOCK: one IPv6 device (::1), both ends
-if QUOTA_MODE:
+PENDING_MODE = sys.argv[1] == 'pending'   # cm_daemon.py pending SOCK PORT: as root, forks user nobody
+if PENDING_MODE:
+    SOCK0, PORT = sys.argv[2], int(sys.argv[3])
+elif QUOTA_MODE:
     SOCK0, QUOTA_N = sys.argv[2], int(sys.argv[3])
 elif V6_MODE:
     SOCK0 = sys.argv[2]
@@ -225,6 +228,89 @@ if V6_MODE:
     if failures:
         sys.exit(1)
     print('v6: all passed')
+    sys.exit(0)
+
+def pending_flood():
+    """User nobody listens (backlog 1024), floods its own listener with REQs
+    from 127.0.0.3 and reads the CONNECT_REQUESTs without answering any:
+    its pending requests are bounded by its own quota of CM ids, and another
+    user's listener on the same device still gets its connection."""
+    import zlib as z_
+    rd, wr = os.pipe()
+    rd2, wr2 = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        os.close(wr2)
+        os.setgroups([])
+        os.setresgid(65534, 65534, 65534)
+        os.setresuid(65534, 65534, 65534)
+        X = CM(SOCK0, 0x6666)
+        hx = X.create(1)
+        X.bind(hx, '127.0.0.1', LP)
+        X.listen(hx, backlog=1024)
+        fl = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        fl.bind(('127.0.0.3', 0))
+        sp = fl.getsockname()[1]
+        got = 0
+        for i in range(1100):
+            b_ = bytearray(232)
+            struct.pack_into('>I', b_, 0, 0x10000 + i)
+            struct.pack_into('>Q', b_, 8, (0x0106 << 16) | LP)
+            b_[141] = 0x40
+            b_[140 + 16:140 + 20] = socket.inet_aton('127.0.0.3')
+            b_[140 + 32:140 + 36] = socket.inet_aton('127.0.0.1')
+            bth = struct.pack('>BBHII', 0x64, 0, 0xffff, 1, 1)
+            p_ = bth + struct.pack('>II', 0x80010000, 1) + \
+                struct.pack('>BBBBHHQHHI', 1, 7, 2, 3, 0, 0, i, 0x10, 0, 0) + bytes(b_) + b'\0\0\0\0'
+            udp_len = 8 + len(p_)
+            ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0xff, 20 + udp_len, 0, 0x4000, 0xff, 17, 0xffff,
+                             socket.inet_aton('127.0.0.3'), socket.inet_aton('127.0.0.1'))
+            h_ = bytearray(p_[:-4])
+            h_[4] = 0xff
+            crc = z_.crc32(b'\xff' * 8 + ip + struct.pack('>HHHH', sp, PORT, udp_len, 0xffff) + bytes(h_))
+            fl.sendto(p_[:-4] + struct.pack('<I', crc & 0xffffffff), ('127.0.0.1', PORT))
+            while X.event(0) is not None:
+                got += 1
+            if i % 64 == 63:
+                time.sleep(0.02)
+        while X.event(1.0) is not None:
+            got += 1
+        os.write(wr, struct.pack('<I', got))
+        os.read(rd2, 1)   # hold the pending requests until the other user is done
+        os._exit(0)
+    os.close(wr)
+    os.close(rd2)
+    got = struct.unpack('<I', os.read(rd, 4))[0]
+    check('pending: nobody\'s CONNECT_REQUESTs = its quota of ids (1024) less its listener', 1023, got)
+    check('pending: device pending count', '1023', status(SOCK0)['pending'])
+    V = CM(SOCK0, 0x7777)
+    hv = V.create(2)
+    V.bind(hv, '127.0.0.1', LP + 1)
+    V.listen(hv)
+    for k in range(2):   # the device had room for one more before
+        a = V.create(3 + k)
+        V.resolve(a, '127.0.0.1', LP + 1); expect(V, 'pending: resolve', 'ADDR_RESOLVED')
+        V.route(a); expect(V, 'pending: route', 'ROUTE_RESOLVED')
+        V.connect(a, qpn=0x99 + k)
+        e = V.event()
+        check(f'pending: root\'s listener still gets connect request {k + 1}', 'CONNECT_REQUEST', e and e['event'])
+    os.write(wr2, b'x')
+    os.waitpid(pid, 0)
+    V.close()
+
+
+if PENDING_MODE:
+    LP = 20000 + os.getpid() % 20000
+    pending_flood()
+    for i in range(40):   # the nobody process's ids go with its connection
+        if status(SOCK0)['pending'] == '0':
+            break
+        time.sleep(0.25)
+    check('pending: none left after nobody\'s connection closed', '0', status(SOCK0)['pending'])
+    if failures:
+        sys.exit(1)
+    print('pending: all passed')
     sys.exit(0)
 
 if QUOTA_MODE:

@@ -211,6 +211,10 @@ static void unpend(struct cm_id *id)
 		id->cm->n_pending--;
 		id->listener = NULL;
 	}
+	if (id->pend_dev) {
+		id->cm->n_pending_dev--;
+		id->pend_dev = false;
+	}
 }
 
 int cm_accept(struct cm_id *id, const struct rdma_ucm_conn_param *p)
@@ -448,6 +452,8 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 	struct rdma_ucm_event_resp ev;
 	struct cm_id *l, *id;
 	int family, err;
+	uid_t owner;
+	bool quota;
 
 	id = cm_find_remote(cm, rid, peer);
 	if (id) {
@@ -474,7 +480,13 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 		refuse_req(cm, m, peer, sidr ? CM_SIDR_UNSUPPORTED : CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
-	if (l->pending >= l->backlog || cm->n_pending >= CM_PENDING_DEV_MAX || !cm_event_room(l->conn)) {
+	/* the device-wide bound is for owners without a quota: a uid with one
+	 * is bound by its quota of ids (cm_id_new), so it cannot use up the
+	 * device's room for other users' listeners */
+	owner = l->conn->client->uid;
+	quota = owner != 0 && owner != cm->dev->uid;
+	if (l->pending >= l->backlog || (!quota && cm->n_pending_dev >= CM_PENDING_DEV_MAX) ||
+	    !cm_event_room(l->conn)) {
 		cm->st.rej_backlog++;
 		refuse_req(cm, m, peer, sidr ? CM_SIDR_REJECT : CM_REJ_CONSUMER_DEFINED);
 		return;
@@ -489,6 +501,10 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 	id->listener = l;
 	l->pending++;
 	cm->n_pending++;
+	if (!quota) {
+		id->pend_dev = true;
+		cm->n_pending_dev++;
+	}
 	id->tos = l->tos;
 	id->tos_set = l->tos_set;
 	id->timeout_set = l->timeout_set;
