@@ -802,6 +802,36 @@ f.settimeout(2)
 b, src = f.recvfrom(2048)
 check('DESTROY_ID of a connected id sends a DREQ', 0x15, struct.unpack_from('>H', b, 36)[0])
 
+# ---- MRAs: a peer that answers a REQ with MRA after MRA gets one more wait,
+#      not an endless one (cm.c's cm_mra_handler takes the first MRA of a
+#      state; later ones are duplicates): the connect still ends UNREACHABLE
+a = A.create(0x8889)
+A.resolve(a, '127.0.0.3', LPORT); expect(A, 'resolve', 'ADDR_RESOLVED')
+A.route(a); expect(A, 'route', 'ROUTE_RESOLVED')
+recv_mads(0.3)
+A.connect(a, qpn=0x2223)
+f.settimeout(5)
+while True:
+    b, src = f.recvfrom(2048)
+    if src[0] == '127.0.0.2' and struct.unpack_from('>H', b, 36)[0] == 0x10:
+        break
+mra = bytearray(232)
+struct.pack_into('>II', mra, 0, 0x7003, struct.unpack_from('>I', b, 44)[0])
+mra[9] = 20 << 3   # message MRAed: REQ (0); service timeout 20
+before = int(status(SOCK1)['duplicates'])
+t0 = time.time()
+got = None
+while time.time() - t0 < 40:   # the REQ's 15 resends take 16 x 300 ms after the first MRA
+    f.sendto(ud_packet_to('127.0.0.2', 0x11, bytes(mra)), ('127.0.0.2', PORT))
+    got = A.event(0.1)
+    if got:
+        break
+check('MRA after MRA: the connect ends UNREACHABLE -110 all the same', ('UNREACHABLE', -110),
+      (got['event'], got['status']) if got else None)
+check('MRAs after the first counted as duplicates', True, int(status(SOCK1)['duplicates']) - before > 1)
+A.destroy(a)
+recv_mads(0.3)
+
 # ---- SIDR (UD): accept and reject
 hu = P.create(8, PS_UDP)
 P.bind(hu, '127.0.0.1', LPORT + 3)

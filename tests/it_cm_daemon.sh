@@ -7,6 +7,7 @@
 # events, statuses, private data and QP attributes; REJECT (28), no listener
 # (8), no answer (UNREACHABLE -110 after 15 resends), forged and malformed
 # MADs, REJs that must name both comm IDs and a timeout REJ of a held REQ,
+# a stream of MRAs (one extra wait only),
 # a REQ flood past the backlog, SIDR accept and reject, options, a
 # closed connection; as user nobody, the per-uid quota of CM ids
 # (--max-cm-ids-per-user 5: the sixth is ENOMEM) and that one user's unanswered

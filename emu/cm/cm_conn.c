@@ -665,11 +665,16 @@ static void on_drep(struct cm_id *id)
 
 static void on_mra(struct cm_id *id)
 {
-	/* the peer needs longer: one more full timeout before the next resend */
-	if (id->mad_expects_answer) {
-		cm_wire_timer(id, id->cm->timeout_ms);
-		id->mad_expects_answer = true;
+	/* the peer needs longer: one more full timeout before the next resend,
+	 * once per MAD (cm_mra_handler: a second MRA in MRA_*_RCVD is a
+	 * duplicate), so a peer sending MRAs cannot hold the id for ever */
+	if (!id->mad_expects_answer || id->mra_rcvd) {
+		id->cm->st.dup++;
+		return;
 	}
+	cm_wire_timer(id, id->cm->timeout_ms);
+	id->mad_expects_answer = true;
+	id->mra_rcvd = true;
 }
 
 static void on_sidr_rep(struct cm_id *id, const struct cm_msg *m)

@@ -113,6 +113,7 @@ struct cm_id {
 	uint8_t mad[CM_MAD_SIZE];
 	bool mad_valid;
 	bool mad_expects_answer;    /* timer runs */
+	bool mra_rcvd;              /* an MRA came for the MAD out: later ones are duplicates */
 	unsigned int retries;
 	ev_timer timer;
 	uint32_t events_reported;
