@@ -14,7 +14,10 @@ import array, os, select, socket, struct, sys, time, zlib
 
 QUOTA_MODE = sys.argv[1] == 'quota'   # cm_daemon.py quota SOCK N: run as a user with quotas
 V6_MODE = sys.argv[1] == 'v6'         # cm_daemon.py v6 SOCK: one IPv6 device (::1), both ends
-if QUOTA_MODE:
+PENDING_MODE = sys.argv[1] == 'pending'   # cm_daemon.py pending SOCK PORT: as root, forks user nobody
+if PENDING_MODE:
+    SOCK0, PORT = sys.argv[2], int(sys.argv[3])
+elif QUOTA_MODE:
     SOCK0, QUOTA_N = sys.argv[2], int(sys.argv[3])
 elif V6_MODE:
     SOCK0 = sys.argv[2]
@@ -225,6 +228,89 @@ if V6_MODE:
     if failures:
         sys.exit(1)
     print('v6: all passed')
+    sys.exit(0)
+
+def pending_flood():
+    """User nobody listens (backlog 1024), floods its own listener with REQs
+    from 127.0.0.3 and reads the CONNECT_REQUESTs without answering any:
+    its pending requests are bounded by its own quota of CM ids, and another
+    user's listener on the same device still gets its connection."""
+    import zlib as z_
+    rd, wr = os.pipe()
+    rd2, wr2 = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        os.close(wr2)
+        os.setgroups([])
+        os.setresgid(65534, 65534, 65534)
+        os.setresuid(65534, 65534, 65534)
+        X = CM(SOCK0, 0x6666)
+        hx = X.create(1)
+        X.bind(hx, '127.0.0.1', LP)
+        X.listen(hx, backlog=1024)
+        fl = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        fl.bind(('127.0.0.3', 0))
+        sp = fl.getsockname()[1]
+        got = 0
+        for i in range(1100):
+            b_ = bytearray(232)
+            struct.pack_into('>I', b_, 0, 0x10000 + i)
+            struct.pack_into('>Q', b_, 8, (0x0106 << 16) | LP)
+            b_[141] = 0x40
+            b_[140 + 16:140 + 20] = socket.inet_aton('127.0.0.3')
+            b_[140 + 32:140 + 36] = socket.inet_aton('127.0.0.1')
+            bth = struct.pack('>BBHII', 0x64, 0, 0xffff, 1, 1)
+            p_ = bth + struct.pack('>II', 0x80010000, 1) + \
+                struct.pack('>BBBBHHQHHI', 1, 7, 2, 3, 0, 0, i, 0x10, 0, 0) + bytes(b_) + b'\0\0\0\0'
+            udp_len = 8 + len(p_)
+            ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0xff, 20 + udp_len, 0, 0x4000, 0xff, 17, 0xffff,
+                             socket.inet_aton('127.0.0.3'), socket.inet_aton('127.0.0.1'))
+            h_ = bytearray(p_[:-4])
+            h_[4] = 0xff
+            crc = z_.crc32(b'\xff' * 8 + ip + struct.pack('>HHHH', sp, PORT, udp_len, 0xffff) + bytes(h_))
+            fl.sendto(p_[:-4] + struct.pack('<I', crc & 0xffffffff), ('127.0.0.1', PORT))
+            while X.event(0) is not None:
+                got += 1
+            if i % 64 == 63:
+                time.sleep(0.02)
+        while X.event(1.0) is not None:
+            got += 1
+        os.write(wr, struct.pack('<I', got))
+        os.read(rd2, 1)   # hold the pending requests until the other user is done
+        os._exit(0)
+    os.close(wr)
+    os.close(rd2)
+    got = struct.unpack('<I', os.read(rd, 4))[0]
+    check('pending: nobody\'s CONNECT_REQUESTs = its quota of ids (1024) less its listener', 1023, got)
+    check('pending: device pending count', '1023', status(SOCK0)['pending'])
+    V = CM(SOCK0, 0x7777)
+    hv = V.create(2)
+    V.bind(hv, '127.0.0.1', LP + 1)
+    V.listen(hv)
+    for k in range(2):   # the device had room for one more before
+        a = V.create(3 + k)
+        V.resolve(a, '127.0.0.1', LP + 1); expect(V, 'pending: resolve', 'ADDR_RESOLVED')
+        V.route(a); expect(V, 'pending: route', 'ROUTE_RESOLVED')
+        V.connect(a, qpn=0x99 + k)
+        e = V.event()
+        check(f'pending: root\'s listener still gets connect request {k + 1}', 'CONNECT_REQUEST', e and e['event'])
+    os.write(wr2, b'x')
+    os.waitpid(pid, 0)
+    V.close()
+
+
+if PENDING_MODE:
+    LP = 20000 + os.getpid() % 20000
+    pending_flood()
+    for i in range(40):   # the nobody process's ids go with its connection
+        if status(SOCK0)['pending'] == '0':
+            break
+        time.sleep(0.25)
+    check('pending: none left after nobody\'s connection closed', '0', status(SOCK0)['pending'])
+    if failures:
+        sys.exit(1)
+    print('pending: all passed')
     sys.exit(0)
 
 if QUOTA_MODE:
@@ -626,6 +712,53 @@ check('retransmitted DREQ: no second DISCONNECTED', 'TIMEWAIT_EXIT', (P.event(5)
 P.destroy(pd_)
 P.destroy(hd)
 
+# ---- REJs from the scripted peer (cm.c's cm_acquire_rejected_id): once both
+#      comm IDs are known a REJ must name both; a "timeout" REJ of a peer that
+#      gave up its REQ names only its own comm ID (ours is 0) and the peer's
+#      CA GUID as ARI, and ends the connect request the application holds
+
+
+def rej(local, remote, reason, msg_rej, ari=b''):
+    b_ = bytearray(232)
+    struct.pack_into('>II', b_, 0, local, remote)
+    b_[8] = msg_rej << 6
+    b_[9] = len(ari) << 1
+    struct.pack_into('>H', b_, 10, reason)
+    b_[12:12 + len(ari)] = ari
+    return bytes(b_)
+
+
+hr = P.create(10)
+P.bind(hr, '127.0.0.1', LPORT + 5)
+P.listen(hr)
+recv_mads(0.3)
+send_mad(0x10, req(0x7101, LPORT + 5))
+e = expect(P, 'REJ case: scripted REQ', 'CONNECT_REQUEST')
+pr = e['id']
+P.accept(pr, qpn=0x4545)
+rep_ = first(0x13)
+r_comm = struct.unpack_from('>I', rep_, 0)[0]
+send_mad(0x14, struct.pack('>II', 0x7101, r_comm))
+expect(P, 'REJ case: scripted RTU', 'ESTABLISHED')
+drops = int(status(SOCK0)['drops'])
+send_mad(0x12, rej(0x7999, r_comm, 28, 1))   # our comm ID right, the sender's wrong
+time.sleep(0.5)
+check('REJ naming our comm ID with another sender comm ID: dropped', 1, int(status(SOCK0)['drops']) - drops)
+check('REJ with another sender comm ID: no event', None, P.event(0.5))
+send_mad(0x12, rej(0x7101, r_comm, 28, 1))
+e = expect(P, 'REJ with both comm IDs', 'REJECTED', 28)
+P.destroy(pr)
+recv_mads(0.3)
+send_mad(0x10, req(0x7102, LPORT + 5))
+e = expect(P, 'timeout REJ case: scripted REQ', 'CONNECT_REQUEST')
+pt = e['id']
+send_mad(0x12, rej(0x7102, 0, 1, 0, bytes.fromhex('0200fffe7f000003')))   # the peer destroyed its id
+expect(P, 'timeout REJ (remote comm ID 0) of the REQ the application holds', 'REJECTED', 1)
+check('ACCEPT after the REJ: EINVAL', 22, P.accept(pt, qpn=0x4546))
+check('no REP went out for it', None, first(0x13, 1.0))
+P.destroy(pt)
+P.destroy(hr)
+
 # the active side against the scripted peer: a REP resent after the RTU gets the RTU again
 a = A.create(0x8888)
 A.resolve(a, '127.0.0.3', LPORT); expect(A, 'resolve', 'ADDR_RESOLVED')
@@ -671,6 +804,36 @@ A.destroy(a)   # connected: sends a DREQ
 f.settimeout(2)
 b, src = f.recvfrom(2048)
 check('DESTROY_ID of a connected id sends a DREQ', 0x15, struct.unpack_from('>H', b, 36)[0])
+
+# ---- MRAs: a peer that answers a REQ with MRA after MRA gets one more wait,
+#      not an endless one (cm.c's cm_mra_handler takes the first MRA of a
+#      state; later ones are duplicates): the connect still ends UNREACHABLE
+a = A.create(0x8889)
+A.resolve(a, '127.0.0.3', LPORT); expect(A, 'resolve', 'ADDR_RESOLVED')
+A.route(a); expect(A, 'route', 'ROUTE_RESOLVED')
+recv_mads(0.3)
+A.connect(a, qpn=0x2223)
+f.settimeout(5)
+while True:
+    b, src = f.recvfrom(2048)
+    if src[0] == '127.0.0.2' and struct.unpack_from('>H', b, 36)[0] == 0x10:
+        break
+mra = bytearray(232)
+struct.pack_into('>II', mra, 0, 0x7003, struct.unpack_from('>I', b, 44)[0])
+mra[9] = 20 << 3   # message MRAed: REQ (0); service timeout 20
+before = int(status(SOCK1)['duplicates'])
+t0 = time.time()
+got = None
+while time.time() - t0 < 40:   # the REQ's 15 resends take 16 x 300 ms after the first MRA
+    f.sendto(ud_packet_to('127.0.0.2', 0x11, bytes(mra)), ('127.0.0.2', PORT))
+    got = A.event(0.1)
+    if got:
+        break
+check('MRA after MRA: the connect ends UNREACHABLE -110 all the same', ('UNREACHABLE', -110),
+      (got['event'], got['status']) if got else None)
+check('MRAs after the first counted as duplicates', True, int(status(SOCK1)['duplicates']) - before > 1)
+A.destroy(a)
+recv_mads(0.3)
 
 # ---- SIDR (UD): accept and reject
 hu = P.create(8, PS_UDP)

@@ -211,6 +211,10 @@ static void unpend(struct cm_id *id)
 		id->cm->n_pending--;
 		id->listener = NULL;
 	}
+	if (id->pend_dev) {
+		id->cm->n_pending_dev--;
+		id->pend_dev = false;
+	}
 }
 
 int cm_accept(struct cm_id *id, const struct rdma_ucm_conn_param *p)
@@ -448,6 +452,8 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 	struct rdma_ucm_event_resp ev;
 	struct cm_id *l, *id;
 	int family, err;
+	uid_t owner;
+	bool quota;
 
 	id = cm_find_remote(cm, rid, peer);
 	if (id) {
@@ -474,7 +480,13 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 		refuse_req(cm, m, peer, sidr ? CM_SIDR_UNSUPPORTED : CM_REJ_INVALID_SERVICE_ID);
 		return;
 	}
-	if (l->pending >= l->backlog || cm->n_pending >= CM_PENDING_DEV_MAX || !cm_event_room(l->conn)) {
+	/* the device-wide bound is for owners without a quota: a uid with one
+	 * is bound by its quota of ids (cm_id_new), so it cannot use up the
+	 * device's room for other users' listeners */
+	owner = l->conn->client->uid;
+	quota = owner != 0 && owner != cm->dev->uid;
+	if (l->pending >= l->backlog || (!quota && cm->n_pending_dev >= CM_PENDING_DEV_MAX) ||
+	    !cm_event_room(l->conn)) {
 		cm->st.rej_backlog++;
 		refuse_req(cm, m, peer, sidr ? CM_SIDR_REJECT : CM_REJ_CONSUMER_DEFINED);
 		return;
@@ -489,6 +501,10 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 	id->listener = l;
 	l->pending++;
 	cm->n_pending++;
+	if (!quota) {
+		id->pend_dev = true;
+		cm->n_pending_dev++;
+	}
 	id->tos = l->tos;
 	id->tos_set = l->tos_set;
 	id->timeout_set = l->timeout_set;
@@ -587,7 +603,7 @@ static void on_rej(struct cm_id *id, const struct cm_msg *m)
 	struct rdma_ucm_event_resp ev;
 
 	switch (id->state) {
-	case CS_REQ_SENT: case CS_REP_SENT: case CS_REP_RCVD: case CS_ESTABLISHED:
+	case CS_REQ_SENT: case CS_REQ_RCVD: case CS_REP_SENT: case CS_REP_RCVD: case CS_ESTABLISHED:
 		break;
 	default:
 		id->cm->st.dup++;
@@ -649,11 +665,16 @@ static void on_drep(struct cm_id *id)
 
 static void on_mra(struct cm_id *id)
 {
-	/* the peer needs longer: one more full timeout before the next resend */
-	if (id->mad_expects_answer) {
-		cm_wire_timer(id, id->cm->timeout_ms);
-		id->mad_expects_answer = true;
+	/* the peer needs longer: one more full timeout before the next resend,
+	 * once per MAD (cm_mra_handler: a second MRA in MRA_*_RCVD is a
+	 * duplicate), so a peer sending MRAs cannot hold the id for ever */
+	if (!id->mad_expects_answer || id->mra_rcvd) {
+		id->cm->st.dup++;
+		return;
 	}
+	cm_wire_timer(id, id->cm->timeout_ms);
+	id->mad_expects_answer = true;
+	id->mra_rcvd = true;
 }
 
 static void on_sidr_rep(struct cm_id *id, const struct cm_msg *m)
@@ -710,6 +731,20 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 	case CM_ATTR_SIDR_REP:
 		mine = (uint32_t)m->f[CMF_REQUEST_ID];
 		break;
+	case CM_ATTR_REJ:
+		if (m->f[CMF_REASON] == CM_REJ_TIMEOUT) {
+			/* cm_acquire_rejected_id: a peer that gives up its REQ
+			 * does not know our comm ID; it names its own */
+			id = cm_find_remote(cm, (uint32_t)m->f[CMF_LOCAL_COMM_ID], peer);
+			if (!id) {
+				cm->st.drops++;
+				return;
+			}
+			on_rej(id, m);
+			return;
+		}
+		mine = (uint32_t)m->f[CMF_REMOTE_COMM_ID];
+		break;
 	case CM_ATTR_LAP: case CM_ATTR_APR:
 		/* cm.c refuses alternate paths on RoCE: dropped */
 		cm->st.drops++;
@@ -719,10 +754,11 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 		break;
 	}
 	id = cm_find_comm(cm, mine);
-	/* only the peer of a connection may move it, and only with its comm ID */
+	/* only the peer of a connection may move it, and once its comm ID is
+	 * known only with both (cm.c's cm_acquire_id; a REJ too) */
 	if (!id || memcmp(id->peer_gid.raw, peer->raw, 16) ||
 	    (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
-	     m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id && m->attr_id != CM_ATTR_REJ)) {
+	     m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
 		cm->st.drops++;
 		return;
 	}

@@ -140,11 +140,18 @@ void cm_id_free(struct cm_id *id)
 		id->listener->pending--;
 		cm->n_pending--;
 	}
-	/* pending ids of a listener that goes away lose their listener */
+	if (id->pend_dev)
+		cm->n_pending_dev--;
+	/* pending ids of a listener that goes away lose their listener (and
+	 * are no longer counted: as unpend) */
 	for (o = cm->ids; o; o = o->next)
 		if (o->listener == id) {
 			o->listener = NULL;
 			cm->n_pending--;
+			if (o->pend_dev) {
+				o->pend_dev = false;
+				cm->n_pending_dev--;
+			}
 		}
 	objtab_del(&id->conn->ids, id->slot);
 	if (id->prev)

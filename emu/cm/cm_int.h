@@ -29,7 +29,9 @@
 /* Bounds (docs/security.md "The connection manager"). */
 #define CM_EVQ_MAX 256          /* events queued per CM connection */
 #define CM_BACKLOG_MAX 1024     /* the kernel's ucma max_backlog */
-#define CM_PENDING_DEV_MAX 1024 /* connect requests not yet accepted, per device */
+#define CM_PENDING_DEV_MAX 1024 /* connect requests not yet accepted, per device, for
+				 * listeners of uids without a quota (root, the daemon's);
+				 * a uid with one is bound by its quota of ids */
 #define CM_MAX_RETRIES 15       /* the kernel's CMA_MAX_CM_RETRIES */
 #define CM_RESPONSE_TIMEOUT 20  /* CMA_CM_RESPONSE_TIMEOUT, 4.096 us * 2^20 */
 #define CM_PACKET_LIFETIME 16   /* CMA_IBOE_PACKET_LIFETIME */
@@ -95,6 +97,7 @@ struct cm_id {
 	/* listener */
 	uint32_t backlog, pending;
 	struct cm_id *listener;     /* passive id: its listener while pending */
+	bool pend_dev;              /* pending, counted in cm_dev.n_pending_dev */
 	/* connection */
 	uint32_t local_comm_id, remote_comm_id;
 	uint64_t service_id, tid;
@@ -110,6 +113,7 @@ struct cm_id {
 	uint8_t mad[CM_MAD_SIZE];
 	bool mad_valid;
 	bool mad_expects_answer;    /* timer runs */
+	bool mra_rcvd;              /* an MRA came for the MAD out: later ones are duplicates */
 	unsigned int retries;
 	ev_timer timer;
 	uint32_t events_reported;
@@ -146,6 +150,7 @@ struct cm_dev {
 	struct cm_id *ids;          /* every id of the device */
 	struct cm_conn *conns;
 	uint32_t n_ids, n_pending;
+	uint32_t n_pending_dev;     /* pending of listeners whose owner has no quota */
 	uint32_t timeout_ms, max_ids;
 	uint32_t next_comm_id, comm_id_operand;
 	uint32_t next_handle;       /* id handles 1, 2, ...: unique on the device, so

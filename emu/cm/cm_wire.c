@@ -83,6 +83,7 @@ int cm_wire_send(struct cm_id *id, struct cm_msg *m, bool expect)
 		return EINVAL;
 	id->mad_valid = true;
 	id->mad_expects_answer = expect;
+	id->mra_rcvd = false;
 	id->retries = 0;
 	/* a MAD that expects no answer leaves a running timer alone (a DREP
 	 * resent in timewait must not end the timewait) */
