@@ -25,13 +25,13 @@ listening() {
 	netstat -ltn 2>/dev/null | awk -v p=":$1" '$1 ~ /^tcp/ && substr($4, length($4) - length(p) + 1) == p { f = 1 } END { exit !f }'
 }
 
-# server NAME SECONDS TCPPORT CMD...: CMD in the background under timeout
-# (output /share/res/NAME.out, its pid NAME.pid, exit status NAME.rc once it
-# ends);
-# returns when it listens on TCPPORT, or fails after 30 s.
-server() {
-	_name=$1 _to=$2 _port=$3
-	shift 3
+# start_listener NAME SECONDS LISTENING PORT CMD...: CMD in the background
+# under timeout (output /share/res/NAME.out, its pid NAME.pid, exit status
+# NAME.rc once it ends); returns when the function LISTENING says PORT
+# listens, or fails after 30 s.
+start_listener() {
+	_name=$1 _to=$2 _listening=$3 _port=$4
+	shift 4
 	mkdir -p /share/res
 	(
 		timeout "$_to" "$@" >"/share/res/$_name.out" 2>&1 &
@@ -42,13 +42,20 @@ server() {
 	) &
 	_n=0
 	while [ $_n -lt 300 ]; do
-		listening "$_port" && return 0
+		"$_listening" "$_port" && return 0
 		[ -e "/share/res/$_name.rc" ] && break
 		sleep 0.1
 		_n=$((_n + 1))
 	done
-	echo "guest: $_name never listened on TCP port $_port"
+	echo "guest: $_name never listened on port $_port ($_listening)"
 	return 1
+}
+
+# server NAME SECONDS TCPPORT CMD...: CMD, returning once it listens on TCPPORT.
+server() {
+	_s_name=$1 _s_to=$2 _s_port=$3
+	shift 3
+	start_listener "$_s_name" "$_s_to" listening "$_s_port" "$@"
 }
 
 # cm_listening PORT: true once an rdma_cm id of the guest listens on PORT
@@ -57,27 +64,10 @@ cm_listening() {
 	rdma resource show cm_id 2>/dev/null | grep "state LISTEN" | grep -q "src-addr [^ ]*:$1 "
 }
 
-# cm_server NAME SECONDS PORT CMD...: as server, but waits for an rdma_cm
-# listener on PORT instead of a TCP one.
+# cm_server NAME SECONDS PORT CMD...: CMD, returning once an rdma_cm id
+# listens on PORT.
 cm_server() {
-	_name=$1 _to=$2 _port=$3
+	_s_name=$1 _s_to=$2 _s_port=$3
 	shift 3
-	mkdir -p /share/res
-	(
-		timeout "$_to" "$@" >"/share/res/$_name.out" 2>&1 &
-		echo $! >"/share/res/$_name.pid"
-		wait $!
-		echo $? >"/share/res/$_name.rc.tmp"
-		mv "/share/res/$_name.rc.tmp" "/share/res/$_name.rc"
-	) &
-	_n=0
-	while [ $_n -lt 300 ]; do
-		cm_listening "$_port" && return 0
-		[ -e "/share/res/$_name.rc" ] && break
-		sleep 0.1
-		_n=$((_n + 1))
-	done
-	echo "guest: $_name never listened on rdma_cm port $_port"
-	rdma resource show cm_id
-	return 1
+	start_listener "$_s_name" "$_s_to" cm_listening "$_s_port" "$@" || { rdma resource show cm_id; return 1; }
 }

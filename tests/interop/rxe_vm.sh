@@ -231,6 +231,55 @@ else
 fi
 
 tcp=18500
+# exchange NAME SERVER(uroce|rxe) UROCE_WAIT GUEST_SERVER USRV GCLI GSRV UCLI:
+# one run of a case. SERVER=uroce: USRV in the namespace, then, once the
+# shell condition UROCE_WAIT holds (it listens), GCLI in the guest.
+# SERVER=rxe: GSRV started by the guest-lib function GUEST_SERVER (server or
+# cm_server, which return once it listens), then UCLI in the namespace.
+# Sets _so and _co (the server's and the client's output files) and _src
+# and _crc (their exit statuses).
+exchange() {
+	_name=$1 _srv=$2 _wait=$3 _gserver=$4 _usrv=$5 _gcli=$6 _gsrv=$7 _ucli=$8
+	_so=$T/$_name.server.out _co=$T/$_name.client.out
+	if [ "$_srv" = uroce ]; then
+		# shellcheck disable=SC2086 # the commands are words, no quoting inside
+		ip netns exec "$NS" timeout -k 5 "$TO" $_usrv >"$_so" 2>&1 &
+		_sp=$! srvpid=$!
+		_n=0
+		until eval "$_wait"; do
+			[ $_n -lt 300 ] && kill -0 "$_sp" 2>/dev/null || break
+			sleep 0.1
+			_n=$((_n + 1))
+		done
+		guest $((TO + 30)) "timeout $TO $_gcli"
+		_crc=$?
+		cp "$SHARE/q/$qn.out" "$_co"
+		# A failed client leaves the server waiting: give it 5 s.
+		if [ $_crc -ne 0 ]; then
+			_n=0
+			while kill -0 "$_sp" 2>/dev/null && [ $_n -lt 50 ]; do sleep 0.1; _n=$((_n + 1)); done
+			kill "$_sp" 2>/dev/null
+		fi
+		wait "$_sp"
+		_src=$? srvpid=
+	else
+		if guest 60 "$_gserver $_name $TO $tcp $_gsrv"; then
+			# shellcheck disable=SC2086
+			nsx timeout -k 5 "$TO" $_ucli >"$_co" 2>&1
+			_crc=$?
+			if [ $_crc -ne 0 ] && ! wait_file "$SHARE/res/$_name.rc" 5; then
+				guest 10 "kill \$(cat /share/res/$_name.pid)"
+			fi
+			wait_file "$SHARE/res/$_name.rc" $((TO + 30))
+			_src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
+		else
+			cat "$SHARE/q/$qn.out"
+			_crc=-1 _src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
+		fi
+		cp "$SHARE/res/$_name.out" "$_so" 2>/dev/null
+	fi
+}
+
 # run_case NAME SERVER(uroce|rxe) FAMILY CHECK PROG ARGS...: PROG ARGS on
 # both sides (uroce: -d uroceN, rxe: -d rxe0; the GID index option is added
 # per program), the client given the server's IPv4 address for the TCP
@@ -253,44 +302,7 @@ run_case() {
 	if [ "$_fam" = 4 ]; then _udev=uroce0 _rgidx=$GIDX4; else _udev=uroce1 _rgidx=$GIDX6; fi
 	_ucmd="$UROCE run -- $_prog -d $_udev $_gopt 0 -p $tcp $*"
 	_rcmd="$_prog -d rxe0 $_gopt $_rgidx -p $tcp $*"
-	_so=$T/$_name.server.out _co=$T/$_name.client.out
-	if [ "$_srv" = uroce ]; then
-		# shellcheck disable=SC2086 # _ucmd is words, no quoting inside
-		ip netns exec "$NS" timeout -k 5 "$TO" $_ucmd >"$_so" 2>&1 &
-		_sp=$! srvpid=$!
-		_n=0
-		until host_listening "$tcp"; do
-			[ $_n -lt 300 ] && kill -0 "$_sp" 2>/dev/null || break
-			sleep 0.1
-			_n=$((_n + 1))
-		done
-		guest $((TO + 30)) "timeout $TO $_rcmd $HOST4"
-		_crc=$?
-		cp "$SHARE/q/$qn.out" "$_co"
-		# A failed client leaves the server waiting: give it 5 s.
-		if [ $_crc -ne 0 ]; then
-			_n=0
-			while kill -0 "$_sp" 2>/dev/null && [ $_n -lt 50 ]; do sleep 0.1; _n=$((_n + 1)); done
-			kill "$_sp" 2>/dev/null
-		fi
-		wait "$_sp"
-		_src=$? srvpid=
-	else
-		if guest 60 "server $_name $TO $tcp $_rcmd"; then
-			# shellcheck disable=SC2086
-			nsx timeout -k 5 "$TO" $_ucmd "$GUEST4" >"$_co" 2>&1
-			_crc=$?
-			if [ $_crc -ne 0 ] && ! wait_file "$SHARE/res/$_name.rc" 5; then
-				guest 10 "kill \$(cat /share/res/$_name.pid)"
-			fi
-			wait_file "$SHARE/res/$_name.rc" $((TO + 30))
-			_src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
-		else
-			cat "$SHARE/q/$qn.out"
-			_crc=-1 _src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
-		fi
-		cp "$SHARE/res/$_name.out" "$_so" 2>/dev/null
-	fi
+	exchange "$_name" "$_srv" 'host_listening "$tcp"' server "$_ucmd" "$_rcmd $HOST4" "$_rcmd" "$_ucmd $GUEST4"
 	_why=
 	if [ "$_src" = 0 ] && [ "$_crc" = 0 ]; then
 		_why=$("$_check" "$_so" "$_co") && { result OK "$_name ($(($(date +%s) - _t0)) s)"; return; }
@@ -388,43 +400,8 @@ run_rping() {
 	tcp=$((tcp + 1))
 	if [ "$_fam" = 4 ]; then _h=$HOST4 _g=$GUEST4; else _h=$HOST6 _g=$GUEST6; fi
 	_args="-p $tcp -C $RPING_COUNT -S 4000 -v -V"
-	_so=$T/$_name.server.out _co=$T/$_name.client.out
-	if [ "$_srv" = uroce ]; then
-		# shellcheck disable=SC2086
-		ip netns exec "$NS" timeout -k 5 "$TO" "$UROCE" run -- rping -s -a "$_h" $_args >"$_so" 2>&1 &
-		_sp=$! srvpid=$!
-		_n=0
-		until uroce_cm_listening; do
-			[ $_n -lt 300 ] && kill -0 "$_sp" 2>/dev/null || break
-			sleep 0.1
-			_n=$((_n + 1))
-		done
-		guest $((TO + 30)) "timeout $TO rping -c -a $_h $_args"
-		_crc=$?
-		cp "$SHARE/q/$qn.out" "$_co"
-		if [ $_crc -ne 0 ]; then
-			_n=0
-			while kill -0 "$_sp" 2>/dev/null && [ $_n -lt 50 ]; do sleep 0.1; _n=$((_n + 1)); done
-			kill "$_sp" 2>/dev/null
-		fi
-		wait "$_sp"
-		_src=$? srvpid=
-	else
-		if guest 60 "cm_server $_name $TO $tcp rping -s -a $_g $_args"; then
-			# shellcheck disable=SC2086
-			nsx timeout -k 5 "$TO" "$UROCE" run -- rping -c -a "$_g" $_args >"$_co" 2>&1
-			_crc=$?
-			if [ $_crc -ne 0 ] && ! wait_file "$SHARE/res/$_name.rc" 5; then
-				guest 10 "kill \$(cat /share/res/$_name.pid)"
-			fi
-			wait_file "$SHARE/res/$_name.rc" $((TO + 30))
-			_src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
-		else
-			cat "$SHARE/q/$qn.out"
-			_crc=-1 _src=$(cat "$SHARE/res/$_name.rc" 2>/dev/null || echo 124)
-		fi
-		cp "$SHARE/res/$_name.out" "$_so" 2>/dev/null
-	fi
+	exchange "$_name" "$_srv" uroce_cm_listening cm_server "$UROCE run -- rping -s -a $_h $_args" \
+		"rping -c -a $_h $_args" "rping -s -a $_g $_args" "$UROCE run -- rping -c -a $_g $_args"
 	_why=
 	if [ "$_src" = 0 ] && [ "$_crc" = 0 ]; then
 		_why=$(rping_check "$_so" "$_co") && { result OK "$_name ($(($(date +%s) - _t0)) s)"; return; }
