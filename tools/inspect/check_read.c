@@ -46,7 +46,7 @@ struct read_req *chk_read_of(struct cflow *q, uint32_t psn, uint32_t *n)
 	return NULL;
 }
 
-/* Opcode order, count, length and payload size of the READ responses. */
+/* READ response R on response flow RI: its PSN, count, length and payload size against Q's outstanding READs. */
 void chk_read_response(struct insp_check *c, long ri, struct cflow *q, const struct insp_rec *r)
 {
 	struct cflow *rf = &c->v[ri];

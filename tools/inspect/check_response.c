@@ -17,7 +17,6 @@ static const uint32_t rnr_us100[32] = {	/* units of 10 us */
 	384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 };
 
-
 /*
  * The request flow a response flow answers: one from the response's
  * destination to its source, not joined yet, preferring one that sent the

@@ -71,6 +71,7 @@ extern const struct chk_rule chk_rules[R__COUNT];
 #define PAIR_SCAN 256		/* candidates looked at per join */
 #define PAIR_TRIES 8		/* joins tried per response flow */
 
+/* The capture time of R, ns. */
 static inline int64_t rec_ns(const struct insp_rec *r)
 {
 	return r->ts_sec * 1000000000ll + r->ts_nsec;
