@@ -37,13 +37,14 @@ tests_inspect_pcap_writer_LDADD = netstack/libpcapw.la $(PCAP_LIBS) $(CHECK_MAIN
 # compiled with $(FUZZ_CC) like tests/fuzz_parse (see tests/netstack.mk).
 INSPECT_FUZZ_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/inspect_fuzz.c \
 	tools/inspect/link.c tools/inspect/decode.c tools/inspect/print.c tools/inspect/json.c \
-	tools/inspect/flows.c tools/inspect/check.c)
+	tools/inspect/flows.c tools/inspect/check.c tools/inspect/check_flow.c tools/inspect/check_request.c \
+	tools/inspect/check_response.c tools/inspect/check_read.c tools/inspect/check_report.c)
 EXTRA_DIST += tests/inspect_fuzz.c tests/inspect_fuzz.sh
 CLEANFILES += tests/inspect_fuzz tests/inspect-fuzz-crash-*
 if HAVE_FUZZER
 check_SCRIPTS += tests/inspect_fuzz
 TESTS += tests/inspect_fuzz.sh
-tests/inspect_fuzz: $(INSPECT_FUZZ_SRCS) $(addprefix $(srcdir)/,$(filter %.h,$(noinst_HEADERS) $(scripts_uroce_inspect_SOURCES))) $(srcdir)/netstack/wire.h
+tests/inspect_fuzz: $(INSPECT_FUZZ_SRCS) $(addprefix $(srcdir)/,$(filter %.h,$(noinst_HEADERS) $(tools_inspect_uroce_inspect_SOURCES))) $(srcdir)/netstack/wire.h
 	@$(MKDIR_P) tests
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(CRC_CFLAGS) $(PCAP_CFLAGS) -o $@ $(INSPECT_FUZZ_SRCS) $(CRC_LIBS)
 

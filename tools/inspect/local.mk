@@ -8,6 +8,10 @@ tools_inspect_uroce_inspect_SOURCES = tools/inspect/main.c \
 	tools/inspect/stats.c tools/inspect/stats.h \
 	tools/inspect/flows.c tools/inspect/flows.h \
 	tools/inspect/check.c tools/inspect/check.h \
+	tools/inspect/check_flow.c tools/inspect/check_request.c tools/inspect/check_response.c \
+	tools/inspect/check_read.c tools/inspect/check_report.c \
 	tools/inspect/json.c tools/inspect/json.h
+# the checker's internal header (check*.c only)
+noinst_HEADERS += tools/inspect/check_state.h
 tools_inspect_uroce_inspect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
 tools_inspect_uroce_inspect_LDADD = netstack/libnetstack.la $(PCAP_LIBS)

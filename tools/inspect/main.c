@@ -98,7 +98,29 @@ static pcap_t *open_capture(const char *path, int *dlt)
 	return pc;
 }
 
-int main(int argc, char **argv)
+/* The command line (see usage()). */
+struct opts {
+	int json, summary_only, flows, check;
+	uint16_t port;
+	unsigned long mtu;	/* --mtu, bytes; 0 = learned */
+	const char *path;
+};
+
+/* --mtu S: a path MTU of IBA (256, 512, 1024, 2048 or 4096 bytes); -1 otherwise. */
+static int parse_mtu(const char *s, unsigned long *mtu)
+{
+	char *end;
+
+	errno = 0;
+	*mtu = *s >= '0' && *s <= '9' ? strtoul(s, &end, 10) : 0;
+	if (errno || !*mtu || *end ||
+	    (*mtu != 256 && *mtu != 512 && *mtu != 1024 && *mtu != 2048 && *mtu != 4096))
+		return -1;
+	return 0;
+}
+
+/* Fill *O from the command line; -1 to go on, or the exit status (after usage or an error line). */
+static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -110,51 +132,37 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct insp_stats stats;
-	static struct insp_rec rec;
-	struct pcap_pkthdr *ph;
-	const u_char *data;
-	uint16_t port = ROCE_UDP_PORT;
-	const char *path;
-	int json = 0, summary_only = 0, flows = 0, check = 0, c, dlt, rc, status;
-	unsigned long mtu = 0;
-	struct insp_check *checker = NULL;
-	static struct insp_flows flow_table;
-	pcap_t *pc;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->port = ROCE_UDP_PORT;
 	while ((c = getopt_long(argc, argv, "jp:sfcm:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		case 'p':
-			if (parse_port(optarg, &port) != 0) {
+			if (parse_port(optarg, &o->port) != 0) {
 				fprintf(stderr, PROG ": bad --port '%s' (want 1..65535)\n", optarg);
 				return 2;
 			}
 			break;
 		case 's':
-			summary_only = 1;
+			o->summary_only = 1;
 			break;
 		case 'f':
-			flows = 1;
+			o->flows = 1;
 			break;
 		case 'c':
-			check = 1;
+			o->check = 1;
 			break;
-		case 'm': {
-			char *end;
-
-			errno = 0;
-			mtu = *optarg >= '0' && *optarg <= '9' ? strtoul(optarg, &end, 10) : 0;
-			if (errno || !mtu || *end ||
-			    (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)) {
+		case 'm':
+			if (parse_mtu(optarg, &o->mtu) != 0) {
 				fprintf(stderr, PROG ": bad --mtu '%s' (want 256, 512, 1024, 2048 or 4096)\n",
 					optarg);
 				return 2;
 			}
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -168,17 +176,35 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	path = argv[optind];
+	o->path = argv[optind];
 
-	if (mtu && !check) {
+	if (o->mtu && !o->check) {
 		fprintf(stderr, PROG ": --mtu needs --check\n");
 		return 2;
 	}
-	pc = open_capture(path, &dlt);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct insp_stats stats;
+	static struct insp_rec rec;
+	struct pcap_pkthdr *ph;
+	const u_char *data;
+	struct opts o;
+	int dlt, rc, status;
+	struct insp_check *checker = NULL;
+	static struct insp_flows flow_table;
+	pcap_t *pc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	pc = open_capture(o.path, &dlt);
 	if (!pc)
 		return 2;
-	if (check || flows) {
-		checker = insp_check_new((uint32_t)mtu);
+	if (o.check || o.flows) {
+		checker = insp_check_new((uint32_t)o.mtu);
 		if (!checker) {
 			fprintf(stderr, PROG ": out of memory\n");
 			pcap_close(pc);
@@ -187,7 +213,7 @@ int main(int argc, char **argv)
 	}
 
 	while ((rc = pcap_next_ex(pc, &ph, &data)) == 1) {
-		insp_decode(dlt, data, ph->caplen, ph->len, port, &rec);
+		insp_decode(dlt, data, ph->caplen, ph->len, o.port, &rec);
 		rec.frame = stats.packets + 1;
 		/* tv_usec holds nanoseconds (opened with NANO precision), as the
 		 * file has them: a broken writer's 1e9 or more carries into the
@@ -199,33 +225,33 @@ int main(int argc, char **argv)
 			rec.ts_sec--;
 		}
 		insp_stats_add(&stats, &rec);
-		if (flows)
+		if (o.flows)
 			insp_flows_add(&flow_table, &rec);
 		if (checker)
 			insp_check_add(checker, &rec);
-		if (rec.status == INSP_SKIPPED || summary_only || check)
+		if (rec.status == INSP_SKIPPED || o.summary_only || o.check)
 			continue;
-		if (json)
+		if (o.json)
 			insp_print_json(stdout, &rec);
 		else
 			insp_print_text(stdout, &rec);
 	}
 	status = insp_stats_failed(&stats) ? 1 : 0;
-	if (check)
-		status = insp_check_finish(checker, stdout, json) ? 1 : 0;
+	if (o.check)
+		status = insp_check_finish(checker, stdout, o.json) ? 1 : 0;
 	if (rc == PCAP_ERROR) {
 		/* e.g. "truncated dump file; tried to read 60 captured bytes, only got 12" */
-		fprintf(stderr, PROG ": %s: after frame %llu: %s\n", path,
+		fprintf(stderr, PROG ": %s: after frame %llu: %s\n", o.path,
 			(unsigned long long)stats.packets, pcap_geterr(pc));
 		status = 2;
 	}
-	if (flows && json)
+	if (o.flows && o.json)
 		insp_flows_print_json(stdout, &flow_table, checker);
-	else if (flows)
+	else if (o.flows)
 		insp_flows_print_text(stdout, &flow_table, checker);
 	insp_flows_free(&flow_table);
 	insp_check_free(checker);
-	if (json)
+	if (o.json)
 		insp_stats_print_json(stdout, &stats);
 	else
 		insp_stats_print_text(stdout, &stats);
