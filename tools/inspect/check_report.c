@@ -167,7 +167,8 @@ uint64_t insp_check_finish(struct insp_check *c, FILE *fp, int json)
 	int r;
 
 	settle(c);
-	qsort(c->f, c->nf, sizeof(*c->f), cmp_finding);
+	if (c->nf) /* qsort's base must not be NULL, even for no element */
+		qsort(c->f, c->nf, sizeof(*c->f), cmp_finding);
 	for (i = 0; i < c->nf; i++) {
 		const struct finding *f = &c->f[i];
 		const char *flow = f->flow;
