@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_state.h"
+#include "flows.h"
 #include "netstack/psn.h"
 
 /* ---- Flow table ----------------------------------------------------------- */
@@ -24,22 +25,7 @@ static int same_key(const struct cflow *a, const struct cflow *b)
 
 static size_t key_hash(const struct cflow *k)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	const unsigned char *s;
-	uint32_t w[4] = { (uint32_t)k->version, k->dqpn, (uint32_t)k->response,
-			  (uint32_t)k->sport << 16 | k->dport };
-
-#define MIX(c) (h = (h ^ (unsigned char)(c)) * 0x100000001b3ull)
-	for (s = (const unsigned char *)k->src; *s; s++)
-		MIX(*s);
-	MIX(0);
-	for (s = (const unsigned char *)k->dst; *s; s++)
-		MIX(*s);
-	MIX(0);
-	for (s = (const unsigned char *)w; s < (const unsigned char *)(w + 4); s++)
-		MIX(*s);
-#undef MIX
-	return (size_t)h;
+	return insp_flow_key_hash(k->version, k->src, k->dst, k->sport, k->dport, k->dqpn, k->response);
 }
 
 /* Slot of KEY's flow (0 = free); c->nslot > 0. */

@@ -26,25 +26,30 @@ static int same_key(const struct insp_flow *a, const struct insp_flow *b)
 	       strcmp(a->src, b->src) == 0 && strcmp(a->dst, b->dst) == 0;
 }
 
-/* FNV-1a over the fields same_key() compares. */
-static size_t key_hash(const struct insp_flow *k)
+size_t insp_flow_key_hash(int version, const char *src, const char *dst, uint16_t sport, uint16_t dport,
+			  uint32_t dqpn, int response)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	const unsigned char *s;
-	uint32_t words[4] = { (uint32_t)k->version, k->dqpn, (uint32_t)k->response,
-			      (uint32_t)k->sport << 16 | k->dport };
+	uint32_t words[4] = { (uint32_t)version, dqpn, (uint32_t)response, (uint32_t)sport << 16 | dport };
 
 #define MIX(c) (h = (h ^ (unsigned char)(c)) * 0x100000001b3ull)
-	for (s = (const unsigned char *)k->src; *s; s++)
+	for (s = (const unsigned char *)src; *s; s++)
 		MIX(*s);
 	MIX(0);
-	for (s = (const unsigned char *)k->dst; *s; s++)
+	for (s = (const unsigned char *)dst; *s; s++)
 		MIX(*s);
 	MIX(0);
 	for (s = (const unsigned char *)words; s < (const unsigned char *)(words + 4); s++)
 		MIX(*s);
 #undef MIX
 	return (size_t)h;
+}
+
+/* The hash of the fields same_key() compares. */
+static size_t key_hash(const struct insp_flow *k)
+{
+	return insp_flow_key_hash(k->version, k->src, k->dst, k->sport, k->dport, k->dqpn, k->response);
 }
 
 /* Slot of KEY in the table: its flow's, or the empty one where it goes. */

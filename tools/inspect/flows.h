@@ -60,4 +60,13 @@ void insp_flows_print_json(FILE *fp, const struct insp_flows *f, struct insp_che
 
 void insp_flows_free(struct insp_flows *f);
 
+/*
+ * insp_flow_key_hash - 64-bit FNV-1a of a flow key, for the flow tables of
+ * --flows (flows.c) and --check (check_flow.c), which key flows alike: the
+ * NUL-terminated SRC and DST address strings, then VERSION, DQPN, RESPONSE
+ * and SPORT << 16 | DPORT as four 32-bit words in host byte order.
+ */
+size_t insp_flow_key_hash(int version, const char *src, const char *dst, uint16_t sport, uint16_t dport,
+			  uint32_t dqpn, int response);
+
 #endif /* UROCE_TOOLS_INSPECT_FLOWS_H */
