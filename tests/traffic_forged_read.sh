@@ -1,10 +1,11 @@
 #!/bin/sh
 # traffic_forged_read: one forged 32-byte RDMA READ request for 2047 MiB, about
 # the largest message (a valid rkey of a 2047 MiB MR over a MAP_NORESERVE mapping; tests/
-# traffic_fairness.c --victim), sent three more times as duplicates, by a
-# process over plain UDP (tests/traffic_forged_read.py): the duplicates
-# restart the one response in progress (the victim QP's status shows
-# dup_requests=3 read_restarts=3); then a legitimate 1 GiB RDMA READ
+# traffic_fairness.c --victim), sent again as a duplicate every 0.3 s while
+# the window is measured, by a process over plain UDP
+# (tests/traffic_forged_read.py): the duplicates restart the one response in
+# progress (the victim QP's dup_requests and read_restarts equal the
+# duplicates sent); then a legitimate 1 GiB RDMA READ
 # (tests/traffic_fairness.c). During each, and once
 # without either, another client runs ibv_rc_pingpong -n 200 -s 64 (two
 # processes) while `uroce status` is asked in a loop. Printed per phase:
