@@ -53,13 +53,7 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
 		return;
 	memset(&key, 0, sizeof(key));
-	key.version = r->version;
-	memcpy(key.src, r->src, sizeof(key.src));
-	memcpy(key.dst, r->dst, sizeof(key.dst));
-	key.sport = r->sport;
-	key.dport = r->dport;
-	key.dqpn = h->dqpn;
-	key.response = (r->pkt.op->flags & ROCE_OPF_RESPONSE) != 0;
+	insp_flow_key_of(&key.key, r);
 	fi = chk_find_flow(c, &key);
 	if (fi == -2) {
 		c->unfollowed++;
@@ -75,7 +69,7 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 		c->v[fi].t_first = rec_ns(r);
 	}
 	c->v[fi].t_last = rec_ns(r);
-	if (key.response)
+	if (key.key.response)
 		chk_response(c, fi, r);
 	else if ((h->opcode & ROCE_OP_TRANSPORT_MASK) == 0x60) {
 		/* UD: one packet per message, no PSN rules; the MTU still holds */
@@ -117,13 +111,7 @@ int insp_check_flow_stats(struct insp_check *c, const struct insp_flow *k, struc
 	if (!c->nslot)
 		return -1;
 	memset(&key, 0, sizeof(key));
-	key.version = k->version;
-	memcpy(key.src, k->src, sizeof(key.src));
-	memcpy(key.dst, k->dst, sizeof(key.dst));
-	key.sport = k->sport;
-	key.dport = k->dport;
-	key.dqpn = k->dqpn;
-	key.response = k->response;
+	key.key = k->key;
 	slot = chk_lookup(c, &key);
 	if (!*slot)
 		return -1;

@@ -11,29 +11,16 @@
 #include <string.h>
 
 #include "check_state.h"
-#include "flows.h"
 #include "netstack/psn.h"
 
 /* ---- Flow table ----------------------------------------------------------- */
 
-static int same_key(const struct cflow *a, const struct cflow *b)
-{
-	return a->version == b->version && a->dqpn == b->dqpn && a->response == b->response &&
-	       a->sport == b->sport && a->dport == b->dport &&
-	       strcmp(a->src, b->src) == 0 && strcmp(a->dst, b->dst) == 0;
-}
-
-static size_t key_hash(const struct cflow *k)
-{
-	return insp_flow_key_hash(k->version, k->src, k->dst, k->sport, k->dport, k->dqpn, k->response);
-}
-
 /* Slot of KEY's flow (0 = free); c->nslot > 0. */
 size_t *chk_lookup(const struct insp_check *c, const struct cflow *k)
 {
-	size_t mask = c->nslot - 1, i = key_hash(k) & mask;
+	size_t mask = c->nslot - 1, i = insp_flow_key_hash(&k->key) & mask;
 
-	while (c->slot[i] && !same_key(&c->v[c->slot[i] - 1], k))
+	while (c->slot[i] && !insp_flow_key_eq(&c->v[c->slot[i] - 1].key, &k->key))
 		i = (i + 1) & mask;
 	return &c->slot[i];
 }
@@ -61,14 +48,9 @@ void chk_flow_name(const struct cflow *fl, int with_qpn, char *buf, size_t len)
 {
 	int n;
 
-	if (fl->version == 2 && strchr(fl->src, ':'))
-		n = snprintf(buf, len, "RoCEv2 [%s]:%u > [%s]:%u", fl->src, fl->sport, fl->dst, fl->dport);
-	else if (fl->version == 2)
-		n = snprintf(buf, len, "RoCEv2 %s:%u > %s:%u", fl->src, fl->sport, fl->dst, fl->dport);
-	else
-		n = snprintf(buf, len, "RoCEv1 %s > %s", fl->src, fl->dst);
+	n = insp_flow_key_name(&fl->key, buf, len);
 	if (with_qpn && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " dqpn 0x%06" PRIx32, fl->dqpn);
+		snprintf(buf + n, len - (size_t)n, " dqpn 0x%06" PRIx32, fl->key.dqpn);
 }
 
 /* Index of the flow of KEY, made if new; -1 when out of memory, -2 beyond MAX_FLOWS. */

@@ -49,12 +49,12 @@ static void rec_flow_name(const struct insp_rec *r, char *buf, size_t len)
 		return;
 	}
 	memset(&k, 0, sizeof(k));
-	k.version = r->version;
-	memcpy(k.src, r->src, sizeof(k.src));
-	memcpy(k.dst, r->dst, sizeof(k.dst));
-	k.sport = r->sport;
-	k.dport = r->dport;
-	k.dqpn = r->have_bth ? r->pkt.h.dqpn : 0;
+	k.key.version = r->version;
+	memcpy(k.key.src, r->src, sizeof(k.key.src));
+	memcpy(k.key.dst, r->dst, sizeof(k.key.dst));
+	k.key.sport = r->sport;
+	k.key.dport = r->dport;
+	k.key.dqpn = r->have_bth ? r->pkt.h.dqpn : 0;
 	chk_flow_name(&k, r->have_bth, buf, len);
 }
 

@@ -86,7 +86,7 @@ static void request_start(struct insp_check *c, long fi, const struct insp_rec *
 	struct cflow *fl = &c->v[fi];
 	const struct roce_hdrs *h = &r->pkt.h;
 	uint32_t psn = h->psn;
-	unsigned b = chk_pair_bucket(fl->version, fl->src, fl->dst);
+	unsigned b = chk_pair_bucket(fl->key.version, fl->key.src, fl->key.dst);
 
 	fl->started = 1;
 	if (c->mem_bytes + sizeof(struct reqmem) <= MEM_BUDGET) {

@@ -35,16 +35,16 @@ static long pair_flow(struct insp_check *c, long ri, uint32_t psn)
 	if (rf->pair_tries >= PAIR_TRIES)
 		return -1;
 	rf->pair_tries++;
-	for (i = c->pair_head[chk_pair_bucket(rf->version, rf->dst, rf->src)], n = 0; i >= 0 && n < PAIR_SCAN;
+	for (i = c->pair_head[chk_pair_bucket(rf->key.version, rf->key.dst, rf->key.src)], n = 0; i >= 0 && n < PAIR_SCAN;
 	     i = c->v[i].pair_next, n++) {
 		struct cflow *q = &c->v[i];
 		int sent, port, score;
 
-		if (q->peer >= 0 || q->transport != 0x00 || q->version != rf->version ||
-		    strcmp(q->src, rf->dst) || strcmp(q->dst, rf->src))
+		if (q->peer >= 0 || q->transport != 0x00 || q->key.version != rf->key.version ||
+		    strcmp(q->key.src, rf->key.dst) || strcmp(q->key.dst, rf->key.src))
 			continue;
 		sent = roce_psn_in_range(psn, q->first_psn, roce_psn_sub(q->max_sent, q->first_psn) + 1);
-		port = q->version == 2 && q->sport && q->sport == rf->sport;
+		port = q->key.version == 2 && q->key.sport && q->key.sport == rf->key.sport;
 		score = sent && port ? 3 : sent ? 2 : port ? 1 : 0;
 		if (score > best_score) {
 			best = i;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "flows.h"
 #include "decode.h"
 
 /* ---- Rules ---------------------------------------------------------------- */
@@ -107,12 +108,7 @@ struct nak {
 };
 
 struct cflow {
-	/* key */
-	int version;
-	char src[48], dst[48];
-	uint16_t sport, dport;
-	uint32_t dqpn;
-	int response;
+	struct insp_flow_key key;
 
 	/* request flows (RC and UC; UD gets only per-packet rules) */
 	uint8_t transport;	/* ROCE_OP_TRANSPORT_MASK bits of the first opcode */

@@ -19,25 +19,37 @@
 /* Smallest path MTU (IBV_MTU_256), bytes: the most READ responses a length can need. */
 #define MIN_PMTU 256u
 
-static int same_key(const struct insp_flow *a, const struct insp_flow *b)
+void insp_flow_key_of(struct insp_flow_key *k, const struct insp_rec *r)
+{
+	memset(k, 0, sizeof(*k));
+	k->version = r->version;
+	memcpy(k->src, r->src, sizeof(k->src));
+	memcpy(k->dst, r->dst, sizeof(k->dst));
+	k->sport = r->sport;
+	k->dport = r->dport;
+	k->dqpn = r->pkt.h.dqpn;
+	k->response = (r->pkt.op->flags & ROCE_OPF_RESPONSE) != 0;
+}
+
+int insp_flow_key_eq(const struct insp_flow_key *a, const struct insp_flow_key *b)
 {
 	return a->version == b->version && a->dqpn == b->dqpn && a->response == b->response &&
 	       a->sport == b->sport && a->dport == b->dport &&
 	       strcmp(a->src, b->src) == 0 && strcmp(a->dst, b->dst) == 0;
 }
 
-size_t insp_flow_key_hash(int version, const char *src, const char *dst, uint16_t sport, uint16_t dport,
-			  uint32_t dqpn, int response)
+size_t insp_flow_key_hash(const struct insp_flow_key *k)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	const unsigned char *s;
-	uint32_t words[4] = { (uint32_t)version, dqpn, (uint32_t)response, (uint32_t)sport << 16 | dport };
+	uint32_t words[4] = { (uint32_t)k->version, k->dqpn, (uint32_t)k->response,
+			      (uint32_t)k->sport << 16 | k->dport };
 
 #define MIX(c) (h = (h ^ (unsigned char)(c)) * 0x100000001b3ull)
-	for (s = (const unsigned char *)src; *s; s++)
+	for (s = (const unsigned char *)k->src; *s; s++)
 		MIX(*s);
 	MIX(0);
-	for (s = (const unsigned char *)dst; *s; s++)
+	for (s = (const unsigned char *)k->dst; *s; s++)
 		MIX(*s);
 	MIX(0);
 	for (s = (const unsigned char *)words; s < (const unsigned char *)(words + 4); s++)
@@ -46,18 +58,21 @@ size_t insp_flow_key_hash(int version, const char *src, const char *dst, uint16_
 	return (size_t)h;
 }
 
-/* The hash of the fields same_key() compares. */
-static size_t key_hash(const struct insp_flow *k)
+int insp_flow_key_name(const struct insp_flow_key *k, char *buf, size_t len)
 {
-	return insp_flow_key_hash(k->version, k->src, k->dst, k->sport, k->dport, k->dqpn, k->response);
+	if (k->version == 2 && strchr(k->src, ':'))
+		return snprintf(buf, len, "RoCEv2 [%s]:%u > [%s]:%u", k->src, k->sport, k->dst, k->dport);
+	if (k->version == 2)
+		return snprintf(buf, len, "RoCEv2 %s:%u > %s:%u", k->src, k->sport, k->dst, k->dport);
+	return snprintf(buf, len, "RoCEv1 %s > %s", k->src, k->dst);
 }
 
 /* Slot of KEY in the table: its flow's, or the empty one where it goes. */
-static size_t *lookup(const struct insp_flows *f, const struct insp_flow *key)
+static size_t *lookup(const struct insp_flows *f, const struct insp_flow_key *key)
 {
-	size_t mask = f->nslot - 1, i = key_hash(key) & mask;
+	size_t mask = f->nslot - 1, i = insp_flow_key_hash(key) & mask;
 
-	while (f->slot[i] && !same_key(&f->v[f->slot[i] - 1], key))
+	while (f->slot[i] && !insp_flow_key_eq(&f->v[f->slot[i] - 1].key, key))
 		i = (i + 1) & mask;
 	return &f->slot[i];
 }
@@ -76,7 +91,7 @@ static int grow_table(struct insp_flows *f)
 	}
 	f->nslot = nslot;
 	for (i = 0; i < f->n; i++)
-		*lookup(f, &f->v[i]) = i + 1;
+		*lookup(f, &f->v[i].key) = i + 1;
 	free(old);
 	return 0;
 }
@@ -89,7 +104,7 @@ static struct insp_flow *find(struct insp_flows *f, const struct insp_flow *key)
 		f->nomem = 1;
 		return NULL;
 	}
-	slot = lookup(f, key);
+	slot = lookup(f, &key->key);
 	if (*slot)
 		return &f->v[*slot - 1];
 	if (f->n == f->cap) {
@@ -117,13 +132,7 @@ void insp_flows_add(struct insp_flows *f, const struct insp_rec *r)
 	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
 		return;
 	memset(&key, 0, sizeof(key));
-	key.version = r->version;
-	memcpy(key.src, r->src, sizeof(key.src));
-	memcpy(key.dst, r->dst, sizeof(key.dst));
-	key.sport = r->sport;
-	key.dport = r->dport;
-	key.dqpn = h->dqpn;
-	key.response = (r->pkt.op->flags & ROCE_OPF_RESPONSE) != 0;
+	insp_flow_key_of(&key.key, r);
 	fl = find(f, &key);
 	if (!fl)
 		return;
@@ -146,12 +155,10 @@ void insp_flows_add(struct insp_flows *f, const struct insp_rec *r)
 
 static void where(FILE *fp, const struct insp_flow *fl)
 {
-	if (fl->version == 2 && strchr(fl->src, ':'))
-		fprintf(fp, "RoCEv2 [%s]:%u > [%s]:%u", fl->src, fl->sport, fl->dst, fl->dport);
-	else if (fl->version == 2)
-		fprintf(fp, "RoCEv2 %s:%u > %s:%u", fl->src, fl->sport, fl->dst, fl->dport);
-	else
-		fprintf(fp, "RoCEv1 %s > %s", fl->src, fl->dst);
+	char name[160];
+
+	insp_flow_key_name(&fl->key, name, sizeof(name));
+	fputs(name, fp);
 }
 
 static const char *const nak_names[INSP_NAK__COUNT] = {
@@ -210,7 +217,7 @@ void insp_flows_print_text(FILE *fp, const struct insp_flows *f, struct insp_che
 		where(fp, fl);
 		fprintf(fp, " dqpn 0x%06" PRIx32 " %s: packets %" PRIu64 ", psn %" PRIu32 "..%" PRIu32
 			", gaps %" PRIu64 ", repeats %" PRIu64 "\n",
-			fl->dqpn, fl->response ? "responses" : "requests", fl->packets,
+			fl->key.dqpn, fl->key.response ? "responses" : "requests", fl->packets,
 			fl->first_psn, fl->max_psn, fl->gaps, fl->repeats);
 		if (check) {
 			insp_check_flow_stats(check, fl, &st);
@@ -232,15 +239,15 @@ void insp_flows_print_json(FILE *fp, const struct insp_flows *f, struct insp_che
 
 		jsonw_begin(&j, fp);
 		jsonw_obj(&j, "flow");
-		jsonw_u64(&j, "version", (uint64_t)fl->version);
-		jsonw_str(&j, "src", fl->src);
-		jsonw_str(&j, "dst", fl->dst);
-		if (fl->version == 2) {
-			jsonw_u64(&j, "sport", fl->sport);
-			jsonw_u64(&j, "dport", fl->dport);
+		jsonw_u64(&j, "version", (uint64_t)fl->key.version);
+		jsonw_str(&j, "src", fl->key.src);
+		jsonw_str(&j, "dst", fl->key.dst);
+		if (fl->key.version == 2) {
+			jsonw_u64(&j, "sport", fl->key.sport);
+			jsonw_u64(&j, "dport", fl->key.dport);
 		}
-		jsonw_u64(&j, "destqp", fl->dqpn);
-		jsonw_str(&j, "kind", fl->response ? "responses" : "requests");
+		jsonw_u64(&j, "destqp", fl->key.dqpn);
+		jsonw_str(&j, "kind", fl->key.response ? "responses" : "requests");
 		jsonw_u64(&j, "packets", fl->packets);
 		jsonw_u64(&j, "first_psn", fl->first_psn);
 		jsonw_u64(&j, "max_psn", fl->max_psn);

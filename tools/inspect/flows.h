@@ -24,12 +24,17 @@
 
 #include "decode.h"
 
-struct insp_flow {
+/* What names a flow: one direction of a QP pair's packets. */
+struct insp_flow_key {
 	int version;			/* 2 or 1 */
 	char src[48], dst[48];
 	uint16_t sport, dport;
 	uint32_t dqpn;
 	int response;			/* 0 = requests, 1 = responses */
+};
+
+struct insp_flow {
+	struct insp_flow_key key;
 	uint64_t packets;
 	uint32_t first_psn, max_psn;	/* 24 bits */
 	uint32_t slack;			/* PSNs the next packet may skip (after a READ request) */
@@ -61,12 +66,18 @@ void insp_flows_print_json(FILE *fp, const struct insp_flows *f, struct insp_che
 void insp_flows_free(struct insp_flows *f);
 
 /*
- * insp_flow_key_hash - 64-bit FNV-1a of a flow key, for the flow tables of
- * --flows (flows.c) and --check (check_flow.c), which key flows alike: the
- * NUL-terminated SRC and DST address strings, then VERSION, DQPN, RESPONSE
- * and SPORT << 16 | DPORT as four 32-bit words in host byte order.
+ * The flow keys of --flows (flows.c) and --check (check_flow.c), which key
+ * flows alike. insp_flow_key_of: K zeroed, then the key of REC's packet
+ * (its addresses, UDP ports, destination QPN and whether it is a response).
+ * insp_flow_key_eq: 1 if A and B name the same flow. insp_flow_key_hash:
+ * 64-bit FNV-1a of the NUL-terminated SRC and DST, then VERSION, DQPN,
+ * RESPONSE and SPORT << 16 | DPORT as four 32-bit words in host byte order.
+ * insp_flow_key_name: "RoCEv2 a:p > b:p" ("[a]:p" for IPv6, "RoCEv1 a > b")
+ * into BUF (LEN bytes), snprintf's return value.
  */
-size_t insp_flow_key_hash(int version, const char *src, const char *dst, uint16_t sport, uint16_t dport,
-			  uint32_t dqpn, int response);
+void insp_flow_key_of(struct insp_flow_key *k, const struct insp_rec *rec);
+int insp_flow_key_eq(const struct insp_flow_key *a, const struct insp_flow_key *b);
+size_t insp_flow_key_hash(const struct insp_flow_key *k);
+int insp_flow_key_name(const struct insp_flow_key *k, char *buf, size_t len);
 
 #endif /* UROCE_TOOLS_INSPECT_FLOWS_H */
