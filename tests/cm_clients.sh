@@ -44,21 +44,26 @@ wait_listen_cm() {
 	done
 }
 
-# run_pair NAME SERVER CLIENT: SERVER in the background, CLIENT once it
-# listens; both must exit 0; logs in $T/NAME.srv and $T/NAME.cli.
-run_pair() {
-	timeout 120 sh -c "$2" >"$T/$1.srv" 2>&1 &
+# try_pair NAME SECONDS SERVER CLIENT: SERVER in the background (at most
+# SECONDS), CLIENT once it listens; logs in $T/NAME.srv and $T/NAME.cli,
+# exit statuses in _s and _c; true iff both are 0, else both logs printed.
+try_pair() {
+	timeout "$2" sh -c "$3" >"$T/$1.srv" 2>&1 &
 	_sp=$!
 	wait_listen_cm $_sp || echo "$1: the server never listened"
-	timeout 60 sh -c "$3" >"$T/$1.cli" 2>&1
+	timeout 60 sh -c "$4" >"$T/$1.cli" 2>&1
 	_c=$?
 	[ $_c -eq 0 ] || kill $_sp 2>/dev/null
 	wait $_sp
 	_s=$?
-	if [ $_s -ne 0 ] || [ $_c -ne 0 ]; then
-		echo "---- server"; cat "$T/$1.srv"; echo "---- client"; cat "$T/$1.cli"
-		fail "$1: server rc=$_s client rc=$_c"
-	fi
+	[ $_s -ne 0 ] || [ $_c -ne 0 ] || return 0
+	echo "---- server"; cat "$T/$1.srv"; echo "---- client"; cat "$T/$1.cli"
+	return 1
+}
+
+# run_pair NAME SERVER CLIENT: try_pair once; both must exit 0.
+run_pair() {
+	try_pair "$1" 120 "$2" "$3" || fail "$1: server rc=$_s client rc=$_c"
 	echo "ok: $1 server and client exit 0"
 }
 
@@ -129,17 +134,8 @@ perf_pair() {
 	_try=1
 	while :; do
 		_port=$(free_tcp_port)
-		timeout 60 sh -c "$R $2 -p $_port" >"$T/$1.srv" 2>&1 &
-		_sp=$!
-		wait_listen_cm $_sp || echo "$1: the server never listened"
-		timeout 60 sh -c "$R $2 -p $_port 127.0.0.1" >"$T/$1.cli" 2>&1
-		_c=$?
-		[ $_c -eq 0 ] || kill $_sp 2>/dev/null
-		wait $_sp
-		_s=$?
-		[ $_s -ne 0 ] || [ $_c -ne 0 ] || break
+		try_pair "$1" 60 "$R $2 -p $_port" "$R $2 -p $_port 127.0.0.1" && break
 		echo "---- $1 try $_try: server rc=$_s client rc=$_c"
-		echo "---- server"; cat "$T/$1.srv"; echo "---- client"; cat "$T/$1.cli"
 		[ $_try -lt 3 ] || fail "$1: 3 tries failed"
 		_try=$((_try + 1))
 	done
