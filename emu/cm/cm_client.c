@@ -27,17 +27,15 @@ int op_cm_hello(struct ctl_client *c, struct ctl_call *call)
 	struct stat st;
 	int type = 0;
 	socklen_t tl = sizeof(type);
+	int rc;
 
 	if (c->cm)
 		return EALREADY;
 	if (c->hello)
 		return EPROTO;
-	if (req->abi_version != UROCE_ABI_VERSION)
-		return EPROTONOSUPPORT;
-	if (req->reserved)
-		return EINVAL;
-	if ((pid_t)req->pid != c->pid)
-		return EPERM;
+	rc = hello_check_identity(c, req->abi_version, req->reserved, req->pid);
+	if (rc)
+		return rc;
 	if (fstat(call->fds[0], &st) < 0 || !S_ISSOCK(st.st_mode) ||
 	    getsockopt(call->fds[0], SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_SEQPACKET)
 		return EBADF;

@@ -111,6 +111,17 @@ static void describe_device(const struct ctl_client *c, struct uroce_hello_resp 
 	snprintf(resp->dev_name, sizeof(resp->dev_name), "%s", d->name);
 }
 
+int hello_check_identity(const struct ctl_client *c, uint32_t abi_version, uint64_t reserved, uint32_t pid)
+{
+	if (abi_version != UROCE_ABI_VERSION)
+		return EPROTONOSUPPORT;
+	if (reserved)
+		return EINVAL;
+	if ((pid_t)pid != c->pid)
+		return EPERM;
+	return 0;
+}
+
 int op_hello(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_hello_req *req = call->req;
@@ -120,12 +131,9 @@ int op_hello(struct ctl_client *c, struct ctl_call *call)
 
 	if (c->hello)
 		return EALREADY;
-	if (req->abi_version != UROCE_ABI_VERSION)
-		return EPROTONOSUPPORT;
-	if (req->reserved)
-		return EINVAL;
-	if ((pid_t)req->pid != c->pid)
-		return EPERM;
+	rc = hello_check_identity(c, req->abi_version, req->reserved, req->pid);
+	if (rc)
+		return rc;
 	if (fstat(call->fds[0], &st) < 0 || !S_ISSOCK(st.st_mode))
 		return EBADF;
 	if (call->nfds == 2)

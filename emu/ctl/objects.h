@@ -167,6 +167,10 @@ struct ctl_call {
 typedef int (*ctl_handler)(struct ctl_client *c, struct ctl_call *call);
 
 int op_hello(struct ctl_client *c, struct ctl_call *call);
+/* What HELLO and CM_HELLO (uroce/abi_cm.h) both check, in this order:
+ * ABI_VERSION is UROCE_ABI_VERSION (else EPROTONOSUPPORT), RESERVED is 0
+ * (EINVAL), PID is the peer's SO_PEERCRED pid (EPERM). 0 if all hold. */
+int hello_check_identity(const struct ctl_client *c, uint32_t abi_version, uint64_t reserved, uint32_t pid);
 int op_query_port(struct ctl_client *c, struct ctl_call *call);
 int op_alloc_pd(struct ctl_client *c, struct ctl_call *call);
 int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call);
