@@ -10,3 +10,6 @@ urocelibdir = $(pkglibexecdir)
 dist_urocelib_DATA = scripts/uroce-lib.sh
 EXTRA_DIST += $(UROCE_SH_COMMANDS)
 
+# iproute2's `rdma link|dev` for the devices, first on PATH under `uroce run`
+uroceshimsdir = $(pkglibexecdir)/shims
+dist_uroceshims_SCRIPTS = scripts/shims/rdma

@@ -140,6 +140,7 @@ $PREFIX/libexec/uroce/uroce-link
 $PREFIX/libexec/uroce/uroce-run
 $PREFIX/libexec/uroce/uroce-status
 $PREFIX/libexec/uroce/uroce-up
+$PREFIX/libexec/uroce/shims/rdma
 $PREFIX/sbin/uroced
 $PREFIX/share/bash-completion/completions/uroce
 $PREFIX/share/man/man1/uroce.1
