@@ -13,3 +13,9 @@ EXTRA_DIST += $(UROCE_SH_COMMANDS)
 # iproute2's `rdma link|dev` for the devices, first on PATH under `uroce run`
 uroceshimsdir = $(pkglibexecdir)/shims
 dist_uroceshims_SCRIPTS = scripts/shims/rdma
+# uroce's own directories go with it (the shared ones, bin/ or man/man1/, stay
+# as every automake package leaves them).
+uninstall-hook: uroce-libexec-rmdir
+uroce-libexec-rmdir:
+	-rmdir '$(DESTDIR)$(uroceshimsdir)' '$(DESTDIR)$(pkglibexecdir)' 2>/dev/null
+.PHONY: uroce-libexec-rmdir

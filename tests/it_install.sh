@@ -14,7 +14,8 @@
 #     brings uroce0 up, and login shells (sh -l, environment emptied)
 #     run ibv_devinfo and a 1000-iteration ibv_rc_pingpong without `uroce run`
 #     and without RDMAV_DRIVERS; a non-login shell does not see the device.
-#  4. `make uninstall DESTDIR=STAGE sysconfdir=/etc` leaves no file.
+#  4. `make uninstall DESTDIR=STAGE sysconfdir=/etc` leaves no file and no
+#     directory of uroce's own (libexec/uroce).
 # Exit 77 (SKIP) without unshare, systemd-tmpfiles or man, when user
 # namespaces are not allowed, or when PREFIX does not exist to mount over.
 
@@ -196,3 +197,5 @@ expect_eq "namespace part as $nsuser" 0 $?
 mk uninstall >"$T/uninstall.log" 2>&1 || { cat "$T/uninstall.log"; fail "make uninstall"; }
 left=$(cd "$STAGE" && find . -type f -o -type l)
 expect_eq "files left after make uninstall" "" "$left"
+left=$(cd "$STAGE" && find . -type d -path '*uroce*')
+expect_eq "uroce's own directories left after make uninstall" "" "$left"
