@@ -272,6 +272,9 @@ static void mut11(struct ibv_qp_attr *a) { a->ah_attr.port_num = 2; }
 static void mut12(struct ibv_qp_attr *a) { a->ah_attr.port_num = 0; }
 static void mut13(struct ibv_qp_attr *a) { a->qp_access_flags = IBV_ACCESS_MW_BIND; }
 static void mut14(struct ibv_qp_attr *a) { a->qp_access_flags = 0xF; }
+/* rdma-core >= 45's IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT */
+static void mut14f(struct ibv_qp_attr *a) { a->qp_access_flags = IBV_ACCESS_REMOTE_WRITE | (1u << 8) | (1u << 9); }
+static void mut14h(struct ibv_qp_attr *a) { a->qp_access_flags = IBV_ACCESS_REMOTE_WRITE | (1u << 10); }
 static void mut15(struct ibv_qp_attr *a) { a->pkey_index = 1; }
 static void mut16(struct ibv_qp_attr *a) { (void)a; }
 static void mut17(struct ibv_qp_attr *a) { a->qp_state = 7; }
@@ -305,6 +308,8 @@ static const struct {
 	{ "AV port 0 (kernel: not a valid port)", mut12, 0, EINVAL },
 	{ "access flags MW_BIND", mut13, A(ACCESS_FLAGS), EINVAL },
 	{ "access flags remote r/w/atomic", mut14, A(ACCESS_FLAGS), 0 },
+	{ "access flags FLUSH_GLOBAL|FLUSH_PERSISTENT", mut14f, A(ACCESS_FLAGS), 0 },
+	{ "access flags bit 10 (undefined)", mut14h, A(ACCESS_FLAGS), EINVAL },
 	{ "pkey_index 1", mut15, A(PKEY_INDEX), EINVAL },
 	{ "alternate path", mut16, A(ALT_PATH), EOPNOTSUPP },
 	{ "qp_state 7 (UNKNOWN)", mut17, 0, EINVAL },

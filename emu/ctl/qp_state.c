@@ -217,10 +217,18 @@ static int av_ok(const struct ibv_ah_attr *ah, const struct qp_limits *lim)
 	return 0;
 }
 
-/* ON_DEMAND is an MR flag that applications pass to QPs too (pyverbs
- * test_odp); mlx5 reads only the REMOTE_* bits of qp_access_flags. */
+/* ON_DEMAND and the FLUSH flags are MR flags that applications pass to QPs
+ * too (pyverbs test_odp; rdma-core 56's test_qpex sets FLUSH_GLOBAL |
+ * FLUSH_PERSISTENT on every RC QP); mlx5 reads only the REMOTE_* bits of
+ * qp_access_flags, and rxe accepts both FLUSH bits on a QP
+ * (RXE_ACCESS_SUPPORTED_QP).  The FLUSH values are rdma-core >= 45's
+ * verbs.h (IBV_ACCESS_FLUSH_GLOBAL 1 << 8, IBV_ACCESS_FLUSH_PERSISTENT
+ * 1 << 9), absent from older headers. */
+#define QP_ACCESS_FLUSH_GLOBAL (1u << 8)
+#define QP_ACCESS_FLUSH_PERSISTENT (1u << 9)
 #define QP_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-		       IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ON_DEMAND)
+		       IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ON_DEMAND | QP_ACCESS_FLUSH_GLOBAL | \
+		       QP_ACCESS_FLUSH_PERSISTENT)
 
 int qp_modify_check(enum ibv_qp_type type, enum ibv_qp_state cur, const struct ibv_qp_attr *attr,
 		    uint32_t mask, const struct qp_limits *lim, enum ibv_qp_state *next)
