@@ -20,3 +20,13 @@ check-interop: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' TSHARK='$(TSHARK)' \
 		$(SHELL) $(abs_top_srcdir)/tests/interop/rxe_vm.sh
 .PHONY: check-interop clean-interop
+
+# make check-container: the container image (system/container/Containerfile)
+# built on a debootstrap base and run by podman three ways
+# (docs/container.md).  Needs root and podman (scripts/install-deps
+# --container); like check-interop, not part of make check.
+EXTRA_DIST += tests/container/run.sh system/container/Containerfile
+check-container: all
+	-$(abs_top_srcdir)/scripts/install-deps --container
+	$(SHELL) $(abs_top_srcdir)/tests/container/run.sh
+.PHONY: check-container

@@ -48,6 +48,10 @@ FUZZ_PARSE_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/fuzz_parse.c)
 FUZZ_SECONDS = 600
 EXTRA_DIST += tests/fuzz_parse.c tests/fuzz_parse.sh tests/fuzz_run.sh tests/fuzz-corpus
 CLEANFILES += tests/fuzz_parse tests/fuzz_parse-crash-*
+EXTRA_DIST += tests/fuzz_disabled.sh
+if !HAVE_FUZZER
+TESTS += tests/fuzz_disabled.sh
+endif
 if HAVE_FUZZER
 check_SCRIPTS += tests/fuzz_parse
 TESTS += tests/fuzz_parse.sh
