@@ -93,9 +93,13 @@ for k in retransmitted out-of-order sequence; do
 done
 
 # Receiver not ready: ib_send_bw with one receive WQE against 128 SENDs in
-# flight draws RNR NAKs; every retry waits at least the NAK's timer.
+# flight draws RNR NAKs when the receiver falls behind (not always: how far
+# behind is timing); traffic_srq's empty_srq case always does (a SEND held
+# 300 ms by an empty SRQ). Every retry waits at least the NAK's timer.
 up --dev uroce0 --mtu 1024 --pcap "$T/rnr.pcap"
 perftest ib_send_bw bw 64 2000 -s 64 -n 2000 -r 1 -t 128
+CK_RUN_CASE=empty_srq timeout "$(tmo 120)" "$UROCE" run -- "$top_builddir/tests/traffic_srq" \
+	>"$T/empty_srq.out" 2>&1 || { tail -5 "$T/empty_srq.out"; fail "traffic_srq empty_srq (RNR waits)"; }
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 check_clean rnr "$T/rnr.pcap"
 "$INSPECT" --flows --json --summary --port "$UROCE_PORT" "$T/rnr.pcap" >"$T/rnr.json"
