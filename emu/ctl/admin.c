@@ -9,6 +9,7 @@
 #include "emu/ctl/admin.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
+#include "emu/nic/capture_stream.h"
 #include "emu/nic/mem_wb.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/nic/fault_queue.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int admin_write_status(struct uroce_dev *d, FILE *fp)
@@ -84,7 +86,11 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)pc.local_ack_timeout_err, (unsigned long long)pc.rnr_nak_retry_err);
 	quota_status(d, fp);
 	eth_status(d, fp);
-	if (d->capture)
+	if (d->capture && d->capture_stream)
+		fprintf(fp, "capture on file=%s frames=%llu dropped=%llu\n", d->capture_path,
+			(unsigned long long)pcapw_frames(d->capture),
+			(unsigned long long)capture_stream_dropped(d->capture_stream));
+	else if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));
 	else
@@ -193,6 +199,7 @@ int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call)
 	struct uroce_dev *d = c->dev;
 	char path[64], err[PCAPW_ERRBUF_SIZE] = "";
 	int fl = fcntl(call->fds[0], F_GETFL);
+	struct stat st;
 	ssize_t n;
 	int rc;
 
@@ -200,10 +207,22 @@ int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call)
 		return EBUSY;
 	if (fl < 0 || ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR))
 		return EBADF;
-	/* A duplicate of the admin's descriptor: the daemon (service user)
-	 * may lack the right to open the admin's file itself. */
-	snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
-	rc = admin_capture_open(d, path, err, sizeof(err));
+	if (fstat(call->fds[0], &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		/* a live reader: records go through a queue (capture_stream.c) */
+		int fd = fcntl(call->fds[0], F_DUPFD_CLOEXEC, 3);
+		FILE *sfp = fd < 0 ? NULL : capture_stream_open(d, fd);
+
+		if (!sfp)
+			return errno ? errno : EIO;
+		snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
+		d->capture = pcapw_open_fp(sfp, path, PCAPW_LINK_RAW, 0, err, sizeof(err));
+		rc = d->capture ? 0 : errno ? errno : EIO;
+	} else {
+		/* A duplicate of the admin's descriptor: the daemon (service user)
+		 * may lack the right to open the admin's file itself. */
+		snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
+		rc = admin_capture_open(d, path, err, sizeof(err));
+	}
 	if (rc) {
 		ulog(ULOG_WARN, "capture start: %s", err[0] ? err : strerror(rc));
 		return rc;
