@@ -15,3 +15,5 @@ tools_inspect_uroce_inspect_SOURCES = tools/inspect/main.c \
 noinst_HEADERS += tools/inspect/check_state.h
 tools_inspect_uroce_inspect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
 tools_inspect_uroce_inspect_LDADD = netstack/libnetstack.la $(PCAP_LIBS)
+tools_inspect_uroce_inspect_SOURCES += tools/inspect/follow.c tools/inspect/follow.h
+tools_inspect_uroce_inspect_LDADD += -lpthread

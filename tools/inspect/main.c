@@ -21,6 +21,7 @@
 #include "check.h"
 #include "decode.h"
 #include "flows.h"
+#include "follow.h"
 #include "print.h"
 #include "stats.h"
 
@@ -29,7 +30,7 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N] FILE.pcap\n"
+		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N] [--follow] FILE.pcap\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
@@ -40,6 +41,8 @@ static void usage(FILE *fp)
 		"              rules (PSN, opcode order, MTU, ACK/NAK, MSN, READ, atomics, ICRC)\n"
 		"  --mtu N     with --check: the path MTU in force (256..4096; default: learned)\n"
 		"  --port N    UDP destination port of RoCEv2 (1..65535)\n"
+		"  --follow    FILE is still being written: read what is appended, as\n"
+		"              tail -f, until SIGINT or SIGTERM (classic pcap only)\n"
 		"  exit status: 0 all good, 1 malformed packet or bad ICRC (--check: a finding),\n"
 		"  2 usage/file error\n",
 		ROCE_UDP_PORT);
@@ -68,11 +71,16 @@ static int parse_port(const char *s, uint16_t *port)
  * checks its link type (*dlt). Returns the handle, or NULL after one line on
  * stderr (cannot open, unsupported link type).
  */
-static pcap_t *open_capture(const char *path, int *dlt)
+static pcap_t *open_capture(const char *path, int follow, int *dlt)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO,
-							     errbuf);
+	FILE *fp = follow ? insp_follow_open(path) : NULL;
+	pcap_t *pc;
+
+	if (follow && !fp)
+		return NULL;
+	pc = fp ? pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf)
+		: pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 
 	if (!pc) {
 		/* libpcap names the file itself when fopen fails ("F: No such file
@@ -100,7 +108,7 @@ static pcap_t *open_capture(const char *path, int *dlt)
 
 /* The command line (see usage()). */
 struct opts {
-	int json, summary_only, flows, check;
+	int json, summary_only, flows, check, follow;
 	uint16_t port;
 	unsigned long mtu;	/* --mtu, bytes; 0 = learned */
 	const char *path;
@@ -129,6 +137,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "flows", no_argument, NULL, 'f' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "mtu", required_argument, NULL, 'm' },
+		{ "follow", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +171,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'F':
+			o->follow = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -200,9 +212,11 @@ int main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	pc = open_capture(o.path, &dlt);
+	pc = open_capture(o.path, o.follow, &dlt);
 	if (!pc)
 		return 2;
+	if (o.follow)
+		setvbuf(stdout, NULL, _IOLBF, 0); /* each packet's line as it comes */
 	if (o.check || o.flows) {
 		checker = insp_check_new((uint32_t)o.mtu);
 		if (!checker) {
