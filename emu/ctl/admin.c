@@ -45,6 +45,15 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
 		(unsigned long long)d->udp.tx_too_big);
 	fprintf(fp, "udp_buffers rcvbuf=%d sndbuf=%d\n", d->udp.rcvbuf, d->udp.sndbuf);
+	/* UDP_SEGMENT / UDP_GRO (docs/gso.md): on, off (--no-gso), or the errno
+	 * name the kernel refused it with; sends and reads that carried several */
+	fprintf(fp, "udp_offload gso=%s gro=%s gso_sends=%llu gso_packets=%llu gso_fallbacks=%llu "
+		    "gro_reads=%llu gro_packets=%llu\n",
+		d->udp.gso ? "on" : d->udp.gso_refused ? strerrorname_np(d->udp.gso_refused) : "off",
+		d->udp.gro ? "on" : d->udp.gro_refused ? strerrorname_np(d->udp.gro_refused) : "off",
+		(unsigned long long)d->udp.tx_gso_sends, (unsigned long long)d->udp.tx_gso_packets,
+		(unsigned long long)d->udp.tx_gso_fallbacks, (unsigned long long)d->udp.rx_gro_reads,
+		(unsigned long long)d->udp.rx_gro_packets);
 	/* event-loop turns; reads of datagrams sent to self through the socket
 	 * without a wake-up (udp_port_settle); datagrams to self delivered by
 	 * the internal loopback and those it sent through the socket (loopback.h) */
