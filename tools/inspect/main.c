@@ -1,5 +1,6 @@
 /*
  * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]`: read a pcap or
+ * (also [--graph OUT.svg] [--timeline] [--flow N], graph.h)
  * pcapng capture, decode every RoCEv1/RoCEv2 packet, verify its ICRC, print
  * one line (or JSON object) per RoCE packet and a summary.
  *
@@ -12,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -22,10 +24,13 @@
 #include "decode.h"
 #include "flows.h"
 #include "follow.h"
+#include "graph.h"
 #include "print.h"
 #include "stats.h"
 
 #define PROG "uroce inspect"
+/* Arrows at most in one --graph picture: beyond, --flow picks a flow. */
+#define GRAPH_MAX 20000u
 
 static void usage(FILE *fp)
 {
@@ -43,9 +48,14 @@ static void usage(FILE *fp)
 		"  --port N    UDP destination port of RoCEv2 (1..65535)\n"
 		"  --follow    FILE is still being written: read what is appended, as\n"
 		"              tail -f, until SIGINT or SIGTERM (classic pcap only)\n"
+		"  --graph OUT.svg  write the sequence graph (one lifeline per QP, one arrow\n"
+		"              per packet; at most %u arrows) and print only the summary\n"
+		"  --timeline  instead of the packets, per flow (QP pair) its packets in time\n"
+		"              order with microseconds since the flow's first packet\n"
+		"  --flow N    with --graph/--timeline: only flow N (as --timeline numbers them)\n"
 		"  exit status: 0 all good, 1 malformed packet or bad ICRC (--check: a finding),\n"
 		"  2 usage/file error\n",
-		ROCE_UDP_PORT);
+		ROCE_UDP_PORT, GRAPH_MAX);
 }
 
 static int parse_port(const char *s, uint16_t *port)
@@ -109,6 +119,9 @@ static pcap_t *open_capture(const char *path, int follow, int *dlt)
 /* The command line (see usage()). */
 struct opts {
 	int json, summary_only, flows, check, follow;
+	int timeline;		/* --timeline */
+	const char *graph;	/* --graph OUT.svg, or NULL */
+	unsigned long flow;	/* --flow N, 1-based; 0 = all */
 	uint16_t port;
 	unsigned long mtu;	/* --mtu, bytes; 0 = learned */
 	const char *path;
@@ -137,7 +150,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "flows", no_argument, NULL, 'f' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "mtu", required_argument, NULL, 'm' },
-		{ "follow", no_argument, NULL, 'F' },
+		{ "follow", no_argument, NULL, 'W' },
+		{ "graph", required_argument, NULL, 'g' },
+		{ "timeline", no_argument, NULL, 't' },
+		{ "flow", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -145,7 +161,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->port = ROCE_UDP_PORT;
-	while ((c = getopt_long(argc, argv, "jp:sfcm:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:sfcm:g:tF:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = 1;
@@ -172,9 +188,27 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			break;
-		case 'F':
+		case 'W':
 			o->follow = 1;
 			break;
+		case 'g':
+			o->graph = optarg;
+			break;
+		case 't':
+			o->timeline = 1;
+			break;
+		case 'F': {
+			char *end;
+
+			errno = 0;
+			o->flow = *optarg >= '1' && *optarg <= '9' ? strtoul(optarg, &end, 10) : 0;
+			if (errno || !o->flow || *end || o->flow > UINT32_MAX) {
+				fprintf(stderr, PROG ": bad --flow '%s' (want a flow number from 1)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -190,11 +224,73 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->path = argv[optind];
 
+	if (o->flow && !o->graph && !o->timeline) {
+		fprintf(stderr, PROG ": --flow needs --graph or --timeline\n");
+		return 2;
+	}
+	if (o->timeline && o->json) {
+		fprintf(stderr, PROG ": --timeline has no JSON form; --json prints every packet\n");
+		return 2;
+	}
 	if (o->mtu && !o->check) {
 		fprintf(stderr, PROG ": --mtu needs --check\n");
 		return 2;
 	}
 	return -1;
+}
+
+/*
+ * The --timeline text and the --graph file of G (every packet read). Returns
+ * 0, or -1 after a line on stderr (out of memory, cannot write the file).
+ */
+static int graph_output(struct insp_graph *g, const struct opts *o)
+{
+	uint64_t drawn, omitted = 0;
+	FILE *fp;
+
+	if (insp_graph_nomem(g)) {
+		fprintf(stderr, PROG ": out of memory for the graph\n");
+		return -1;
+	}
+	insp_graph_resolve(g);
+	if (insp_graph_nomem(g)) {
+		fprintf(stderr, PROG ": out of memory for the graph\n");
+		return -1;
+	}
+	if (o->flow > insp_graph_flows(g)) {
+		fprintf(stderr, PROG ": %s: no flow %lu (the capture has %" PRIu32 ")\n", o->path,
+			o->flow, insp_graph_flows(g));
+		return -1;
+	}
+	if (o->timeline)
+		insp_graph_timeline(g, stdout, (uint32_t)o->flow);
+	if (!o->graph)
+		return 0;
+	fp = fopen(o->graph, "w");
+	if (!fp) {
+		fprintf(stderr, PROG ": %s: %s\n", o->graph, strerror(errno));
+		return -1;
+	}
+	drawn = insp_graph_svg(g, fp, o->path, (uint32_t)o->flow, GRAPH_MAX, &omitted);
+	if (drawn == UINT64_MAX) {
+		fclose(fp);
+		fprintf(stderr, PROG ": out of memory for the graph\n");
+		return -1;
+	}
+	if (ferror(fp) | fclose(fp)) {
+		fprintf(stderr, PROG ": %s: cannot write: %s\n", o->graph, strerror(errno));
+		return -1;
+	}
+	if (!o->json) {
+		printf("graph: %s: %" PRIu64 " packets drawn", o->graph, drawn);
+		if (omitted)
+			printf(", %" PRIu64 " not", omitted);
+		printf("\n");
+	}
+	if (omitted)
+		fprintf(stderr, PROG ": %s: %" PRIu64 " packets not drawn (at most %u are); "
+			"choose a flow with --flow\n", o->graph, omitted, GRAPH_MAX);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -207,6 +303,7 @@ int main(int argc, char **argv)
 	int dlt, rc, status;
 	struct insp_check *checker = NULL;
 	static struct insp_flows flow_table;
+	struct insp_graph *graph = NULL;
 	pcap_t *pc;
 
 	rc = parse_args(argc, argv, &o);
@@ -221,6 +318,16 @@ int main(int argc, char **argv)
 		checker = insp_check_new((uint32_t)o.mtu);
 		if (!checker) {
 			fprintf(stderr, PROG ": out of memory\n");
+			pcap_close(pc);
+			return 2;
+		}
+	}
+
+	if (o.graph || o.timeline) {
+		graph = insp_graph_new();
+		if (!graph) {
+			fprintf(stderr, PROG ": out of memory\n");
+			insp_check_free(checker);
 			pcap_close(pc);
 			return 2;
 		}
@@ -243,7 +350,10 @@ int main(int argc, char **argv)
 			insp_flows_add(&flow_table, &rec);
 		if (checker)
 			insp_check_add(checker, &rec);
-		if (rec.status == INSP_SKIPPED || o.summary_only || o.check)
+		if (graph)
+			insp_graph_add(graph, &rec);
+		if (rec.status == INSP_SKIPPED || o.summary_only || o.check || o.graph ||
+		    o.timeline)
 			continue;
 		if (o.json)
 			insp_print_json(stdout, &rec);
@@ -259,6 +369,9 @@ int main(int argc, char **argv)
 			(unsigned long long)stats.packets, pcap_geterr(pc));
 		status = 2;
 	}
+	if (graph && graph_output(graph, &o) != 0)
+		status = 2;
+	insp_graph_free(graph);
 	if (o.flows && o.json)
 		insp_flows_print_json(stdout, &flow_table, checker);
 	else if (o.flows)
