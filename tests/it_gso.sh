@@ -109,7 +109,7 @@ run() {
 	shift
 	in_ns "$NSA" "$RA" "$UROCE" up --addr 10.79.0.1 --mtu 1024 "$@" >/dev/null || fail "$_tag: uroce up in $NSA"
 	in_ns "$NSB" "$RB" "$UROCE" up --addr 10.79.0.2 --mtu 1024 "$@" >/dev/null || fail "$_tag: uroce up in $NSB"
-	ip netns exec "$NSA" tcpdump -i va -n -U -s 0 -w "$T/$_tag.pcap" "udp port 4791" 2>"$T/tcpdump.err" &
+	ip netns exec "$NSA" tcpdump -i va -n -U -s 0 -B 65536 -w "$T/$_tag.pcap" "udp port 4791" 2>"$T/tcpdump.err" &
 	_td=$!
 	_n=100
 	until grep -q "listening on" "$T/tcpdump.err"; do

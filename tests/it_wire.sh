@@ -15,10 +15,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 command -v tcpdump >/dev/null 2>&1 || fail "tcpdump not found (Debian package tcpdump)"
 command -v tshark >/dev/null 2>&1 || fail "tshark not found (Debian package tshark)"
-up --dev uroce0
-uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" >/dev/null || fail "uroce up uroce1"
+# GSO off: on the loopback the kernel does not cut a GSO send into packets,
+# so tcpdump would see one datagram per run (tests/it_gso.sh covers GSO)
+up --dev uroce0 --no-gso
+uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --no-gso >/dev/null || fail "uroce up uroce1"
 
-tcpdump -i lo -n -U -w "$T/wire.pcap" "udp dst port $UROCE_PORT" 2>"$T/tcpdump.err" &
+tcpdump -i lo -n -U -B 65536 -w "$T/wire.pcap" "udp dst port $UROCE_PORT" 2>"$T/tcpdump.err" &
 _td=$!
 _n=100
 until grep -q "listening on" "$T/tcpdump.err"; do
