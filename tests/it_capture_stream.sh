@@ -19,17 +19,21 @@ PY=${PYTHON:-python3}
 
 up --dev uroce0 --mtu 1024
 cap_status() { uroce status --dev uroce0 | sed -n 's/^capture //p'; }
+# capture_on WHAT [ERRFILE]: wait (10 s at most) for the capture a reader started
+capture_on() {
+	_n=0
+	until cap_status | grep -q '^on '; do
+		_n=$((_n + 1))
+		[ $_n -lt 100 ] || fail "$1 never started${2:+: $(cat "$2")}"
+		sleep 0.1
+	done
+}
 
 # 1. tshark on the pipe
 (uroce capture start uroce0 - 2>"$T/start.err" | "$TSHARK" -r - -n -d "udp.port==$UROCE_PORT,infiniband" -T fields -e infiniband.bth.opcode \
 	>"$T/live.txt" 2>"$T/tshark.err") &
 reader=$!
-n=0
-until cap_status | grep -q '^on '; do
-	n=$((n + 1))
-	[ $n -lt 100 ] || fail "the live capture never started: $(cat "$T/start.err")"
-	sleep 0.1
-done
+capture_on "the live capture" "$T/start.err"
 pingpong live ibv_rc_pingpong uroce0 4096 200 -s 4096 -n 200 -m 1024
 expect_eq "status after the pingpong" "on file=pipe:[$(cap_status | sed -n 's/.*pipe:\[\([0-9]*\)\].*/\1/p')] frames=2000 dropped=0" "$(cap_status)"
 expect_eq "capture stop" "uroce0: capture stopped" "$(uroce capture stop uroce0 2>&1)"
@@ -59,12 +63,7 @@ with open(sys.argv[2], "wb") as f:
         f.write(b)
 ' "$T/go" "$T/late.pcap") &
 reader=$!
-n=0
-until cap_status | grep -q '^on '; do
-	n=$((n + 1))
-	[ $n -lt 100 ] || fail "the second live capture never started"
-	sleep 0.1
-done
+capture_on "the second live capture"
 p=$(free_tcp_port)
 pair 240 "$p" "$UROCE run -- ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 2000 -p $p" \
 	"$UROCE run -- ib_write_bw -d uroce0 -x 0 -F -s 65536 -n 2000 -p $p 127.0.0.1" ||
@@ -86,12 +85,7 @@ expect_eq "tshark errors on it (a record cut short would show)" "" "$(grep -v 'R
 # 3. a reader that goes away
 (uroce capture start uroce0 - 2>/dev/null | head -c 4096 >/dev/null) &
 reader=$!
-n=0
-until cap_status | grep -q '^on '; do
-	n=$((n + 1))
-	[ $n -lt 100 ] || fail "the third live capture never started"
-	sleep 0.1
-done
+capture_on "the third live capture"
 pingpong gone ibv_rc_pingpong uroce0 4096 200 -s 4096 -n 200 -m 1024
 wait $reader
 n=0
