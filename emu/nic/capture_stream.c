@@ -4,9 +4,9 @@
  */
 #include "config.h"
 #include "emu/nic/capture_stream.h"
-#include "emu/ctl/admin.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
+#include "netstack/pcap_writer.h"
 
 #include <errno.h>
 #include <ev.h>
@@ -56,11 +56,16 @@ static void stream_writable(struct ev_loop *loop, ev_io *w, int revents)
 			stream_free(s);
 			return;
 		}
-		/* The reader is gone: stop the capture (which frees s). */
-		ulog(ULOG_INFO, "capture: the reader of %s went away (%s)", s->d->capture_path,
-		     strerror(errno));
+		/* The reader is gone: the capture ends (closing the writer
+		 * closes its stream, which frees s). */
+		struct uroce_dev *d = s->d;
+
+		ulog(ULOG_INFO, "capture: the reader of %s went away (%s); capture stopped (%llu frames)",
+		     d->capture_path, strerror(errno), (unsigned long long)pcapw_frames(d->capture));
 		s->len = 0;
-		admin_capture_close(s->d);
+		pcapw_close(d->capture);
+		d->capture = NULL;
+		d->capture_path[0] = 0;
 		return;
 	}
 	s->head = (s->head + (size_t)n) % CAPTURE_STREAM_QUEUE;
