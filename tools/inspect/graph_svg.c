@@ -97,51 +97,12 @@ static void us(FILE *fp, int64_t d)
 		(d < 0 ? -d : d) % 1000);
 }
 
-uint64_t insp_graph_svg(struct insp_graph *g, FILE *fp, const char *title, uint32_t flow,
-			uint64_t max, uint64_t *omitted)
+/* The SVG's start: size, title, arrow heads, legend and the flows' list. */
+static void svg_head(struct insp_graph *g, FILE *fp, const char *title, uint32_t flow,
+		     uint64_t n, uint32_t flow_lines, int width, int height)
 {
-	const struct insp_gev *ev, **sel;
-	uint64_t nev, n = 0, i, drawn;
-	uint32_t *lane, nlane = 0, nep = 0, f, k, nflows = insp_graph_flows(g);
-	uint32_t flow_lines;
-	int top, width, height;
+	uint32_t f, k, nflows = insp_graph_flows(g);
 	char buf[192];
-
-	ev = insp_graph_events(g, &nev);
-	sel = malloc((nev ? nev : 1) * sizeof(*sel));
-	for (i = 0; i < nev; i++)
-		if (ev[i].flow != UINT32_MAX && ev[i].src_ep >= nep)
-			nep = ev[i].src_ep + 1;
-	for (i = 0; i < nev; i++)
-		if (ev[i].flow != UINT32_MAX && ev[i].dst_ep >= nep)
-			nep = ev[i].dst_ep + 1;
-	lane = malloc((nep ? nep : 1) * sizeof(*lane));
-	if (!sel || !lane) {
-		free(sel);
-		free(lane);
-		return UINT64_MAX;
-	}
-	for (i = 0; i < nep; i++)
-		lane[i] = UINT32_MAX;
-	for (i = 0; i < nev; i++)
-		if (ev[i].flow != UINT32_MAX && (!flow || ev[i].flow == flow - 1))
-			sel[n++] = &ev[i];
-	qsort(sel, n, sizeof(*sel), by_time);
-	drawn = n < max ? n : max;
-	*omitted = n - drawn;
-	/* lanes in order of first appearance among the drawn packets */
-	for (i = 0; i < drawn; i++) {
-		if (lane[sel[i]->src_ep] == UINT32_MAX)
-			lane[sel[i]->src_ep] = nlane++;
-		if (lane[sel[i]->dst_ep] == UINT32_MAX)
-			lane[sel[i]->dst_ep] = nlane++;
-	}
-	flow_lines = flow ? 1 : (nflows < MAX_FLOW_LINES ? nflows : MAX_FLOW_LINES + 1);
-	top = 70 + 16 * (int)flow_lines + 20;
-	width = LEFT + LANE * (int)(nlane ? nlane : 1) + 40;
-	if (width < 1220)	/* the legend's four columns */
-		width = 1220;
-	height = top + HEAD + 20 + ROW * (int)drawn + (*omitted ? 40 : 20);
 
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
@@ -196,7 +157,14 @@ uint64_t insp_graph_svg(struct insp_graph *g, FILE *fp, const char *title, uint3
 	}
 	fputs("</g>\n", fp);
 
-	/* lifelines */
+}
+
+/* One lifeline per endpoint drawn (lane[ep] != UINT32_MAX). */
+static void svg_lifelines(struct insp_graph *g, FILE *fp, const uint32_t *lane, uint32_t nep,
+			  int top, int height)
+{
+	uint64_t i;
+
 	fprintf(fp, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">time (\xc2\xb5s)</text>"
 		    "<text x=\"110\" y=\"%d\" font-weight=\"bold\">frame</text>\n",
 		top + HEAD - 8, top + HEAD - 8);
@@ -224,7 +192,15 @@ uint64_t insp_graph_svg(struct insp_graph *g, FILE *fp, const char *title, uint3
 			x, top + HEAD - 10, x, height - 10);
 	}
 
-	/* one row per packet */
+}
+
+/* One row per drawn packet: time, frame, arrow and label. */
+static void svg_rows(FILE *fp, const struct insp_gev **sel, uint64_t drawn, const uint32_t *lane,
+		     int top)
+{
+	uint64_t i;
+	char buf[192];
+
 	for (i = 0; i < drawn; i++) {
 		const struct insp_gev *e = sel[i];
 		const struct kind *kd = &kinds[kind_of(e)];
@@ -257,6 +233,56 @@ uint64_t insp_graph_svg(struct insp_graph *g, FILE *fp, const char *title, uint3
 		xml_text(fp, buf);
 		fputs("</text></g>\n", fp);
 	}
+}
+
+uint64_t insp_graph_svg(struct insp_graph *g, FILE *fp, const char *title, uint32_t flow,
+			uint64_t max, uint64_t *omitted)
+{
+	const struct insp_gev *ev, **sel;
+	uint64_t nev, n = 0, i, drawn;
+	uint32_t *lane, nlane = 0, nep = 0, nflows = insp_graph_flows(g);
+	uint32_t flow_lines;
+	int top, width, height;
+
+	ev = insp_graph_events(g, &nev);
+	sel = malloc((nev ? nev : 1) * sizeof(*sel));
+	for (i = 0; i < nev; i++)
+		if (ev[i].flow != UINT32_MAX && ev[i].src_ep >= nep)
+			nep = ev[i].src_ep + 1;
+	for (i = 0; i < nev; i++)
+		if (ev[i].flow != UINT32_MAX && ev[i].dst_ep >= nep)
+			nep = ev[i].dst_ep + 1;
+	lane = malloc((nep ? nep : 1) * sizeof(*lane));
+	if (!sel || !lane) {
+		free(sel);
+		free(lane);
+		return UINT64_MAX;
+	}
+	for (i = 0; i < nep; i++)
+		lane[i] = UINT32_MAX;
+	for (i = 0; i < nev; i++)
+		if (ev[i].flow != UINT32_MAX && (!flow || ev[i].flow == flow - 1))
+			sel[n++] = &ev[i];
+	qsort(sel, n, sizeof(*sel), by_time);
+	drawn = n < max ? n : max;
+	*omitted = n - drawn;
+	/* lanes in order of first appearance among the drawn packets */
+	for (i = 0; i < drawn; i++) {
+		if (lane[sel[i]->src_ep] == UINT32_MAX)
+			lane[sel[i]->src_ep] = nlane++;
+		if (lane[sel[i]->dst_ep] == UINT32_MAX)
+			lane[sel[i]->dst_ep] = nlane++;
+	}
+	flow_lines = flow ? 1 : (nflows < MAX_FLOW_LINES ? nflows : MAX_FLOW_LINES + 1);
+	top = 70 + 16 * (int)flow_lines + 20;
+	width = LEFT + LANE * (int)(nlane ? nlane : 1) + 40;
+	if (width < 1220)	/* the legend's four columns */
+		width = 1220;
+	height = top + HEAD + 20 + ROW * (int)drawn + (*omitted ? 40 : 20);
+
+	svg_head(g, fp, title, flow, n, flow_lines, width, height);
+	svg_lifelines(g, fp, lane, nep, top, height);
+	svg_rows(fp, sel, drawn, lane, top);
 	if (*omitted)
 		fprintf(fp, "<text x=\"10\" y=\"%d\" font-weight=\"bold\" fill=\"#c62828\">"
 			    "%" PRIu64 " more packets not drawn (at most %" PRIu64 " are): choose one "
