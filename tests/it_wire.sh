@@ -7,6 +7,9 @@
 # of the flow-label convention for the two QPNs (rdma_get_udp_sport, as
 # mlx5 and kernel rxe pick it), and an ICRC `uroce inspect` verifies over
 # the header the kernel really wrote.
+# Both devices run with --no-gso: the loopback passes a UDP_SEGMENT send
+# whole, so tcpdump -i lo would see one datagram per run (docs/gso.md);
+# tests/it_gso.sh checks GSO on a link that segments.
 # Needs root for tcpdump (CAP_NET_RAW): exit 77 (SKIP) otherwise.
 . "$top_srcdir/tests/lib.sh"
 if [ "$(id -u)" != 0 ]; then
@@ -15,8 +18,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 command -v tcpdump >/dev/null 2>&1 || fail "tcpdump not found (Debian package tcpdump)"
 command -v tshark >/dev/null 2>&1 || fail "tshark not found (Debian package tshark)"
-# GSO off: on the loopback the kernel does not cut a GSO send into packets,
-# so tcpdump would see one datagram per run (tests/it_gso.sh covers GSO)
 up --dev uroce0 --no-gso
 uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --no-gso >/dev/null || fail "uroce up uroce1"
 
