@@ -41,31 +41,6 @@ void raw_held_add(struct ctl_qp *qp, const uint8_t *f, size_t len, const struct 
 	r->n_held++;
 }
 
-void raw_held_deliver(struct ctl_qp *qp)
-{
-	struct raw_qp *r = qp->raw;
-
-	while (r->held) {
-		struct raw_held *h = r->held;
-		struct steer_hit hit = { .qp = qp, .has_tag = h->has_tag, .tag = h->tag };
-		struct frame_info fi;
-
-		if (r->rq_tail == r->rq_head)
-			raw_rq_refill(qp);
-		if (r->state != IBV_QPS_RTR && r->state != IBV_QPS_RTS) {
-			raw_held_drop(qp);
-			return;
-		}
-		if (r->rq_tail == r->rq_head)
-			return;
-		r->held = h->next;
-		r->n_held--;
-		if (frame_parse(h->frame, h->len, &fi))
-			raw_rx_one(qp, h->frame, h->len, &fi, &hit);
-		free(h);
-	}
-}
-
 void raw_held_drop(struct ctl_qp *qp)
 {
 	struct eth_port *p = qp->owner->dev->eth;

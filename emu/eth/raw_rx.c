@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "emu/eth/eth_int.h"
+#include <stdlib.h>
 #include "emu/ctl/async_event.h"
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
@@ -76,13 +77,30 @@ static size_t rx_shape(const struct raw_qp *r, const uint8_t *f, size_t len, con
 	return n;
 }
 
-/* Writes LEN bytes of DATA at ADDR of LKEY for QP: 0 or IBV_WC_LOC_PROT_ERR. */
-enum ibv_wc_status raw_rx_write(struct ctl_qp *qp, uint32_t lkey, uint64_t addr, const uint8_t *data, size_t len)
+/* Frames held for want of a WQE (raw_held.c), delivered in order as WQEs come. */
+void raw_held_deliver(struct ctl_qp *qp)
 {
-	if (mem_access_qp(qp->owner->dev, qp->pd->pdn, qp->qpn, false, lkey, addr, (void *)data, (uint32_t)len,
-			  IBV_ACCESS_LOCAL_WRITE, XPORT_MEM_WRITE) != XPORT_MEM_OK)
-		return IBV_WC_LOC_PROT_ERR;
-	return IBV_WC_SUCCESS;
+	struct raw_qp *r = qp->raw;
+
+	while (r->held) {
+		struct raw_held *h = r->held;
+		struct steer_hit hit = { .qp = qp, .has_tag = h->has_tag, .tag = h->tag };
+		struct frame_info fi;
+
+		if (r->rq_tail == r->rq_head)
+			raw_rq_refill(qp);
+		if (r->state != IBV_QPS_RTR && r->state != IBV_QPS_RTS) {
+			raw_held_drop(qp);
+			return;
+		}
+		if (r->rq_tail == r->rq_head)
+			return;
+		r->held = h->next;
+		r->n_held--;
+		if (frame_parse(h->frame, h->len, &fi))
+			raw_rx_one(qp, h->frame, h->len, &fi, &hit);
+		free(h);
+	}
 }
 
 void raw_qp_receive(struct ctl_qp *qp, const uint8_t *f, size_t len, const struct frame_info *fi,
