@@ -187,6 +187,11 @@ ssize_t ucma_cmd_write(struct ucma_chan *ch, const void *buf, size_t count);
  * other devices are destroyed again; ucma_listen.c).
  */
 int ucma_listen_others(struct ucma_chan *ch, uint32_t app_id, int backlog);
+/*
+ * MIGRATE_ID of a wildcard listener from channel `from` to ch: its daemon ids
+ * on other devices move along; one that cannot (a device ch lacks) is destroyed.
+ */
+void ucma_listen_migrate(struct ucma_chan *from, struct ucma_chan *ch, uint32_t app_id);
 /* Destroys a wildcard listener's daemon ids on the other devices (DESTROY_ID). */
 void ucma_listen_drop(struct ucma_chan *ch, uint32_t app_id);
 /*

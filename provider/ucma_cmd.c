@@ -574,66 +574,6 @@ static int do_get_event(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t 
 	return ucma_get_event(ch, get64(in, d->resp_off), out);
 }
 
-/* The index in ch's device list of device `dev` of another channel, or -1. */
-static int same_dev(struct ucma_chan *ch, struct ucma_chan *from, int dev)
-{
-	for (int i = 0; i < ch->ndevs; i++)
-		if (!strcmp(ch->devs[i].name, from->devs[dev].name))
-			return i;
-	return -1;
-}
-
-/*
- * Moves a wildcard listener's daemon ids on other devices along with it; one
- * that cannot move (a device the target channel lacks) is destroyed.
- */
-static void migrate_wild(struct ucma_chan *from, struct ucma_chan *ch, uint32_t app_id)
-{
-	uint32_t handles[UCMA_MAX_DEVS], moved[UCMA_MAX_DEVS], mask = 0, nmask = 0;
-	struct ucma_id *id;
-
-	pthread_mutex_lock(&ucma_lock);
-	id = ucma_id_find_locked(app_id);
-	if (id && id->chan == from) {
-		mask = id->wild_mask;
-		memcpy(handles, id->wild_handle, sizeof(handles));
-	}
-	pthread_mutex_unlock(&ucma_lock);
-	for (int e = 0; e < UCMA_MAX_DEVS; e++) {
-		struct rdma_ucm_migrate_id m = { .id = handles[e] };
-		struct rdma_ucm_migrate_resp r;
-		struct ucma_conn *c;
-		int t;
-
-		if (!(mask & (1u << e)))
-			continue;
-		t = same_dev(ch, from, e);
-		if (t >= 0 && !ucma_chan_conn(ch, t, &c)) {
-			m.fd = c->conn_tag;
-			if (!ucma_dev_call(from, e, RDMA_USER_CM_CMD_MIGRATE_ID, &m, sizeof(m), &r,
-					   sizeof(r))) {
-				nmask |= 1u << t;
-				moved[t] = handles[e];
-				continue;
-			}
-		}
-		{
-			struct rdma_ucm_destroy_id dc = { .id = handles[e] };
-			struct rdma_ucm_destroy_id_resp dr;
-
-			ucma_dev_call(from, e, RDMA_USER_CM_CMD_DESTROY_ID, &dc, sizeof(dc), &dr,
-				      sizeof(dr));
-		}
-	}
-	pthread_mutex_lock(&ucma_lock);
-	id = ucma_id_find_locked(app_id);
-	if (id && id->chan == from) {
-		id->wild_mask = nmask;
-		memcpy(id->wild_handle, moved, sizeof(moved));
-	}
-	pthread_mutex_unlock(&ucma_lock);
-}
-
 /*
  * MIGRATE_ID is written on the channel the id moves *to*; cmd.fd is the fd of
  * the channel it is on now (librdmacm's rdma_migrate_id, the kernel's
@@ -675,7 +615,7 @@ static int do_migrate(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *i
 			       sizeof(dresp), &dresp, &got);
 		if (err)
 			goto out;
-		migrate_wild(from, ch, app_id);
+		ucma_listen_migrate(from, ch, app_id);
 	} else {
 		tdev = dev;
 	}
