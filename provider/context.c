@@ -281,6 +281,7 @@ static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event 
 /* Slots left NULL keep libibverbs' dummies, which fail with EOPNOTSUPP. */
 const struct verbs_context_ops uroce_ctx_ops = {
 	.advise_mr = uroce_advise_mr,
+	.alloc_dm = uroce_alloc_dm,
 	.alloc_mw = uroce_alloc_mw,
 	.alloc_parent_domain = uroce_alloc_parent_domain,
 	.alloc_pd = uroce_alloc_pd,
@@ -313,6 +314,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.destroy_srq = uroce_destroy_srq,
 	.destroy_wq = uroce_destroy_wq,
 	.free_context = uroce_free_context,
+	.free_dm = uroce_free_dm,
 	.modify_cq = uroce_modify_cq,
 	.modify_qp = uroce_modify_qp,
 	.modify_srq = uroce_modify_srq,
@@ -324,6 +326,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.query_srq = uroce_query_srq,
 	.query_rt_values = uroce_query_rt_values,
 	.read_counters = uroce_read_counters,
+	.reg_dm_mr = uroce_reg_dm_mr,
 	.reg_mr = uroce_reg_mr,
 	.req_notify_cq = uroce_req_notify_cq,
 	.rereg_mr = uroce_rereg_mr,

@@ -328,6 +328,12 @@ int uroce_query_port(struct ibv_context *context, uint8_t port_num,
 		     struct ibv_port_attr *port_attr);
 int uroce_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 
+/* dm.c (device memory) */
+struct ibv_dm *uroce_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
+int uroce_free_dm(struct ibv_dm *dm);
+struct ibv_mr *uroce_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset, size_t length,
+			       unsigned int access);
+
 /* pd_mr.c */
 struct ibv_pd *uroce_alloc_pd(struct ibv_context *context);
 int uroce_dealloc_pd(struct ibv_pd *pd);
