@@ -152,7 +152,7 @@ static void release(struct uroce_context *ctx)
 		close(ctx->doorbell);
 	if (ctx->sock >= 0)
 		close(ctx->sock);
-	pthread_mutex_destroy(&ctx->ctl_lock);
+	uroce_ctl_shared_free(ctx);
 	pthread_mutex_destroy(&ctx->qp_lock);
 	uroce_qp_table_free(ctx);
 	uroce_event_free_kept(ctx);
@@ -175,9 +175,11 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->sock = -1;
 	ctx->doorbell = -1;
 	ctx->pid = getpid();
-	pthread_mutex_init(&ctx->ctl_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
 	pthread_mutex_init(&ctx->kept_lock, NULL);
+	ret = uroce_ctl_shared_init(ctx);
+	if (ret)
+		goto err;
 
 	if (read_sysfs_line(dev->ibdev_path, UROCE_SYSFS_SOCKET_FILE, sock_path,
 			    sizeof(sock_path))) {
