@@ -14,8 +14,9 @@
  *        is registered on it; new device memory reads as zeros.
  * peer:  a second context's RC QP writes, reads, FETCH_ADDs and CMP_SWPs a
  *        zero-based DM MR that starts 4 KiB into its DM (64 KiB messages x
- *        100, 1000 FETCH_ADDs with every original once), SEND/RECV with the
- *        DM on both sides of the owner, a WRITE past the MR's end
+ *        100, 1000 FETCH_ADDs with every original once), the owner's 64 KiB
+ *        RDMA WRITEs out of its DM (x 20), SEND/RECV with the DM on both
+ *        sides of the owner, a WRITE past the MR's end
  *        IBV_WC_REM_ACCESS_ERR, and a READ of a DM MR without REMOTE_READ
  *        IBV_WC_REM_ACCESS_ERR.
  * fork:  5 fork children allocate, copy and free device memory 200 times
@@ -360,7 +361,7 @@ START_TEST(test_peer)
 	ck_assert_ptr_nonnull(dm);
 	dmr = ibv_reg_dm_mr(a.pd, dm, 4096, MSG, ACC_ALL);
 	ck_assert_ptr_nonnull(dmr);
-	bmr = ibv_reg_mr(b.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	bmr = ibv_reg_mr(b.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	ck_assert_ptr_nonnull(bmr);
 
 	/* RDMA WRITE of 64 KiB into the DM MR (remote address 0 = DM offset 4096) */
@@ -378,6 +379,14 @@ START_TEST(test_peer)
 		memset(buf, 0, MSG);
 		sg = (struct ibv_sge){ (uintptr_t)buf, MSG, bmr->lkey };
 		ck_assert_int_eq(rdma(&b, IBV_WR_RDMA_READ, &sg, 0, dmr->rkey), IBV_WC_SUCCESS);
+		ck_assert_mem_eq(buf, out, MSG);
+	}
+	/* the owner's RDMA WRITE of 64 KiB out of its DM (local address 0) */
+	for (unsigned int i = 0; i < 20; i++) {
+		fill(out, MSG, 2000 + i);
+		ck_assert_int_eq(ibv_memcpy_to_dm(dm, 4096, out, MSG), 0);
+		sg = (struct ibv_sge){ 0, MSG, dmr->lkey };
+		ck_assert_int_eq(rdma(&a, IBV_WR_RDMA_WRITE, &sg, (uintptr_t)buf, bmr->rkey), IBV_WC_SUCCESS);
 		ck_assert_mem_eq(buf, out, MSG);
 	}
 	/* the last word of the MR, by its zero-based address */
