@@ -81,7 +81,8 @@ bool quota_fd_ok(const struct ctl_client *c, int fd);
 
 /* Status lines: "quota per_uid clients=N pd=N cq=N qp=N mr=N ah=N srq=N
  * fd_limit=N fd_reserve=N", then one "uid N clients=N pd=N ..." line per uid
- * with a connection. */
+ * with a connection, then "dm per_uid=N device=N used=N" (device memory
+ * bytes: the uid quota, the device's size, charged to all uids). */
 void quota_status(const struct uroce_dev *d, FILE *fp);
 
 #endif
