@@ -15,7 +15,8 @@ provider_liburoce_la_SOURCES = \
 	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c \
 	provider/cqe_decode.h provider/dv_wc.c provider/dv.c \
 	provider/ucma.h provider/ucma_hook.c provider/ucma_chan.c provider/ucma_cmd.c \
-	provider/ucma_event.c provider/ucma_dev.c provider/ucma_addr.c
+	provider/ucma_event.c provider/ucma_dev.c provider/ucma_addr.c \
+	provider/ucma_listen.c
 provider_liburoce_la_SOURCES += provider/dm.c
 nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)

@@ -118,6 +118,11 @@ struct ucma_id {
 	uint32_t delivered; /* events GET_EVENT returned for it (events_reported) */
 	uint8_t *opts;    /* SET_OPTIONs before dev is known: struct + optval, each */
 	size_t opts_len;
+	uint8_t *applied; /* those options once replayed on dev (a wildcard listen replays them) */
+	size_t applied_len;
+	bool any;         /* bound to the wildcard address (or listening unbound) */
+	uint32_t wild_mask; /* other devices a wildcard listener listens on (bit = index) */
+	uint32_t wild_handle[UCMA_MAX_DEVS]; /* its daemon id on each of those */
 };
 
 /* Guards the tables of channels, ids and multicast ids, and chan->refs. */
@@ -173,6 +178,24 @@ int ucma_id_each_on_dev_locked(struct ucma_chan *ch, int dev,
 
 /* write() of one command on a channel: count, or -1 with errno (ucma_cmd.c). */
 ssize_t ucma_cmd_write(struct ucma_chan *ch, const void *buf, size_t count);
+/*
+ * ucma_listen_others - after LISTEN succeeded on a wildcard id's device, listens
+ * on every other device of ch too, as the kernel's cma_listen_on_all: a daemon
+ * id per device, created with the id's uid, port space, QP type and options,
+ * bound to the wildcard address and port the first device gave (QUERY) and
+ * listening with `backlog`. 0, or the first errno value (the ids made on the
+ * other devices are destroyed again; ucma_listen.c).
+ */
+int ucma_listen_others(struct ucma_chan *ch, uint32_t app_id, int backlog);
+/* Destroys a wildcard listener's daemon ids on the other devices (DESTROY_ID). */
+void ucma_listen_drop(struct ucma_chan *ch, uint32_t app_id);
+/*
+ * One UCMA command on device dev of ch: 0 or an errno value (ucma_call's);
+ * the answer (up to out_len bytes) in out.
+ */
+int ucma_dev_call(struct ucma_chan *ch, int dev, uint32_t cmd, const void *in, size_t in_len,
+		  void *out, size_t out_len);
+
 /* Forgets the multicast ids of a closed channel (ucma_cmd.c). */
 void ucma_mc_forget_chan_locked(struct ucma_chan *ch);
 /* GET_EVENT: fills the response address; 0 or an errno value (ucma_event.c). */

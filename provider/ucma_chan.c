@@ -365,7 +365,8 @@ int ucma_id_by_handle_locked(struct ucma_chan *ch, int dev, uint32_t handle)
 int ucma_id_by_uid_locked(struct ucma_chan *ch, int dev, uint64_t uid)
 {
 	for (size_t i = 0; i < cap_ids; i++)
-		if (ids[i] && ids[i]->chan == ch && ids[i]->dev == dev && ids[i]->uid == uid)
+		if (ids[i] && ids[i]->chan == ch && ids[i]->uid == uid &&
+		    (ids[i]->dev == dev || (dev >= 0 && (ids[i]->wild_mask & (1u << dev)))))
 			return (int)i;
 	return -1;
 }
@@ -375,6 +376,7 @@ void ucma_id_free_locked(uint32_t app_id)
 	if (app_id >= cap_ids || !ids[app_id])
 		return;
 	free(ids[app_id]->opts);
+	free(ids[app_id]->applied);
 	free(ids[app_id]);
 	ids[app_id] = NULL;
 }

@@ -56,6 +56,7 @@ static int do_get_event(struct ucma_chan *, const struct cmd_desc *, uint8_t *, 
 static int do_migrate(struct ucma_chan *, const struct cmd_desc *, uint8_t *, size_t, uint16_t);
 static int do_join(struct ucma_chan *, const struct cmd_desc *, uint8_t *, size_t, uint16_t);
 static int do_leave(struct ucma_chan *, const struct cmd_desc *, uint8_t *, size_t, uint16_t);
+static int do_listen(struct ucma_chan *, const struct cmd_desc *, uint8_t *, size_t, uint16_t);
 
 #define ROW(c, st, idf, rsp, pend, f)                                                       \
 	[RDMA_USER_CM_CMD_##c] = { #c, sizeof(struct st), idf, rsp, pend, f }
@@ -71,7 +72,7 @@ static const struct cmd_desc cmd_table[] = {
 	ROW(QUERY_ROUTE, rdma_ucm_query, OFF(rdma_ucm_query, id), OFF(rdma_ucm_query, response),
 	    P_ZERO, NULL),
 	ROW(CONNECT, rdma_ucm_connect, OFF(rdma_ucm_connect, id), -1, P_EINVAL, NULL),
-	ROW(LISTEN, rdma_ucm_listen, OFF(rdma_ucm_listen, id), -1, P_FIRST, NULL),
+	ROW(LISTEN, rdma_ucm_listen, OFF(rdma_ucm_listen, id), -1, P_FIRST, do_listen),
 	ROW(ACCEPT, rdma_ucm_accept, OFF(rdma_ucm_accept, id), -1, P_EINVAL, NULL),
 	ROW(REJECT, rdma_ucm_reject, OFF(rdma_ucm_reject, id), -1, P_EINVAL, NULL),
 	ROW(DISCONNECT, rdma_ucm_disconnect, OFF(rdma_ucm_disconnect, id), -1, P_EINVAL, NULL),
@@ -219,7 +220,9 @@ static int realize(struct ucma_chan *ch, uint32_t app_id, int dev)
 	if (!err && id && id->chan == ch) {
 		id->dev = dev;
 		id->handle = resp.id;
-		free(opts);
+		free(id->applied);
+		id->applied = opts;
+		id->applied_len = opts_len;
 	} else if (id && id->chan == ch && !id->opts) {
 		id->opts = opts; /* keep them for the next try */
 		id->opts_len = opts_len;
@@ -344,6 +347,7 @@ static int do_destroy_id(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t
 	err = lookup(ch, app_id, &dev, &handle);
 	if (err)
 		return err;
+	ucma_listen_drop(ch, app_id);
 	if (dev >= 0) {
 		put32(in, d->id_off, handle);
 		/* A daemon that is gone has destroyed the id with the connection. */
@@ -361,6 +365,18 @@ static int do_destroy_id(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t
 }
 
 /* ------------------------------------------------------------ the address commands */
+
+/* Marks an id as bound to the wildcard address (a LISTEN then covers every device). */
+static void set_any(struct ucma_chan *ch, uint32_t app_id)
+{
+	struct ucma_id *id;
+
+	pthread_mutex_lock(&ucma_lock);
+	id = ucma_id_find_locked(app_id);
+	if (id && id->chan == ch)
+		id->any = true;
+	pthread_mutex_unlock(&ucma_lock);
+}
 
 /* Kernel rdma_addr_size: the size of an AF_INET/AF_INET6/AF_IB address, 0 otherwise. */
 static size_t addr_size(const struct sockaddr *sa)
@@ -445,8 +461,43 @@ static int do_addr(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in, 
 		err = realize(ch, app_id, dev);
 		if (err)
 			return err;
+		if (src && ucma_addr_is_any(src) && (cmd == RDMA_USER_CM_CMD_BIND_IP ||
+						     cmd == RDMA_USER_CM_CMD_BIND))
+			set_any(ch, app_id);
 	}
 	return forward(ch, d, cmd, in, in_len, out);
+}
+
+/* ------------------------------------------------------------ LISTEN */
+
+/*
+ * LISTEN: forwarded to the id's device (an unbound id: the first device,
+ * which binds it to the wildcard as the kernel does); an id on the wildcard
+ * address then listens on every other device too (ucma_listen_others).
+ */
+static int do_listen(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in,
+		     size_t in_len, uint16_t out)
+{
+	struct rdma_ucm_listen l;
+	uint32_t handle;
+	struct ucma_id *id;
+	bool wild = false;
+	int dev = -1, err;
+
+	memcpy(&l, in, sizeof(l));
+	err = lookup(ch, l.id, &dev, &handle);
+	if (err)
+		return err;
+	err = forward(ch, d, RDMA_USER_CM_CMD_LISTEN, in, in_len, out);
+	if (err)
+		return err;
+	if (dev < 0)
+		set_any(ch, l.id);
+	pthread_mutex_lock(&ucma_lock);
+	id = ucma_id_find_locked(l.id);
+	wild = id && id->chan == ch && id->any && !id->wild_mask && ch->ndevs > 1;
+	pthread_mutex_unlock(&ucma_lock);
+	return wild ? ucma_listen_others(ch, l.id, l.backlog) : 0;
 }
 
 /* ------------------------------------------------------------ SET_OPTION */
@@ -523,6 +574,66 @@ static int do_get_event(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t 
 	return ucma_get_event(ch, get64(in, d->resp_off), out);
 }
 
+/* The index in ch's device list of device `dev` of another channel, or -1. */
+static int same_dev(struct ucma_chan *ch, struct ucma_chan *from, int dev)
+{
+	for (int i = 0; i < ch->ndevs; i++)
+		if (!strcmp(ch->devs[i].name, from->devs[dev].name))
+			return i;
+	return -1;
+}
+
+/*
+ * Moves a wildcard listener's daemon ids on other devices along with it; one
+ * that cannot move (a device the target channel lacks) is destroyed.
+ */
+static void migrate_wild(struct ucma_chan *from, struct ucma_chan *ch, uint32_t app_id)
+{
+	uint32_t handles[UCMA_MAX_DEVS], moved[UCMA_MAX_DEVS], mask = 0, nmask = 0;
+	struct ucma_id *id;
+
+	pthread_mutex_lock(&ucma_lock);
+	id = ucma_id_find_locked(app_id);
+	if (id && id->chan == from) {
+		mask = id->wild_mask;
+		memcpy(handles, id->wild_handle, sizeof(handles));
+	}
+	pthread_mutex_unlock(&ucma_lock);
+	for (int e = 0; e < UCMA_MAX_DEVS; e++) {
+		struct rdma_ucm_migrate_id m = { .id = handles[e] };
+		struct rdma_ucm_migrate_resp r;
+		struct ucma_conn *c;
+		int t;
+
+		if (!(mask & (1u << e)))
+			continue;
+		t = same_dev(ch, from, e);
+		if (t >= 0 && !ucma_chan_conn(ch, t, &c)) {
+			m.fd = c->conn_tag;
+			if (!ucma_dev_call(from, e, RDMA_USER_CM_CMD_MIGRATE_ID, &m, sizeof(m), &r,
+					   sizeof(r))) {
+				nmask |= 1u << t;
+				moved[t] = handles[e];
+				continue;
+			}
+		}
+		{
+			struct rdma_ucm_destroy_id dc = { .id = handles[e] };
+			struct rdma_ucm_destroy_id_resp dr;
+
+			ucma_dev_call(from, e, RDMA_USER_CM_CMD_DESTROY_ID, &dc, sizeof(dc), &dr,
+				      sizeof(dr));
+		}
+	}
+	pthread_mutex_lock(&ucma_lock);
+	id = ucma_id_find_locked(app_id);
+	if (id && id->chan == from) {
+		id->wild_mask = nmask;
+		memcpy(id->wild_handle, moved, sizeof(moved));
+	}
+	pthread_mutex_unlock(&ucma_lock);
+}
+
 /*
  * MIGRATE_ID is written on the channel the id moves *to*; cmd.fd is the fd of
  * the channel it is on now (librdmacm's rdma_migrate_id, the kernel's
@@ -564,6 +675,7 @@ static int do_migrate(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *i
 			       sizeof(dresp), &dresp, &got);
 		if (err)
 			goto out;
+		migrate_wild(from, ch, app_id);
 	} else {
 		tdev = dev;
 	}

@@ -216,3 +216,34 @@ expect_eq "ucmatose across devices: client's last line" "return status 0" "$(tai
 expect_eq "ucmatose across devices: server's last line" "return status 0" "$(tail -n 1 "$T/ucmatose2.srv")"
 uroce status >"$T/status" 2>&1
 expect_line "uroce1's daemon saw the server" "$T/status" "device uroce1 addr 127.0.0.2 port $p0 mtu 4096 state PORT_ACTIVE"
+
+# A wildcard listener listens on every device, as the kernel's
+# cma_listen_on_all: rping -s without -a, reached through uroce1's address
+# from uroce0, and perftest -R's server (it always binds the wildcard) on
+# uroce0's command line reached through uroce1. uroce1's daemon counts the
+# REQs it received: 1 for rping, then 2 for perftest's two connections.
+cm_count() { # DEV FIELD: FIELD= of DEV's cm line in uroce status
+	uroce status 2>/dev/null | awk -v d="$1" -v f="$2" '
+		$1 == "device" { cur = $2 }
+		$1 == "cm" && cur == d { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'
+}
+req0=$(cm_count uroce1 req_rx)
+port=$(free_tcp_port)
+run_pair rping_wild "$R rping -s -v -V -p $port -C 10 2>$T/rping_wild.srv.err" \
+	"$R rping -c -v -V -I 127.0.0.1 -a 127.0.0.2 -p $port -C 10 2>>$T/rping_wild.cli.err"
+expect_eq "wildcard rping server reached via uroce1: client output" "$(rping_expect "ping data: " 10)" "$(grep -v DISCONNECT "$T/rping_wild.cli")"
+expect_eq "wildcard rping server reached via uroce1: server output" "$(rping_expect "server ping data: " 10)" "$(rping_srv "$T/rping_wild.srv")"
+expect_eq "uroce1's REQs received for the wildcard rping server" "$((req0 + 1))" "$(cm_count uroce1 req_rx)"
+_try=1
+while :; do
+	_port=$(free_tcp_port)
+	try_pair send_bw_wild 60 "$R ib_send_bw -d uroce0 -R -F -n 200 -s 4096 -p $_port" \
+		"$R ib_send_bw -d uroce1 -R -F -n 200 -s 4096 -p $_port 127.0.0.2" && break
+	[ $_try -lt 3 ] || fail "send_bw_wild: 3 tries failed"
+	_try=$((_try + 1))
+done
+grep -Eq '^ 4096 +200 ' "$T/send_bw_wild.cli" || fail "ib_send_bw -R via uroce1: result line" " 4096 200 ..." "$(cat "$T/send_bw_wild.cli")"
+echo "ok: ib_send_bw -R, server on the wildcard, client through uroce1 (try $_try)"
+expect_eq "every listener gone from uroce0" "0" "$(cm_count uroce0 listens)"
+expect_eq "every listener gone from uroce1" "0" "$(cm_count uroce1 listens)"
+expect_eq "every id gone from uroce1" "0" "$(cm_count uroce1 ids)"

@@ -83,7 +83,7 @@ TESTS += tests/provider_ucma.sh
 check_PROGRAMS += tests/provider_ucma_fwd
 TESTS += tests/provider_ucma_fwd
 tests_provider_ucma_fwd_SOURCES = tests/provider_ucma_fwd.c provider/ucma.h provider/ucma_chan.c \
-	provider/ucma_cmd.c provider/ucma_event.c provider/ucma_addr.c provider/ctl.c provider/liveness.c
+	provider/ucma_cmd.c provider/ucma_event.c provider/ucma_addr.c provider/ctl.c provider/liveness.c provider/ucma_listen.c
 tests_provider_ucma_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/provider -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 tests_provider_ucma_fwd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_ucma_fwd_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
