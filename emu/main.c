@@ -14,6 +14,7 @@
 #include "emu/nic/udp_gso.h"
 #include "emu/nic/fault_spec.h"
 #include "emu/log.h"
+#include "uroce/abi.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +47,7 @@ struct options {
 	int no_gso;                     /* --no-gso: no UDP_SEGMENT / UDP_GRO (udp_gso.h) */
 	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
 	uint32_t cm_max_ids;            /* --max-cm-ids-per-user (0 = default) */
+	uint32_t dm_max;                /* --max-dm-per-user, bytes (0 = default) */
 	struct eth_cfg eth;             /* --vxlan-port, --vxlan-vni, --vxlan-peer, --eth-mtu */
 	const char *vxlan_peers[ETH_PEERS_MAX];
 };
@@ -62,6 +64,7 @@ static void usage(FILE *fp)
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
 		"              [--max-clients-per-user N] [--max-{pd,cq,qp,mr,ah,srq}-per-user N]\n"
 		"              [--cm-timeout-ms N] [--max-cm-ids-per-user N]\n"
+		"              [--max-dm-per-user BYTES]\n"
 		"       uroced --admin SOCK status | link up|down | capture start FILE |\n"
 		"              capture stop | shutdown | fault set tx|rx|both SPEC\n");
 }
@@ -87,6 +90,8 @@ static int parse_num(const char *opt, const char *s, unsigned long long lo, unsi
 #define OPT_QUOTA 1000
 /* getopt values of the Ethernet options */
 enum { OPT_VXLAN_PORT = 1100, OPT_VXLAN_VNI, OPT_VXLAN_PEER, OPT_ETH_MTU };
+/* getopt value of --max-dm-per-user */
+#define OPT_MAX_DM 1200
 
 /* Upper bound of --max-KIND-per-user: the device's own limit. */
 static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
@@ -196,6 +201,7 @@ static const struct option longopts[] = {
 	{ "max-srq-per-user", required_argument, NULL, OPT_QUOTA + QUOTA_SRQ },
 	{ "cm-timeout-ms", required_argument, NULL, 'C' },
 	{ "max-cm-ids-per-user", required_argument, NULL, 'I' },
+	{ "max-dm-per-user", required_argument, NULL, OPT_MAX_DM },
 	{ "vxlan-port", required_argument, NULL, OPT_VXLAN_PORT },
 	{ "vxlan-vni", required_argument, NULL, OPT_VXLAN_VNI },
 	{ "vxlan-peer", required_argument, NULL, OPT_VXLAN_PEER },
@@ -285,6 +291,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_num("--cm-timeout-ms", optarg, 1, 600000, &v))
 				return -1;
 			o->cm_timeout_ms = (uint32_t)v;
+			break;
+		case OPT_MAX_DM:
+			if (parse_num("--max-dm-per-user", optarg, UROCE_DM_GRANULE, UROCE_DM_MAX_SIZE, &v))
+				return -1;
+			o->dm_max = (uint32_t)v;
 			break;
 		case 'I':
 			if (parse_num("--max-cm-ids-per-user", optarg, 1, 1000000, &v))
@@ -518,6 +529,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return fail_start(pipefd[1], "device %s: %s", o.dev, rc);
 	memcpy(dev.quota.max, o.quota, sizeof(dev.quota.max));
+	dev.quota.max_dm = o.dm_max;
 	rc = eth_port_open(&dev, &o.eth);
 	if (rc)
 		return fail_start(pipefd[1], "device %s Ethernet port: %s", o.dev, rc);

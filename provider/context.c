@@ -152,7 +152,7 @@ static void release(struct uroce_context *ctx)
 		close(ctx->doorbell);
 	if (ctx->sock >= 0)
 		close(ctx->sock);
-	pthread_mutex_destroy(&ctx->ctl_lock);
+	uroce_ctl_shared_free(ctx);
 	pthread_mutex_destroy(&ctx->qp_lock);
 	uroce_qp_table_free(ctx);
 	uroce_event_free_kept(ctx);
@@ -175,9 +175,11 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	ctx->sock = -1;
 	ctx->doorbell = -1;
 	ctx->pid = getpid();
-	pthread_mutex_init(&ctx->ctl_lock, NULL);
 	pthread_mutex_init(&ctx->qp_lock, NULL);
 	pthread_mutex_init(&ctx->kept_lock, NULL);
+	ret = uroce_ctl_shared_init(ctx);
+	if (ret)
+		goto err;
 
 	if (read_sysfs_line(dev->ibdev_path, UROCE_SYSFS_SOCKET_FILE, sock_path,
 			    sizeof(sock_path))) {
@@ -281,6 +283,7 @@ static void uroce_async_event(struct ibv_context *ibctx, struct ibv_async_event 
 /* Slots left NULL keep libibverbs' dummies, which fail with EOPNOTSUPP. */
 const struct verbs_context_ops uroce_ctx_ops = {
 	.advise_mr = uroce_advise_mr,
+	.alloc_dm = uroce_alloc_dm,
 	.alloc_mw = uroce_alloc_mw,
 	.alloc_parent_domain = uroce_alloc_parent_domain,
 	.alloc_pd = uroce_alloc_pd,
@@ -313,6 +316,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.destroy_srq = uroce_destroy_srq,
 	.destroy_wq = uroce_destroy_wq,
 	.free_context = uroce_free_context,
+	.free_dm = uroce_free_dm,
 	.modify_cq = uroce_modify_cq,
 	.modify_qp = uroce_modify_qp,
 	.modify_srq = uroce_modify_srq,
@@ -324,6 +328,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.query_srq = uroce_query_srq,
 	.query_rt_values = uroce_query_rt_values,
 	.read_counters = uroce_read_counters,
+	.reg_dm_mr = uroce_reg_dm_mr,
 	.reg_mr = uroce_reg_mr,
 	.req_notify_cq = uroce_req_notify_cq,
 	.rereg_mr = uroce_rereg_mr,

@@ -3,7 +3,15 @@
  *
  * abi.h "Transport": one SOCK_SEQPACKET datagram per request and per reply,
  * both of fixed size per opcode, descriptors as SCM_RIGHTS on the same
- * datagram, strictly one outstanding request per connection (ctl_lock).
+ * datagram, strictly one outstanding request per connection (ctx->ctl->lock).
+ *
+ * After fork() the child holds the same connection. Device memory belongs to
+ * the device, not to a process's address space, so a child may allocate and
+ * free it on the inherited context, as on a kernel verbs file a child
+ * shares (pyverbs' test_multi_process_alloc_dm): those requests take turns
+ * with the parent's under a process-shared lock and one seq counter
+ * (struct uroce_ctl_shared). Every other request of a child fails with EIO:
+ * the daemon would read the parent's memory for it.
  *
  * Every exchange is bounded (docs/provider.md, "When the daemon goes away"):
  * a daemon that stopped (SIGSTOP, a debugger) leaves the socket open, so
@@ -18,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <sys/un.h>
@@ -47,6 +56,59 @@ int uroce_ctl_connect(const char *path)
 		return -1;
 	}
 	return fd;
+}
+
+int uroce_ctl_shared_init(struct uroce_context *ctx)
+{
+	pthread_mutexattr_t ma;
+	void *p = mmap(NULL, sizeof(*ctx->ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ret;
+
+	if (p == MAP_FAILED)
+		return errno;
+	ctx->ctl = p;
+	pthread_mutexattr_init(&ma);
+	ret = pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	if (!ret)
+		ret = pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	if (!ret)
+		ret = pthread_mutex_init(&ctx->ctl->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	if (ret) {
+		munmap(p, sizeof(*ctx->ctl));
+		ctx->ctl = NULL;
+	}
+	return ret;
+}
+
+void uroce_ctl_shared_free(struct uroce_context *ctx)
+{
+	if (!ctx->ctl)
+		return;
+	if (getpid() == ctx->pid)
+		pthread_mutex_destroy(&ctx->ctl->lock);
+	munmap(ctx->ctl, sizeof(*ctx->ctl));
+	ctx->ctl = NULL;
+}
+
+/* Requests a fork child may send on its parent's connection: they name no
+ * memory of the sender (device memory is the device's). */
+static bool fork_safe(unsigned int opcode)
+{
+	return opcode == UROCE_OP_ALLOC_DM || opcode == UROCE_OP_FREE_DM;
+}
+
+/* Takes the connection's lock. A holder that died (a fork child killed in
+ * the middle of a request) may have left its reply unread: counted stale. */
+static void ctl_lock(struct uroce_ctl_shared *s)
+{
+	if (pthread_mutex_lock(&s->lock) != EOWNERDEAD)
+		return;
+	if (s->in_flight) {
+		s->stale_replies++;
+		s->in_flight = 0;
+	}
+	pthread_mutex_consistent(&s->lock);
 }
 
 /* The bound of one exchange in ms: UROCE_CTL_TIMEOUT_MS (1..3600000) or the default. */
@@ -185,10 +247,10 @@ static ssize_t recv_reply(struct uroce_context *ctx, uint32_t seq, void *resp, s
 
 	for (;;) {
 		n = recv_resp(ctx->sock, resp, resp_len, rfds, max_rfds, nrfds, deadline);
-		if (n < (ssize_t)sizeof(*r) || !ctx->stale_replies || r->magic != UROCE_MSG_MAGIC ||
+		if (n < (ssize_t)sizeof(*r) || !ctx->ctl->stale_replies || r->magic != UROCE_MSG_MAGIC ||
 		    (int32_t)(r->seq - seq) >= 0)
 			return n;
-		ctx->stale_replies--;
+		ctx->ctl->stale_replies--;
 		for (int i = 0; i < *nrfds; i++)
 			close(rfds[i]);
 		*nrfds = 0;
@@ -218,24 +280,23 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 	*nrfds = 0;
 	if (ctx->dead)
 		return EIO;
-	if (getpid() != ctx->pid) {
-		/* A fork child shares the parent's connection: its requests would
-		 * take the parent's replies. Checked before locking: ctl_lock may
-		 * have been held by another thread at fork(). */
-		if (!ctx->lost)
+	if (getpid() != ctx->pid && !fork_safe(opcode)) {
+		/* A fork child's request would name the parent's memory. */
+		if (!__atomic_exchange_n(&ctx->fork_said, true, __ATOMIC_RELAXED))
 			fprintf(stderr, UROCE_LOG_PREFIX "%s: context of pid %d used in pid %d (after fork); "
-				"verbs objects do not survive fork(), requests fail with EIO\n",
+				"verbs objects do not survive fork(), requests other than device memory fail with EIO\n",
 				ctx->hello.dev_name, (int)ctx->pid, (int)getpid());
-		ctx->lost = true;
 		return EIO;
 	}
 
-	pthread_mutex_lock(&ctx->ctl_lock);
+	ctl_lock(ctx->ctl);
 	memset(h, 0, sizeof(*h));
 	h->magic = UROCE_MSG_MAGIC;
 	h->version = UROCE_ABI_VERSION;
 	h->opcode = (uint16_t)opcode;
-	h->seq = ++ctx->seq;
+	h->seq = ++ctx->ctl->seq;
+	if (!h->seq)
+		h->seq = ++ctx->ctl->seq; /* 0 is in_flight's "none" */
 	h->length = (uint32_t)req_len;
 	if (ctx->lost) {
 		ret = EIO;
@@ -252,9 +313,11 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		ret = EIO;
 		goto out;
 	}
+	ctx->ctl->in_flight = h->seq;
 	ssize_t n = recv_reply(ctx, h->seq, resp, resp_len, rfds, max_rfds, nrfds, deadline);
+	ctx->ctl->in_flight = 0;
 	if (n < 0 && errno == ETIMEDOUT) {
-		ctx->stale_replies++;
+		ctx->ctl->stale_replies++;
 		ret = timed_out(ctx, opcode);
 	} else if (n < 0 || n == 0) {
 		lost(ctx, opcode, n == 0 ? "connection closed" : strerror(errno));
@@ -275,7 +338,7 @@ int uroce_ctl_call(struct uroce_context *ctx, unsigned int opcode,
 		ret = r->status;
 	}
 out:
-	pthread_mutex_unlock(&ctx->ctl_lock);
+	pthread_mutex_unlock(&ctx->ctl->lock);
 	if (ret) {
 		for (int i = 0; i < *nrfds; i++)
 			close(rfds[i]);

@@ -70,6 +70,8 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.phys_port_cnt_ex = 1;
 	a.cq_mod_caps.max_cq_count = UROCE_CQ_MOD_MAX_COUNT;
 	a.cq_mod_caps.max_cq_period = UROCE_CQ_MOD_MAX_PERIOD_US;
+	/* device memory (dm.c): the daemon's MEMIC-like pool, bytes */
+	a.max_dm_size = UROCE_DM_MAX_SIZE;
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	return 0;
 }

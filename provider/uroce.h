@@ -43,8 +43,28 @@ struct uroce_device {
 };
 
 /*
+ * The request state of one control connection, in a MAP_SHARED page so that
+ * it stays one state across fork(): a child that inherited the connection
+ * (device memory requests, ctl.c) and its parent take turns under the same
+ * lock and number their requests from the same counter.
+ *   lock           process-shared and robust: one outstanding request per
+ *                  connection, across threads and processes
+ *   seq            seq of the last request sent
+ *   stale_replies  replies still owed for requests that timed out, or whose
+ *                  sender died before reading the reply (discarded by seq)
+ *   in_flight      seq of the request sent and not yet answered, else 0
+ */
+struct uroce_ctl_shared {
+	pthread_mutex_t lock;
+	uint32_t seq;
+	uint32_t stale_replies;
+	uint32_t in_flight;
+};
+
+/*
  * One ibv_context = one control connection to the daemon.
- *   sock       AF_UNIX SOCK_SEQPACKET connection; requests serialised by ctl_lock
+ *   sock       AF_UNIX SOCK_SEQPACKET connection; requests serialised by ctl->lock
+ *   ctl        the connection's request state, shared with fork children (ctl.c)
  *   hello      the HELLO reply: device and port attributes, limits
  *   clock      the daemon's read-only clock page (struct uroce_clock_page)
  *   doorbell   the daemon's eventfd: written after a CQ arm word (or new WQEs)
@@ -54,16 +74,14 @@ struct uroce_device {
  *   gone       the daemon is gone: CQ polls flush outstanding WQEs, posts
  *              fail with EIO (liveness.h); gone_checked_ms: CLOCK_MONOTONIC_COARSE
  *              ms of the last check of the control socket
- *   stale_replies  replies still owed for requests that timed out (ctl.c)
- *   pid        the process that opened the context: the connection is not
- *              usable from a fork child (its requests: EIO, ctl.c)
+ *   pid        the process that opened the context: a fork child may use the
+ *              connection only for device memory (its other requests: EIO, ctl.c)
  *   kept       destroyed CQs/QPs that late async events may still name (events.c)
  */
 struct uroce_context {
 	struct verbs_context vctx;
 	int sock;
-	pthread_mutex_t ctl_lock;
-	uint32_t seq;
+	struct uroce_ctl_shared *ctl;
 	struct uroce_hello_resp hello;
 	const volatile struct uroce_clock_page *clock;
 	int doorbell;
@@ -73,8 +91,8 @@ struct uroce_context {
 	bool lost;
 	bool gone;
 	uint64_t gone_checked_ms;
-	uint32_t stale_replies;
 	pid_t pid;
+	bool fork_said;          /* this fork child was told its requests fail */
 	pthread_mutex_t kept_lock;
 	struct uroce_kept *kept;
 	pthread_mutex_t qp_lock; /* serialises changes of qp_table */
@@ -319,6 +337,12 @@ static inline int uroce_ctl_destroy(struct uroce_context *ctx, unsigned int opco
 /* Connects to the daemon socket at path; returns the fd or -1 with errno. */
 int uroce_ctl_connect(const char *path);
 
+/* Maps and initialises ctx->ctl (struct uroce_ctl_shared): 0 or an errno. */
+int uroce_ctl_shared_init(struct uroce_context *ctx);
+
+/* Unmaps ctx->ctl (this process's mapping; a fork child's stays). */
+void uroce_ctl_shared_free(struct uroce_context *ctx);
+
 /* context.c */
 extern const struct verbs_context_ops uroce_ctx_ops;
 extern const struct verbs_context_ops uroce_post_ops;
@@ -330,6 +354,12 @@ int uroce_query_device_ex(struct ibv_context *context,
 int uroce_query_port(struct ibv_context *context, uint8_t port_num,
 		     struct ibv_port_attr *port_attr);
 int uroce_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
+
+/* dm.c (device memory) */
+struct ibv_dm *uroce_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
+int uroce_free_dm(struct ibv_dm *dm);
+struct ibv_mr *uroce_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset, size_t length,
+			       unsigned int access);
 
 /* pd_mr.c */
 struct ibv_pd *uroce_alloc_pd(struct ibv_context *context);

@@ -560,11 +560,6 @@ START_TEST(test_unimplemented_ops)
 	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
 					 .fd = -1, .oflags = O_CREAT };
 
-	struct ibv_alloc_dm_attr da = { .length = 4096 };
-
-	errno = 0;
-	ck_assert_ptr_null(ibv_alloc_dm(ctx, &da));
-	ck_assert_int_eq(errno, EOPNOTSUPP);
 	errno = 0;
 	ck_assert_ptr_null(ibv_open_xrcd(ctx, &xa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);

@@ -5,11 +5,11 @@
 #   test_cq_events (RC, UD with a completion channel), test_cqex (RC, UD;
 #   XRC skips), test_mr's traffic classes (MRTest rereg traffic, MWTest:
 #   memory windows type 1 and 2 with traffic and invalidation,
-#   DmaBufTestCase, DeviceMemoryTest; features uroce lacks skip with
+#   DmaBufTestCase, DeviceMemoryTest (SEND and RDMA WRITE on DM MRs); features uroce lacks skip with
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic
 #   test.  (test_qp in v44 moves no data; it_pyverbs runs all of it.)
 # Pass = exit 0, the exact test count, no FAIL/ERROR, unittest's OK line,
-# the 19 tests named below passed, the 5 skips exactly as listed.  docs/clients.md §3.
+# the 21 tests named below passed, the 3 skips exactly as listed.  docs/clients.md §3.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
 pyverbs_run 300 24 \
@@ -34,14 +34,15 @@ for t in 'test_cq_events_ud (tests.test_cq_events.CqEventsTestCase.test_cq_event
 	'test_mw_type2_invalidate_local (tests.test_mr.MWTest.test_mw_type2_invalidate_local)' \
 	'test_mw_type2_invalidate_remote (tests.test_mr.MWTest.test_mw_type2_invalidate_remote)' \
 	'test_mw_type2_invalidate_dealloc (tests.test_mr.MWTest.test_mw_type2_invalidate_dealloc)' \
-	'Verify that trying to create a MW of a wrong type fails'; do
+	'Verify that trying to create a MW of a wrong type fails' \
+	'test_dm_traffic (tests.test_mr.DeviceMemoryTest.test_dm_traffic)' \
+	'test_dm_remote_traffic (tests.test_mr.DeviceMemoryTest.test_dm_remote_traffic)'; do
 	grep -qxF "$t ... ok" "$T/py.log" || fail "$t" "ok" "$(grep -F "$t ..." "$T/py.log")"
 	echo "ok: $t passed"
 done
-expect_eq "tests passed" 19 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
+expect_eq "tests passed" 21 "$(grep -c ' \.\.\. ok$' "$T/py.log")"
 
-# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC,
-# device memory; dma-buf needs a GPU render node).
+# Exactly these skips (features uroce answers with EOPNOTSUPP: XRC;
+# dma-buf needs a GPU render node).
 pyverbs_skips_exact "1 Create XRCD is not supported
-2 Device memory is not supported
 2 dmabuf: no usable /dev/dri/renderD node"

@@ -101,6 +101,7 @@ void client_destroy(struct ctl_client *c)
 	DRAIN(c, ahs, struct ctl_ah, ah_free);
 	DRAIN(c, mws, struct ctl_mw, mw_free);
 	DRAIN(c, mrs, struct ctl_mr, mr_free);
+	DRAIN(c, dms, struct ctl_dm, dm_free);
 	DRAIN(c, cqs, struct ctl_cq, cq_free);
 	DRAIN(c, pds, struct ctl_pd, pd_free);
 	if (c->hello) {

@@ -124,6 +124,8 @@ void mr_free(struct ctl_client *c, struct ctl_mr *mr)
 	keytab_free(&c->dev->keys, mr->key);
 	objtab_del(&c->mrs, mr->handle);
 	mr->pd->users--;
+	if (mr->dm)
+		mr->dm->mrs--;
 	c->dev->counts.mr--;
 	free(mr);
 }
@@ -157,6 +159,9 @@ int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
 	int rc;
 
 	if (!mr || !fl || (fl & ~(uint32_t)REREG_FLAGS))
+		return EINVAL;
+	/* the kernel's uverbs rereg refuses MRs over device memory */
+	if (mr->dm)
 		return EINVAL;
 	if ((!(fl & IBV_REREG_MR_CHANGE_PD) && req->pd_handle) ||
 	    (!(fl & IBV_REREG_MR_CHANGE_ACCESS) && req->access) ||

@@ -25,6 +25,7 @@
 struct ctl_client;
 struct xport_qp;
 struct xport_srq;
+struct ctl_dm;
 
 struct ctl_pd {
 	uint32_t handle;
@@ -41,6 +42,20 @@ struct ctl_mr {
 	uint32_t key;            /* lkey == rkey */
 	bool odp;                /* IBV_ACCESS_ON_DEMAND: mapping checked at each access */
 	uint32_t mw_bound;       /* windows bound to it (DEREG_MR: EBUSY) */
+	struct ctl_client *owner;
+	struct ctl_dm *dm;       /* REG_DM_MR: zero-based over dm->mem + dm_offset, else NULL */
+	uint64_t dm_offset;      /* bytes into the DM */
+};
+
+/* Device memory (ibv_alloc_dm(3), uroce/abi_dm.h): a memfd the daemon
+ * created and maps; the owner maps the same pages. */
+struct ctl_dm {
+	uint32_t handle;
+	uint64_t length;         /* bytes asked for: the range MRs and copies may use */
+	uint64_t charged;        /* length rounded up to UROCE_DM_GRANULE (device and quota) */
+	void *mem;               /* the daemon's mapping of map_size bytes */
+	uint64_t map_size;
+	uint32_t mrs;            /* MRs registered on it (FREE_DM: EBUSY) */
 	struct ctl_client *owner;
 };
 
@@ -180,6 +195,9 @@ int op_alloc_mw(struct ctl_client *c, struct ctl_call *call);
 int op_dealloc_mw(struct ctl_client *c, struct ctl_call *call);
 int op_rereg_mr(struct ctl_client *c, struct ctl_call *call);
 int op_advise_mr(struct ctl_client *c, struct ctl_call *call);
+int op_alloc_dm(struct ctl_client *c, struct ctl_call *call);
+int op_free_dm(struct ctl_client *c, struct ctl_call *call);
+int op_reg_dm_mr(struct ctl_client *c, struct ctl_call *call);
 int op_create_cq(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
 int op_resize_cq(struct ctl_client *c, struct ctl_call *call);
@@ -206,6 +224,7 @@ int op_admin_fault(struct ctl_client *c, struct ctl_call *call);
 void pd_free(struct ctl_client *c, struct ctl_pd *pd);
 void mr_free(struct ctl_client *c, struct ctl_mr *mr);
 void mw_free(struct ctl_client *c, struct ctl_mw *mw);
+void dm_free(struct ctl_client *c, struct ctl_dm *dm);
 void cq_free(struct ctl_client *c, struct ctl_cq *cq);
 void qp_free(struct ctl_client *c, struct ctl_qp *qp);
 void ah_free(struct ctl_client *c, struct ctl_ah *ah);

@@ -6,6 +6,7 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
+#include "emu/ctl/objects.h"
 
 #include <errno.h>
 
@@ -76,6 +77,46 @@ int quota_check(const struct ctl_client *c, enum quota_kind kind)
 	return ENOMEM;
 }
 
+uint64_t quota_dm_usage(const struct uroce_dev *d, uid_t uid)
+{
+	const struct ctl_client *c;
+	uint64_t n = 0;
+	uint32_t h;
+
+	for (c = d->clients; c; c = c->next) {
+		if (uid != DM_ALL_UIDS && c->uid != uid)
+			continue;
+		for (h = 1; h <= c->dms.cap; h++) {
+			const struct ctl_dm *dm = objtab_get(&c->dms, h);
+
+			if (dm)
+				n += dm->charged;
+		}
+	}
+	return n;
+}
+
+static uint64_t dm_limit(const struct uroce_dev *d)
+{
+	return d->quota.max_dm ? d->quota.max_dm : UROCE_DM_DEFAULT_PER_USER;
+}
+
+int quota_check_dm(const struct ctl_client *c, uint64_t more)
+{
+	uint64_t max = dm_limit(c->dev);
+
+	if (more > UROCE_DM_MAX_SIZE || quota_dm_usage(c->dev, DM_ALL_UIDS) > UROCE_DM_MAX_SIZE - more) {
+		ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "device memory of %s exhausted (%u bytes): ENOMEM",
+			     c->dev->name, UROCE_DM_MAX_SIZE);
+		return ENOMEM;
+	}
+	if (privileged(c) || (more <= max && quota_dm_usage(c->dev, c->uid) <= max - more))
+		return 0;
+	ulog_limited(ULOG_LIMIT_QUOTA, ULOG_WARN, "uid %d reached its dm quota (%llu bytes): ENOMEM", (int)c->uid,
+		     (unsigned long long)max);
+	return ENOMEM;
+}
+
 bool quota_fd_ok(const struct ctl_client *c, int fd)
 {
 	return privileged(c) || fd < c->dev->quota.fd_limit - QUOTA_FD_RESERVE;
@@ -116,4 +157,6 @@ void quota_status(const struct uroce_dev *d, FILE *fp)
 			fprintf(fp, " %s=%u", kinds[k].name, quota_usage(d, c->uid, k));
 		fputc('\n', fp);
 	}
+	fprintf(fp, "dm per_uid=%llu device=%u used=%llu\n", (unsigned long long)dm_limit(d), UROCE_DM_MAX_SIZE,
+		(unsigned long long)quota_dm_usage(d, DM_ALL_UIDS));
 }

@@ -31,6 +31,7 @@ enum quota_kind { QUOTA_CLIENTS, QUOTA_PD, QUOTA_CQ, QUOTA_QP, QUOTA_MR, QUOTA_A
 struct quota {
 	uint32_t max[QUOTA_NKINDS];   /* per uid; 0 = the kind's default */
 	int fd_limit;                 /* RLIMIT_NOFILE of the daemon (ctl_server_start) */
+	uint32_t max_dm;              /* device memory bytes per uid; 0 = UROCE_DM_DEFAULT_PER_USER */
 };
 
 /* Name of KIND as in options and status ("clients", "pd", "cq", ...). */
@@ -53,6 +54,19 @@ uint32_t quota_usage(const struct uroce_dev *d, uid_t uid, enum quota_kind kind)
 int quota_check(const struct ctl_client *c, enum quota_kind kind);
 
 /*
+ * quota_check_dm - may C hold MORE bytes of device memory besides what it
+ * and its uid hold (ibv_alloc_dm(3), uroce/abi_dm.h)? The device's
+ * UROCE_DM_MAX_SIZE binds everyone; the uid's max_dm all but root and the
+ * daemon's uid. Returns 0 or ENOMEM (as mlx5 when MEMIC is exhausted; one
+ * rate-limited log line).
+ */
+int quota_check_dm(const struct ctl_client *c, uint64_t more);
+
+/* Device memory bytes charged to UID (all uids: DM_ALL_UIDS). */
+#define DM_ALL_UIDS ((uid_t)-1)
+uint64_t quota_dm_usage(const struct uroce_dev *d, uid_t uid);
+
+/*
  * quota_admit - a new connection C (already counted among the clients):
  * 0 = serve it; EMFILE = answer its first message with EMFILE, then close
  * (over the uid's connection limit); -1 = close it now (more than
@@ -67,7 +81,8 @@ bool quota_fd_ok(const struct ctl_client *c, int fd);
 
 /* Status lines: "quota per_uid clients=N pd=N cq=N qp=N mr=N ah=N srq=N
  * fd_limit=N fd_reserve=N", then one "uid N clients=N pd=N ..." line per uid
- * with a connection. */
+ * with a connection, then "dm per_uid=N device=N used=N" (device memory
+ * bytes: the uid quota, the device's size, charged to all uids). */
 void quota_status(const struct uroce_dev *d, FILE *fp);
 
 #endif

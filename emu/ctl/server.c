@@ -86,6 +86,9 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_ADMIN_CAPTURE_STOP] = { op_admin_capture_stop, "ADMIN_CAPTURE_STOP", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_SHUTDOWN] = { op_admin_shutdown, "ADMIN_SHUTDOWN", 0, 0, F_ADMIN },
 	[UROCE_OP_ADMIN_FAULT] = { op_admin_fault, "ADMIN_FAULT", 0, 0, F_ADMIN },
+	[UROCE_OP_ALLOC_DM] = { op_alloc_dm, "ALLOC_DM", 0, 0, F_HELLO },
+	[UROCE_OP_FREE_DM] = { op_free_dm, "FREE_DM", 0, 0, F_HELLO | F_HANDLE },
+	[UROCE_OP_REG_DM_MR] = { op_reg_dm_mr, "REG_DM_MR", 0, 0, F_HELLO },
 	[UROCE_OP_CM_HELLO] = { op_cm_hello, "CM_HELLO", 1, 1, F_FIRST },
 	[UROCE_OP_UCMA] = { op_ucma, "UCMA", 0, 0, F_CM },
 };

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 enum xport_mem_status mem_access(struct uroce_dev *d, uint32_t pdn, bool is_rkey, uint32_t key,
@@ -58,6 +59,16 @@ enum xport_mem_status mem_access_qp(struct uroce_dev *d, uint32_t pdn, uint32_t 
 		return XPORT_MEM_BOUNDS;
 	if (op == XPORT_MEM_CHECK)
 		return XPORT_MEM_OK;
+	/* device memory: the daemon's own mapping, zero-based from dm_offset */
+	if (mr->dm) {
+		uint8_t *p = (uint8_t *)mr->dm->mem + mr->dm_offset + (addr - mr->addr);
+
+		if (op == XPORT_MEM_WRITE)
+			memcpy(p, buf, len);
+		else
+			memcpy(buf, p, len);
+		return XPORT_MEM_OK;
+	}
 	/* On-demand paging: the mapping as it is now, with its protection
 	 * (the mem descriptor's FOLL_FORCE access would pass PROT_NONE and
 	 * read-only pages, a page fault on a NIC would not). */

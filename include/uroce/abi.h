@@ -101,6 +101,9 @@ enum uroce_op {
 	UROCE_OP_ADMIN_CAPTURE_STOP = 67,
 	UROCE_OP_ADMIN_SHUTDOWN = 68,
 	UROCE_OP_ADMIN_FAULT = 69,
+	UROCE_OP_ALLOC_DM = 70,    /* reply fds: [device memory memfd] (uroce/abi_dm.h) */
+	UROCE_OP_FREE_DM = 71,
+	UROCE_OP_REG_DM_MR = 72,
 	UROCE_OP_MAX
 };
 
@@ -682,6 +685,7 @@ struct uroce_destroy_srq_resp {
 #include "uroce/abi_cq_mr.h"
 #include "uroce/abi_cm.h"
 #include "uroce/abi_flow.h"
+#include "uroce/abi_dm.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
@@ -719,6 +723,9 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ADMIN_FAULT: return sizeof(struct uroce_admin_fault_req);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_req);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_req);
+	case UROCE_OP_ALLOC_DM: return sizeof(struct uroce_alloc_dm_req);
+	case UROCE_OP_FREE_DM: return sizeof(struct uroce_handle_req);
+	case UROCE_OP_REG_DM_MR: return sizeof(struct uroce_reg_dm_mr_req);
 	default: return uroce_flow_req_size(op);
 	}
 }
@@ -751,6 +758,9 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_resp);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_resp);
+	case UROCE_OP_ALLOC_DM: return sizeof(struct uroce_alloc_dm_resp);
+	case UROCE_OP_FREE_DM: return sizeof(struct uroce_handle_resp);
+	case UROCE_OP_REG_DM_MR: return sizeof(struct uroce_reg_mr_resp);
 	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }
