@@ -289,15 +289,39 @@ int cm_reject(struct cm_id *id, uint8_t reason, const uint8_t *pdata, uint8_t le
 	return 0;
 }
 
-/* Timewait (cm.c cm_enter_timewait): the QP's ACK timeout, 4.096 us << it. */
+/* cm.c cm_convert_to_ms: IBA time T (4.096 us * 2^T) in ms, as the kernel
+ * approximates it (2^(T-8)). */
+static uint32_t convert_to_ms(uint8_t t)
+{
+	return 1u << (t > 8 ? t - 8 : 0);
+}
+
+/* Timewait (cm.c cm_enter_timewait): the QP's ACK timeout, 4.096 us << it,
+ * in the kernel's conversion (512 ms for 17). */
 static void enter_timewait(struct cm_id *id)
 {
 	uint8_t t = id->timeout_set ? id->ack_timeout : cm_ack_timeout(id->cm->dev->attr.local_ca_ack_delay,
 								       CM_PACKET_LIFETIME);
-	uint64_t ms = (4096ull << t) / 1000000ull;
 
 	id->state = CS_TIMEWAIT;
-	cm_wire_timer(id, (uint32_t)(ms ? ms : 1));
+	cm_wire_timer(id, convert_to_ms(t));
+}
+
+/* The MRA of ID for the message MSG_MRAED (CM_MSG_REQ / CM_MSG_REP) its
+ * peer sent again (cm.c cm_dup_req_handler / cm_dup_rep_handler in
+ * MRA_REQ_SENT / MRA_REP_SENT, cm_format_mra): the application has not
+ * answered yet, so the peer is told to wait CM_MRA_SETTING longer. */
+static void send_mra(struct cm_id *id, uint8_t msg_mraed)
+{
+	struct cm_msg m;
+
+	msg_init(&m, CM_ATTR_MRA);
+	m.tid = id->tid;
+	m.f[CMF_LOCAL_COMM_ID] = id->local_comm_id;
+	m.f[CMF_REMOTE_COMM_ID] = id->remote_comm_id;
+	m.f[CMF_MSG_MRAED] = msg_mraed;
+	m.f[CMF_SERVICE_TIMEOUT] = CM_MRA_SETTING;
+	cm_wire_reply(id, &m);
 }
 
 static void send_drep(struct cm_id *id)
@@ -457,13 +481,14 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 
 	id = cm_find_remote(cm, rid, peer);
 	if (id) {
-		/* a retransmitted request: its REP again if one was sent (the
-		 * peer lost it), REJ "stale connection" in timewait, else
-		 * nothing (the application has not answered yet); never a
-		 * second CONNECT_REQUEST */
+		/* a retransmitted request (cm.c cm_dup_req_handler): an MRA
+		 * while the application has not answered (cma put the id in
+		 * MRA_REQ_SENT when it gave the CONNECT_REQUEST), REJ "stale
+		 * connection" in timewait, else nothing (a REP out is resent
+		 * by its own timer); never a second CONNECT_REQUEST */
 		cm->st.dup++;
-		if (id->state == CS_REP_SENT)
-			cm_wire_resend(id);
+		if (id->state == CS_REQ_RCVD)
+			send_mra(id, CM_MSG_REQ);
 		else if (id->state == CS_TIMEWAIT && !sidr)
 			send_rej(id, CM_REJ_STALE_CONN, CM_MSG_REQ, NULL, 0, NULL, 0);
 		return;
@@ -562,7 +587,11 @@ static void on_rep(struct cm_id *id, const struct cm_msg *m)
 		return;
 	}
 	if (id->state != CS_REQ_SENT) {
+		/* cm_dup_rep_handler: an MRA while the application has not
+		 * answered the CONNECT_RESPONSE (MRA_REP_SENT) */
 		id->cm->st.dup++;
+		if (id->state == CS_REP_RCVD)
+			send_mra(id, CM_MSG_REP);
 		return;
 	}
 	cm_wire_stop(id);
@@ -663,17 +692,19 @@ static void on_drep(struct cm_id *id)
 	enter_timewait(id);
 }
 
-static void on_mra(struct cm_id *id)
+static void on_mra(struct cm_id *id, const struct cm_msg *m)
 {
-	/* the peer needs longer: one more full timeout before the next resend,
-	 * once per MAD (cm_mra_handler: a second MRA in MRA_*_RCVD is a
-	 * duplicate), so a peer sending MRAs cannot hold the id for ever */
-	if (!id->mad_expects_answer || id->mra_rcvd) {
+	uint8_t want = id->state == CS_REQ_SENT ? CM_MSG_REQ : id->state == CS_REP_SENT ? CM_MSG_REP : 0xff;
+
+	/* cm.c cm_mra_handler: an MRA of the REQ in REQ_SENT or of the REP in
+	 * REP_SENT, once (a second one, in MRA_*_RCVD, is a duplicate); the
+	 * MAD then waits the MRA's service timeout plus the packet lifetime
+	 * part (av.timeout 17), now and before each resend left */
+	if (!id->mad_expects_answer || id->mra_rcvd || m->f[CMF_MSG_MRAED] != want) {
 		id->cm->st.dup++;
 		return;
 	}
-	cm_wire_timer(id, id->cm->timeout_ms);
-	id->mad_expects_answer = true;
+	cm_wire_mra(id, convert_to_ms((uint8_t)m->f[CMF_SERVICE_TIMEOUT]) + convert_to_ms(CM_PACKET_LIFETIME + 1));
 	id->mra_rcvd = true;
 }
 
@@ -712,6 +743,21 @@ static void on_sidr_rep(struct cm_id *id, const struct cm_msg *m)
 	ev.param.ud.private_data_len = 136;
 	memcpy(ev.param.ud.private_data, m->private_data, 136);
 	cm_event_post(id, &ev);
+}
+
+/* A DREQ for no connection of ours (cm.c cm_dreq_handler, cm_issue_drep):
+ * the peer's DREQ was answered and the connection forgotten, or never
+ * existed; a DREP lets the peer end its wait. Counted as a duplicate. */
+static void issue_drep(struct cm_dev *cm, const struct cm_msg *dreq, const union ibv_gid *peer)
+{
+	struct cm_msg m;
+
+	cm->st.dup++;
+	msg_init(&m, CM_ATTR_DREP);
+	m.tid = dreq->tid;
+	m.f[CMF_LOCAL_COMM_ID] = dreq->f[CMF_REMOTE_COMM_ID];
+	m.f[CMF_REMOTE_COMM_ID] = dreq->f[CMF_LOCAL_COMM_ID];
+	cm_wire_send_to(cm, peer, &m);
 }
 
 void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gid *peer)
@@ -754,11 +800,19 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 		break;
 	}
 	id = cm_find_comm(cm, mine);
-	/* only the peer of a connection may move it, and once its comm ID is
-	 * known only with both (cm.c's cm_acquire_id; a REJ too) */
-	if (!id || memcmp(id->peer_gid.raw, peer->raw, 16) ||
-	    (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
-	     m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
+	if (id && memcmp(id->peer_gid.raw, peer->raw, 16)) {
+		/* only the peer of a connection may move it */
+		cm->st.drops++;
+		return;
+	}
+	/* and once its comm ID is known only with both (cm.c's
+	 * cm_acquire_id; a REJ too) */
+	if (!id || (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
+		    m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
+		if (m->attr_id == CM_ATTR_DREQ) {
+			issue_drep(cm, m, peer);
+			return;
+		}
 		cm->st.drops++;
 		return;
 	}
@@ -766,7 +820,7 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 	case CM_ATTR_REP: on_rep(id, m); break;
 	case CM_ATTR_RTU: on_rtu(id); break;
 	case CM_ATTR_REJ: on_rej(id, m); break;
-	case CM_ATTR_MRA: on_mra(id); break;
+	case CM_ATTR_MRA: on_mra(id, m); break;
 	case CM_ATTR_DREQ: on_dreq(id, m); break;
 	case CM_ATTR_DREP: on_drep(id); break;
 	case CM_ATTR_SIDR_REP: on_sidr_rep(id, m); break;

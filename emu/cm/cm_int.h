@@ -35,6 +35,7 @@
 #define CM_MAX_RETRIES 15       /* the kernel's CMA_MAX_CM_RETRIES */
 #define CM_RESPONSE_TIMEOUT 20  /* CMA_CM_RESPONSE_TIMEOUT, 4.096 us * 2^20 */
 #define CM_PACKET_LIFETIME 16   /* CMA_IBOE_PACKET_LIFETIME */
+#define CM_MRA_SETTING 24       /* cm.c CM_MRA_SETTING: MRA service timeout, 4.096 us * 2^24 */
 #define CM_HDR_SIZE 36          /* struct cma_hdr in front of the private data */
 #define CM_UDP_QKEY 0x01234567u /* RDMA_UDP_QKEY */
 #define CM_DEFAULT_HOP_LIMIT 64
@@ -115,6 +116,8 @@ struct cm_id {
 	bool mad_expects_answer;    /* timer runs */
 	bool mra_rcvd;              /* an MRA came for the MAD out: later ones are duplicates */
 	unsigned int retries;
+	uint32_t wait_ms;           /* the wait before each resend: cm_dev.timeout_ms, or
+				     * after an MRA its service timeout (cm_wire_mra) */
 	ev_timer timer;
 	uint32_t events_reported;
 };
@@ -145,8 +148,25 @@ struct cm_stats {
 	uint64_t retransmits, drops, dup, timeouts, rej_backlog;
 };
 
+/*
+ * What the CM needs from around it: sending one RoCEv2 UDP payload (BTH ..
+ * ICRC slot, LEN bytes; the ICRC is the sender's to fill) to PEER with
+ * TCLASS, and one one-shot timer per id (arm for MS milliseconds from now,
+ * re-arming if armed; stop: no-op if not armed). When a timer runs out its
+ * owner calls cm_wire_expired(id). The daemon's (cm_env_daemon, cm_wire.c)
+ * are port_xmit and libev timers on the device's loop; tests/cm_engine.c
+ * gives its own, with a simulated clock.
+ */
+struct cm_env {
+	int (*xmit)(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, const uint8_t *pkt, size_t len);
+	void (*timer_arm)(struct cm_id *id, uint32_t ms);
+	void (*timer_stop)(struct cm_id *id);
+};
+extern const struct cm_env cm_env_daemon;
+
 struct cm_dev {
 	struct uroce_dev *dev;
+	const struct cm_env *env;   /* cm_env_daemon unless a test sets another */
 	struct cm_id *ids;          /* every id of the device */
 	struct cm_conn *conns;
 	uint32_t n_ids, n_pending;
@@ -215,8 +235,17 @@ int cm_wire_send_to(struct cm_dev *cm, const union ibv_gid *peer, struct cm_msg 
 void cm_wire_resend(struct cm_id *id);
 /* Stop ID's retransmit timer. */
 void cm_wire_stop(struct cm_id *id);
+/* Send M to ID's peer (with ID's TClass) without keeping it: an answer to a
+ * duplicate (MRA), which the duplicate's next copy asks for again. */
+int cm_wire_reply(struct cm_id *id, struct cm_msg *m);
+/* An MRA for the MAD out: wait MS from now, and MS before each later resend
+ * (mad.c ib_modify_mad: the retries left stay). */
+void cm_wire_mra(struct cm_id *id, uint32_t ms);
 /* Start a timer on ID of MS milliseconds without a MAD (timewait). */
 void cm_wire_timer(struct cm_id *id, uint32_t ms);
+/* ID's timer ran out: resend its MAD (at most CM_MAX_RETRIES times, each
+ * followed by another wait), else cm_proto_timeout through cm_dev.timeout. */
+void cm_wire_expired(struct cm_id *id);
 
 /* cm_conn.c: the protocol */
 /* A decoded MAD M from PEER (cm_recv.c). */
