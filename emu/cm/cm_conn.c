@@ -289,13 +289,6 @@ int cm_reject(struct cm_id *id, uint8_t reason, const uint8_t *pdata, uint8_t le
 	return 0;
 }
 
-/* cm.c cm_convert_to_ms: IBA time T (4.096 us * 2^T) in ms, as the kernel
- * approximates it (2^(T-8)). */
-static uint32_t convert_to_ms(uint8_t t)
-{
-	return 1u << (t > 8 ? t - 8 : 0);
-}
-
 /* Timewait (cm.c cm_enter_timewait): the QP's ACK timeout, 4.096 us << it,
  * in the kernel's conversion (512 ms for 17). */
 static void enter_timewait(struct cm_id *id)
@@ -304,24 +297,7 @@ static void enter_timewait(struct cm_id *id)
 								       CM_PACKET_LIFETIME);
 
 	id->state = CS_TIMEWAIT;
-	cm_wire_timer(id, convert_to_ms(t));
-}
-
-/* The MRA of ID for the message MSG_MRAED (CM_MSG_REQ / CM_MSG_REP) its
- * peer sent again (cm.c cm_dup_req_handler / cm_dup_rep_handler in
- * MRA_REQ_SENT / MRA_REP_SENT, cm_format_mra): the application has not
- * answered yet, so the peer is told to wait CM_MRA_SETTING longer. */
-static void send_mra(struct cm_id *id, uint8_t msg_mraed)
-{
-	struct cm_msg m;
-
-	msg_init(&m, CM_ATTR_MRA);
-	m.tid = id->tid;
-	m.f[CMF_LOCAL_COMM_ID] = id->local_comm_id;
-	m.f[CMF_REMOTE_COMM_ID] = id->remote_comm_id;
-	m.f[CMF_MSG_MRAED] = msg_mraed;
-	m.f[CMF_SERVICE_TIMEOUT] = CM_MRA_SETTING;
-	cm_wire_reply(id, &m);
+	cm_wire_timer(id, cm_convert_to_ms(t));
 }
 
 static void send_drep(struct cm_id *id)
@@ -488,7 +464,7 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 		 * by its own timer); never a second CONNECT_REQUEST */
 		cm->st.dup++;
 		if (id->state == CS_REQ_RCVD)
-			send_mra(id, CM_MSG_REQ);
+			cm_send_mra(id, CM_MSG_REQ);
 		else if (id->state == CS_TIMEWAIT && !sidr)
 			send_rej(id, CM_REJ_STALE_CONN, CM_MSG_REQ, NULL, 0, NULL, 0);
 		return;
@@ -591,7 +567,7 @@ static void on_rep(struct cm_id *id, const struct cm_msg *m)
 		 * answered the CONNECT_RESPONSE (MRA_REP_SENT) */
 		id->cm->st.dup++;
 		if (id->state == CS_REP_RCVD)
-			send_mra(id, CM_MSG_REP);
+			cm_send_mra(id, CM_MSG_REP);
 		return;
 	}
 	cm_wire_stop(id);
@@ -692,22 +668,6 @@ static void on_drep(struct cm_id *id)
 	enter_timewait(id);
 }
 
-static void on_mra(struct cm_id *id, const struct cm_msg *m)
-{
-	uint8_t want = id->state == CS_REQ_SENT ? CM_MSG_REQ : id->state == CS_REP_SENT ? CM_MSG_REP : 0xff;
-
-	/* cm.c cm_mra_handler: an MRA of the REQ in REQ_SENT or of the REP in
-	 * REP_SENT, once (a second one, in MRA_*_RCVD, is a duplicate); the
-	 * MAD then waits the MRA's service timeout plus the packet lifetime
-	 * part (av.timeout 17), now and before each resend left */
-	if (!id->mad_expects_answer || id->mra_rcvd || m->f[CMF_MSG_MRAED] != want) {
-		id->cm->st.dup++;
-		return;
-	}
-	cm_wire_mra(id, convert_to_ms((uint8_t)m->f[CMF_SERVICE_TIMEOUT]) + convert_to_ms(CM_PACKET_LIFETIME + 1));
-	id->mra_rcvd = true;
-}
-
 static void on_sidr_rep(struct cm_id *id, const struct cm_msg *m)
 {
 	struct rdma_ucm_event_resp ev;
@@ -743,21 +703,6 @@ static void on_sidr_rep(struct cm_id *id, const struct cm_msg *m)
 	ev.param.ud.private_data_len = 136;
 	memcpy(ev.param.ud.private_data, m->private_data, 136);
 	cm_event_post(id, &ev);
-}
-
-/* A DREQ for no connection of ours (cm.c cm_dreq_handler, cm_issue_drep):
- * the peer's DREQ was answered and the connection forgotten, or never
- * existed; a DREP lets the peer end its wait. Counted as a duplicate. */
-static void issue_drep(struct cm_dev *cm, const struct cm_msg *dreq, const union ibv_gid *peer)
-{
-	struct cm_msg m;
-
-	cm->st.dup++;
-	msg_init(&m, CM_ATTR_DREP);
-	m.tid = dreq->tid;
-	m.f[CMF_LOCAL_COMM_ID] = dreq->f[CMF_REMOTE_COMM_ID];
-	m.f[CMF_REMOTE_COMM_ID] = dreq->f[CMF_LOCAL_COMM_ID];
-	cm_wire_send_to(cm, peer, &m);
 }
 
 void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gid *peer)
@@ -810,7 +755,7 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 	if (!id || (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
 		    m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
 		if (m->attr_id == CM_ATTR_DREQ) {
-			issue_drep(cm, m, peer);
+			cm_issue_drep(cm, m, peer);
 			return;
 		}
 		cm->st.drops++;
@@ -820,7 +765,7 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 	case CM_ATTR_REP: on_rep(id, m); break;
 	case CM_ATTR_RTU: on_rtu(id); break;
 	case CM_ATTR_REJ: on_rej(id, m); break;
-	case CM_ATTR_MRA: on_mra(id, m); break;
+	case CM_ATTR_MRA: cm_on_mra(id, m); break;
 	case CM_ATTR_DREQ: on_dreq(id, m); break;
 	case CM_ATTR_DREP: on_drep(id); break;
 	case CM_ATTR_SIDR_REP: on_sidr_rep(id, m); break;

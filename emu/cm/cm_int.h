@@ -8,7 +8,7 @@
  * cm_event.c (event queue to the event socket), cm_id.c (ids, handles, port
  * spaces), cm_qp_attr.c (INIT_QP_ATTR), cm_wire.c (MADs on QP1 in and out,
  * retransmit timers), cm_conn.c (REQ/REP/RTU/REJ/DREQ/DREP/SIDR state
- * machine), cm_status.c.
+ * machine), cm_dup.c (MRAs and answers to duplicates), cm_status.c.
  */
 #ifndef UROCE_EMU_CM_INT_H
 #define UROCE_EMU_CM_INT_H
@@ -268,6 +268,20 @@ int cm_disconnect(struct cm_id *id);
 void cm_proto_destroy(struct cm_id *id);
 /* DESTROY_ID: cm_proto_destroy, stop the timer, free the id. */
 void cm_destroy(struct cm_id *id);
+
+/* cm_dup.c */
+/* cm.c cm_convert_to_ms: IBA time T (4.096 us * 2^T) in ms as the kernel
+ * approximates it, 2^(T-8) (1 for T <= 8). */
+uint32_t cm_convert_to_ms(uint8_t t);
+/* An MRA of ID's peer's message MSG_MRAED (CM_MSG_REQ / CM_MSG_REP) with
+ * service timeout CM_MRA_SETTING, sent without being kept. */
+void cm_send_mra(struct cm_id *id, uint8_t msg_mraed);
+/* MRA M for ID: honoured once, for the MAD out of its state; else counted
+ * as a duplicate. */
+void cm_on_mra(struct cm_id *id, const struct cm_msg *m);
+/* DREP for DREQ from PEER, which names no connection here; counted as a
+ * duplicate. */
+void cm_issue_drep(struct cm_dev *cm, const struct cm_msg *dreq, const union ibv_gid *peer);
 
 /* cm_qp_attr.c */
 /* INIT_QP_ATTR of ID for QP_STATE (docs/rdma-cm.md table). 0, or EINVAL
