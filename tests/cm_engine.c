@@ -769,6 +769,40 @@ START_TEST(drep_lost)
 }
 END_TEST
 
+/* The REQ again while B is in timewait: REJ "stale connection" (10) naming
+ * the REQ, both comm IDs, the REQ's TID; no event on either side. */
+START_TEST(stale_req_in_timewait)
+{
+	uint32_t ha, hb;
+	const struct cm_msg *req, *rej;
+
+	establish(&ha, &hb);
+	ck_assert_int_eq(disconnect_id(1, hb), 0);
+	run(0);
+	expect_event(0, RDMA_CM_EVENT_DISCONNECTED, 0, 0);
+	expect_event(1, RDMA_CM_EVENT_DISCONNECTED, 0, 0);
+	run(100);
+	req = &sent[0].m;
+	inject(0, req);
+	run(0);
+	ck_assert_uint_eq(nsent, 6);
+	rej = mad_at(5, CM_ATTR_REJ, 1, 100, false);
+	ck_assert_uint_eq(rej->tid, req->tid);
+	ck_assert_uint_eq(rej->f[CMF_REASON], CM_REJ_STALE_CONN);
+	ck_assert_uint_eq(rej->f[CMF_MSG_REJECTED], CM_MSG_REQ);
+	ck_assert_uint_eq(rej->f[CMF_REMOTE_COMM_ID], req->f[CMF_LOCAL_COMM_ID]);
+	ck_assert_uint_eq(rej->f[CMF_LOCAL_COMM_ID], sent[1].m.f[CMF_LOCAL_COMM_ID]);
+	ck_assert_uint_eq(nd[1].dev.cm->st.dup, 1);
+	/* A, in timewait too, takes the REJ as a duplicate */
+	ck_assert_uint_eq(nd[0].dev.cm->st.dup, 1);
+	run(100000);
+	expect_event(1, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, 512);
+	expect_event(0, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, 512);
+	no_event(0);
+	no_event(1);
+}
+END_TEST
+
 /* MRAs that do not fit: one of the REP while the REQ waits (message MRAed
  * must be the MAD out), one from another address, a second one of the REQ
  * (MRA_REQ_RCVD): each moves nothing; the REQ is resent on time. */
@@ -839,6 +873,7 @@ int main(void)
 	tcase_add_test(tc, rtu_lost_notify);
 	tcase_add_test(tc, dreq_lost);
 	tcase_add_test(tc, drep_lost);
+	tcase_add_test(tc, stale_req_in_timewait);
 	tcase_add_test(tc, mra_refused);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
