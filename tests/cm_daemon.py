@@ -604,6 +604,7 @@ def req(comm, port):
     body = bytearray(232)
     struct.pack_into('>I', body, 0, comm)
     struct.pack_into('>Q', body, 8, (0x0106 << 16) | port)
+    body[51] = 15 << 4     # Max CM Retries 15, as cma's REQ (the REP is resent that often)
     body[140 + 1] = 0x40   # cma header: IPv4
     body[140 + 4 + 12:140 + 20] = socket.inet_aton('127.0.0.3')
     body[140 + 20 + 12:140 + 36] = socket.inet_aton('127.0.0.1')

@@ -803,6 +803,34 @@ START_TEST(stale_req_in_timewait)
 }
 END_TEST
 
+/* A REQ (from a peer made up by the test) asking for 3 CM retries: B's REP,
+ * never answered, is resent 3 times, then UNREACHABLE at 4 x 300 ms. */
+START_TEST(rep_retries_of_req)
+{
+	struct cm_msg req;
+	uint32_t hb;
+
+	listen_b();
+	drop[0][0] = 1;   /* A's own REQ never reaches B: the test sends its copy */
+	connect_a();
+	run(0);
+	req = sent[0].m;
+	req.f[CMF_MAX_CM_RETRIES] = 3;
+	req.f[CMF_LOCAL_COMM_ID] ^= 0x5a5a;   /* another connection of A's address */
+	inject(0, &req);
+	run(0);
+	hb = expect_event(1, RDMA_CM_EVENT_CONNECT_REQUEST, 0, 0)->id;
+	drop[1][CM_ATTR_REP - CM_ATTR_REQ] = UINT32_MAX;
+	ck_assert_int_eq(accept_id(1, hb, 0xb1), 0);
+	drop[0][0] = UINT32_MAX;   /* A's own REQ resends: not of interest */
+	run(100000);
+	ck_assert_uint_eq(count(CM_ATTR_REP, 1), 4);
+	expect_event(1, RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, 4 * TIMEOUT_MS);
+	no_event(1);
+	ck_assert_uint_eq(nd[1].dev.cm->st.retransmits, 3);
+}
+END_TEST
+
 /* MRAs that do not fit: one of the REP while the REQ waits (message MRAed
  * must be the MAD out), one from another address, a second one of the REQ
  * (MRA_REQ_RCVD): each moves nothing; the REQ is resent on time. */
@@ -875,6 +903,7 @@ int main(void)
 	tcase_add_test(tc, drep_lost);
 	tcase_add_test(tc, stale_req_in_timewait);
 	tcase_add_test(tc, mra_refused);
+	tcase_add_test(tc, rep_retries_of_req);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }

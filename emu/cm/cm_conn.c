@@ -536,6 +536,9 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 		id->rnr_retry_count = (uint8_t)m->f[CMF_RNR_RETRY_COUNT];
 		id->srq = (uint8_t)m->f[CMF_SRQ];
 		id->flow_control = (uint8_t)m->f[CMF_FLOW_CONTROL];
+		/* the REP and a DREQ of this side are resent as often as the
+		 * REQ says */
+		id->max_cm_retries = (uint8_t)m->f[CMF_MAX_CM_RETRIES];
 		ev.param.conn.private_data_len = 92 - CM_HDR_SIZE;
 		memcpy(ev.param.conn.private_data, m->private_data + CM_HDR_SIZE, 92 - CM_HDR_SIZE);
 		ev.param.conn.responder_resources = id->responder_resources;

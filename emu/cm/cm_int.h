@@ -116,6 +116,8 @@ struct cm_id {
 	bool mad_expects_answer;    /* timer runs */
 	bool mra_rcvd;              /* an MRA came for the MAD out: later ones are duplicates */
 	unsigned int retries;
+	uint8_t max_cm_retries;     /* resends allowed: CM_MAX_RETRIES, or on the passive
+				     * side the REQ's Max CM Retries (cm.c cm_req_handler) */
 	uint32_t wait_ms;           /* the wait before each resend: cm_dev.timeout_ms, or
 				     * after an MRA its service timeout (cm_wire_mra) */
 	ev_timer timer;
@@ -243,7 +245,7 @@ int cm_wire_reply(struct cm_id *id, struct cm_msg *m);
 void cm_wire_mra(struct cm_id *id, uint32_t ms);
 /* Start a timer on ID of MS milliseconds without a MAD (timewait). */
 void cm_wire_timer(struct cm_id *id, uint32_t ms);
-/* ID's timer ran out: resend its MAD (at most CM_MAX_RETRIES times, each
+/* ID's timer ran out: resend its MAD (at most max_cm_retries times, each
  * followed by another wait), else cm_proto_timeout through cm_dev.timeout. */
 void cm_wire_expired(struct cm_id *id);
 

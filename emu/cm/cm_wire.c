@@ -54,7 +54,7 @@ static int xmit(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, co
 
 void cm_wire_expired(struct cm_id *id)
 {
-	if (id->mad_valid && id->mad_expects_answer && id->retries < CM_MAX_RETRIES) {
+	if (id->mad_valid && id->mad_expects_answer && id->retries < id->max_cm_retries) {
 		id->retries++;
 		id->cm->st.retransmits++;
 		xmit(id->cm, &id->peer_gid, id->tos, id->mad);
