@@ -574,7 +574,6 @@ forged = [
     ('MAD of 255 bytes', ud_packet('127.0.0.3', fs, mad(0x10)[:255])),
     ('wrong Q_Key', ud_packet('127.0.0.3', fs, mad(0x10), qkey=0x1234)),
     ('unknown attribute', ud_packet('127.0.0.3', fs, mad(0x77))),
-    ('DREQ for no connection', ud_packet('127.0.0.3', fs, mad(0x15, struct.pack('>III', 7, 0x11223344, 5)))),
     ('REP for no connection', ud_packet('127.0.0.3', fs, mad(0x13, struct.pack('>II', 7, 0x11223344)))),
     ('ClassPortInfo GET', ud_packet('127.0.0.3', fs, mad(0x01, method=1))),
     ('LAP', ud_packet('127.0.0.3', fs, mad(0x19))),
@@ -584,6 +583,16 @@ for name, pkt in forged:
 time.sleep(1.0)
 check('forged MADs dropped and counted', len(forged), int(status(SOCK0)['drops']) - before)
 check('no event from forged MADs', None, P.no_event(0.5))
+# a DREQ for no connection is answered with a DREP (cm.c cm_issue_drep): the
+# comm IDs swapped, the DREQ's TID; counted as a duplicate, not a drop
+before = int(status(SOCK0)['duplicates'])
+f.sendto(ud_packet('127.0.0.3', fs, mad(0x15, struct.pack('>III', 7, 0x11223344, 5))), ('127.0.0.1', PORT))
+f.settimeout(2)
+b = f.recv(2048)
+check('DREQ for no connection: a DREP, comm IDs swapped, TID 0x1234',
+      (0x16, 0x1234, 0x11223344, 7),
+      (struct.unpack_from('>H', b, 36)[0], struct.unpack_from('>Q', b, 28)[0]) + struct.unpack_from('>II', b, 44))
+check('DREQ for no connection: a duplicate', 1, int(status(SOCK0)['duplicates']) - before)
 
 # ---- a REQ flood beyond the listener's backlog is refused with REJ 28
 hb = P.create(7)
@@ -595,6 +604,7 @@ def req(comm, port):
     body = bytearray(232)
     struct.pack_into('>I', body, 0, comm)
     struct.pack_into('>Q', body, 8, (0x0106 << 16) | port)
+    body[51] = 15 << 4     # Max CM Retries 15, as cma's REQ (the REP is resent that often)
     body[140 + 1] = 0x40   # cma header: IPv4
     body[140 + 4 + 12:140 + 20] = socket.inet_aton('127.0.0.3')
     body[140 + 20 + 12:140 + 36] = socket.inet_aton('127.0.0.1')
@@ -688,7 +698,7 @@ st, sa = P.qp_attr(pd_, QPS_RTS)
 check('RTS from the scripted REQ: SQ PSN = the REQ\'s starting PSN', 0x424242, sa['sq_psn'])
 recv_mads(0.05)
 send_mad(0x10, bytes(body))                           # REQ again while the REP waits for its RTU
-check('REQ during REP_SENT: the REP again', True, first(0x13, 2.0) is not None)
+check('REQ during REP_SENT: nothing but the REP\'s own resends', True, first(0x13, 2.0) is not None)
 check('REQ during REP_SENT: no event', None, P.event(0.3))
 send_mad(0x14, struct.pack('>II', 0x7001, p_comm))    # RTU (before the REP's 15 resends run out)
 expect(P, 'scripted RTU', 'ESTABLISHED')
@@ -823,11 +833,11 @@ while True:
         break
 mra = bytearray(232)
 struct.pack_into('>II', mra, 0, 0x7003, struct.unpack_from('>I', b, 44)[0])
-mra[9] = 20 << 3   # message MRAed: REQ (0); service timeout 20
+mra[9] = 0 << 3    # message MRAed: REQ (0); service timeout 0: 1 + 512 ms (cm_mra_handler)
 before = int(status(SOCK1)['duplicates'])
 t0 = time.time()
 got = None
-while time.time() - t0 < 40:   # the REQ's 15 resends take 16 x 300 ms after the first MRA
+while time.time() - t0 < 40:   # after the first MRA the REQ's resends come 513 ms apart
     f.sendto(ud_packet_to('127.0.0.2', 0x11, bytes(mra)), ('127.0.0.2', PORT))
     got = A.event(0.1)
     if got:

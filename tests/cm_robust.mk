@@ -8,3 +8,10 @@ tests_cm_churn_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS) $(RDMACM_CFLAGS)
 tests_cm_churn_LDADD = $(RDMACM_LIBS) $(IBVERBS_LIBS)
 TESTS += tests/cm_churn.sh
 EXTRA_DIST += tests/cm_churn.sh
+# The CM engine in simulated time (tests/cm_engine.c): exact MADs, resends,
+# MRAs, timeouts and timewait, two devices back to back in one process.
+check_PROGRAMS += tests/cm_engine
+TESTS += tests/cm_engine
+tests_cm_engine_SOURCES = tests/cm_engine.c
+tests_cm_engine_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
+tests_cm_engine_LDADD = emu/liburoced.la $(CHECK_MAIN_LIBS) $(LIBEV_LIBS)

@@ -113,6 +113,7 @@ int cm_dev_init(struct uroce_dev *d, uint32_t timeout_ms, uint32_t max_ids)
 	if (!cm)
 		return ENOMEM;
 	cm->dev = d;
+	cm->env = &cm_env_daemon;
 	cm->timeout = cm_proto_timeout;
 	cm->timeout_ms = timeout_ms ? timeout_ms : CM_DEFAULT_TIMEOUT_MS;
 	cm->max_ids = max_ids ? max_ids : CM_DEFAULT_MAX_IDS_PER_USER;

@@ -289,15 +289,15 @@ int cm_reject(struct cm_id *id, uint8_t reason, const uint8_t *pdata, uint8_t le
 	return 0;
 }
 
-/* Timewait (cm.c cm_enter_timewait): the QP's ACK timeout, 4.096 us << it. */
+/* Timewait (cm.c cm_enter_timewait): the QP's ACK timeout, 4.096 us << it,
+ * in the kernel's conversion (512 ms for 17). */
 static void enter_timewait(struct cm_id *id)
 {
 	uint8_t t = id->timeout_set ? id->ack_timeout : cm_ack_timeout(id->cm->dev->attr.local_ca_ack_delay,
 								       CM_PACKET_LIFETIME);
-	uint64_t ms = (4096ull << t) / 1000000ull;
 
 	id->state = CS_TIMEWAIT;
-	cm_wire_timer(id, (uint32_t)(ms ? ms : 1));
+	cm_wire_timer(id, cm_convert_to_ms(t));
 }
 
 static void send_drep(struct cm_id *id)
@@ -457,13 +457,14 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 
 	id = cm_find_remote(cm, rid, peer);
 	if (id) {
-		/* a retransmitted request: its REP again if one was sent (the
-		 * peer lost it), REJ "stale connection" in timewait, else
-		 * nothing (the application has not answered yet); never a
-		 * second CONNECT_REQUEST */
+		/* a retransmitted request (cm.c cm_dup_req_handler): an MRA
+		 * while the application has not answered (cma put the id in
+		 * MRA_REQ_SENT when it gave the CONNECT_REQUEST), REJ "stale
+		 * connection" in timewait, else nothing (a REP out is resent
+		 * by its own timer); never a second CONNECT_REQUEST */
 		cm->st.dup++;
-		if (id->state == CS_REP_SENT)
-			cm_wire_resend(id);
+		if (id->state == CS_REQ_RCVD)
+			cm_send_mra(id, CM_MSG_REQ);
 		else if (id->state == CS_TIMEWAIT && !sidr)
 			send_rej(id, CM_REJ_STALE_CONN, CM_MSG_REQ, NULL, 0, NULL, 0);
 		return;
@@ -535,6 +536,9 @@ static void on_req(struct cm_dev *cm, const struct cm_msg *m, const union ibv_gi
 		id->rnr_retry_count = (uint8_t)m->f[CMF_RNR_RETRY_COUNT];
 		id->srq = (uint8_t)m->f[CMF_SRQ];
 		id->flow_control = (uint8_t)m->f[CMF_FLOW_CONTROL];
+		/* the REP and a DREQ of this side are resent as often as the
+		 * REQ says */
+		id->max_cm_retries = (uint8_t)m->f[CMF_MAX_CM_RETRIES];
 		ev.param.conn.private_data_len = 92 - CM_HDR_SIZE;
 		memcpy(ev.param.conn.private_data, m->private_data + CM_HDR_SIZE, 92 - CM_HDR_SIZE);
 		ev.param.conn.responder_resources = id->responder_resources;
@@ -562,7 +566,11 @@ static void on_rep(struct cm_id *id, const struct cm_msg *m)
 		return;
 	}
 	if (id->state != CS_REQ_SENT) {
+		/* cm_dup_rep_handler: an MRA while the application has not
+		 * answered the CONNECT_RESPONSE (MRA_REP_SENT) */
 		id->cm->st.dup++;
+		if (id->state == CS_REP_RCVD)
+			cm_send_mra(id, CM_MSG_REP);
 		return;
 	}
 	cm_wire_stop(id);
@@ -663,20 +671,6 @@ static void on_drep(struct cm_id *id)
 	enter_timewait(id);
 }
 
-static void on_mra(struct cm_id *id)
-{
-	/* the peer needs longer: one more full timeout before the next resend,
-	 * once per MAD (cm_mra_handler: a second MRA in MRA_*_RCVD is a
-	 * duplicate), so a peer sending MRAs cannot hold the id for ever */
-	if (!id->mad_expects_answer || id->mra_rcvd) {
-		id->cm->st.dup++;
-		return;
-	}
-	cm_wire_timer(id, id->cm->timeout_ms);
-	id->mad_expects_answer = true;
-	id->mra_rcvd = true;
-}
-
 static void on_sidr_rep(struct cm_id *id, const struct cm_msg *m)
 {
 	struct rdma_ucm_event_resp ev;
@@ -754,11 +748,19 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 		break;
 	}
 	id = cm_find_comm(cm, mine);
-	/* only the peer of a connection may move it, and once its comm ID is
-	 * known only with both (cm.c's cm_acquire_id; a REJ too) */
-	if (!id || memcmp(id->peer_gid.raw, peer->raw, 16) ||
-	    (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
-	     m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
+	if (id && memcmp(id->peer_gid.raw, peer->raw, 16)) {
+		/* only the peer of a connection may move it */
+		cm->st.drops++;
+		return;
+	}
+	/* and once its comm ID is known only with both (cm.c's
+	 * cm_acquire_id; a REJ too) */
+	if (!id || (id->remote_comm_id && m->attr_id != CM_ATTR_SIDR_REP &&
+		    m->f[CMF_LOCAL_COMM_ID] != id->remote_comm_id)) {
+		if (m->attr_id == CM_ATTR_DREQ) {
+			cm_issue_drep(cm, m, peer);
+			return;
+		}
 		cm->st.drops++;
 		return;
 	}
@@ -766,7 +768,7 @@ void cm_proto_input(struct cm_dev *cm, const struct cm_msg *m, const union ibv_g
 	case CM_ATTR_REP: on_rep(id, m); break;
 	case CM_ATTR_RTU: on_rtu(id); break;
 	case CM_ATTR_REJ: on_rej(id, m); break;
-	case CM_ATTR_MRA: on_mra(id); break;
+	case CM_ATTR_MRA: cm_on_mra(id, m); break;
 	case CM_ATTR_DREQ: on_dreq(id, m); break;
 	case CM_ATTR_DREP: on_drep(id); break;
 	case CM_ATTR_SIDR_REP: on_sidr_rep(id, m); break;

@@ -100,6 +100,7 @@ struct cm_id *cm_id_new(struct cm_conn *c, uint64_t uid, uint16_t ps, uint8_t qp
 	id->qp_type = qp_type;
 	id->state = CS_IDLE;
 	id->path_mtu = cm->dev->active_mtu;
+	id->max_cm_retries = CM_MAX_RETRIES;
 	if (getrandom(&id->seq_num, sizeof(id->seq_num), 0) != sizeof(id->seq_num))
 		id->seq_num = (uint32_t)random();
 	id->seq_num &= 0xffffff; /* cma: a random 24-bit starting PSN per id */

@@ -8,7 +8,7 @@
  * cm_event.c (event queue to the event socket), cm_id.c (ids, handles, port
  * spaces), cm_qp_attr.c (INIT_QP_ATTR), cm_wire.c (MADs on QP1 in and out,
  * retransmit timers), cm_conn.c (REQ/REP/RTU/REJ/DREQ/DREP/SIDR state
- * machine), cm_status.c.
+ * machine), cm_dup.c (MRAs and answers to duplicates), cm_status.c.
  */
 #ifndef UROCE_EMU_CM_INT_H
 #define UROCE_EMU_CM_INT_H
@@ -35,6 +35,7 @@
 #define CM_MAX_RETRIES 15       /* the kernel's CMA_MAX_CM_RETRIES */
 #define CM_RESPONSE_TIMEOUT 20  /* CMA_CM_RESPONSE_TIMEOUT, 4.096 us * 2^20 */
 #define CM_PACKET_LIFETIME 16   /* CMA_IBOE_PACKET_LIFETIME */
+#define CM_MRA_SETTING 24       /* cm.c CM_MRA_SETTING: MRA service timeout, 4.096 us * 2^24 */
 #define CM_HDR_SIZE 36          /* struct cma_hdr in front of the private data */
 #define CM_UDP_QKEY 0x01234567u /* RDMA_UDP_QKEY */
 #define CM_DEFAULT_HOP_LIMIT 64
@@ -115,6 +116,10 @@ struct cm_id {
 	bool mad_expects_answer;    /* timer runs */
 	bool mra_rcvd;              /* an MRA came for the MAD out: later ones are duplicates */
 	unsigned int retries;
+	uint8_t max_cm_retries;     /* resends allowed: CM_MAX_RETRIES, or on the passive
+				     * side the REQ's Max CM Retries (cm.c cm_req_handler) */
+	uint32_t wait_ms;           /* the wait before each resend: cm_dev.timeout_ms, or
+				     * after an MRA its service timeout (cm_wire_mra) */
 	ev_timer timer;
 	uint32_t events_reported;
 };
@@ -145,8 +150,25 @@ struct cm_stats {
 	uint64_t retransmits, drops, dup, timeouts, rej_backlog;
 };
 
+/*
+ * What the CM needs from around it: sending one RoCEv2 UDP payload (BTH ..
+ * ICRC slot, LEN bytes; the ICRC is the sender's to fill) to PEER with
+ * TCLASS, and one one-shot timer per id (arm for MS milliseconds from now,
+ * re-arming if armed; stop: no-op if not armed). When a timer runs out its
+ * owner calls cm_wire_expired(id). The daemon's (cm_env_daemon, cm_wire.c)
+ * are port_xmit and libev timers on the device's loop; tests/cm_engine.c
+ * gives its own, with a simulated clock.
+ */
+struct cm_env {
+	int (*xmit)(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, const uint8_t *pkt, size_t len);
+	void (*timer_arm)(struct cm_id *id, uint32_t ms);
+	void (*timer_stop)(struct cm_id *id);
+};
+extern const struct cm_env cm_env_daemon;
+
 struct cm_dev {
 	struct uroce_dev *dev;
+	const struct cm_env *env;   /* cm_env_daemon unless a test sets another */
 	struct cm_id *ids;          /* every id of the device */
 	struct cm_conn *conns;
 	uint32_t n_ids, n_pending;
@@ -215,8 +237,17 @@ int cm_wire_send_to(struct cm_dev *cm, const union ibv_gid *peer, struct cm_msg 
 void cm_wire_resend(struct cm_id *id);
 /* Stop ID's retransmit timer. */
 void cm_wire_stop(struct cm_id *id);
+/* Send M to ID's peer (with ID's TClass) without keeping it: an answer to a
+ * duplicate (MRA), which the duplicate's next copy asks for again. */
+int cm_wire_reply(struct cm_id *id, struct cm_msg *m);
+/* An MRA for the MAD out: wait MS from now, and MS before each later resend
+ * (mad.c ib_modify_mad: the retries left stay). */
+void cm_wire_mra(struct cm_id *id, uint32_t ms);
 /* Start a timer on ID of MS milliseconds without a MAD (timewait). */
 void cm_wire_timer(struct cm_id *id, uint32_t ms);
+/* ID's timer ran out: resend its MAD (at most max_cm_retries times, each
+ * followed by another wait), else cm_proto_timeout through cm_dev.timeout. */
+void cm_wire_expired(struct cm_id *id);
 
 /* cm_conn.c: the protocol */
 /* A decoded MAD M from PEER (cm_recv.c). */
@@ -239,6 +270,20 @@ int cm_disconnect(struct cm_id *id);
 void cm_proto_destroy(struct cm_id *id);
 /* DESTROY_ID: cm_proto_destroy, stop the timer, free the id. */
 void cm_destroy(struct cm_id *id);
+
+/* cm_dup.c */
+/* cm.c cm_convert_to_ms: IBA time T (4.096 us * 2^T) in ms as the kernel
+ * approximates it, 2^(T-8) (1 for T <= 8). */
+uint32_t cm_convert_to_ms(uint8_t t);
+/* An MRA of ID's peer's message MSG_MRAED (CM_MSG_REQ / CM_MSG_REP) with
+ * service timeout CM_MRA_SETTING, sent without being kept. */
+void cm_send_mra(struct cm_id *id, uint8_t msg_mraed);
+/* MRA M for ID: honoured once, for the MAD out of its state; else counted
+ * as a duplicate. */
+void cm_on_mra(struct cm_id *id, const struct cm_msg *m);
+/* DREP for DREQ from PEER, which names no connection here; counted as a
+ * duplicate. */
+void cm_issue_drep(struct cm_dev *cm, const struct cm_msg *dreq, const union ibv_gid *peer);
 
 /* cm_qp_attr.c */
 /* INIT_QP_ATTR of ID for QP_STATE (docs/rdma-cm.md table). 0, or EINVAL

@@ -4,7 +4,7 @@
  * 1; DETH Q_Key 0x80010000, source QP 1) through the device's port, so it is
  * captured and looped back like any packet (port_xmit); a packet for QP1 is
  * checked by cm_recv.c. The retransmit timer of each id runs on the daemon's
- * loop.
+ * loop (cm_env_daemon; a test gives its own cm_env).
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
@@ -17,6 +17,13 @@
 
 #include <errno.h>
 #include <string.h>
+
+/* The daemon's way out: through the device's port, from its own UDP port
+ * (port_xmit computes the ICRC). */
+static int daemon_xmit(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, const uint8_t *pkt, size_t len)
+{
+	return port_xmit(cm->dev, peer, cm->dev->port, tclass, pkt, len, false);
+}
 
 static int xmit(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, const uint8_t mad[CM_MAD_SIZE])
 {
@@ -35,8 +42,7 @@ static int xmit(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, co
 	h.deth.sqpn = CM_GSI_QPN;
 	if (roce_build_bth(pkt, sizeof(pkt), &h, mad, CM_MAD_SIZE, &len) != ROCE_OK)
 		return EINVAL;
-	/* from the device's own UDP port: port_xmit computes the ICRC for it */
-	rc = port_xmit(cm->dev, peer, cm->dev->port, tclass, pkt, len, false);
+	rc = cm->env->xmit(cm, peer, tclass, pkt, len);
 	if (!rc) {
 		uint16_t a = (uint16_t)(mad[16] << 8 | mad[17]);
 
@@ -46,23 +52,25 @@ static int xmit(struct cm_dev *cm, const union ibv_gid *peer, uint8_t tclass, co
 	return rc;
 }
 
-static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+void cm_wire_expired(struct cm_id *id)
 {
-	struct cm_id *id = w->data;
-
-	if (id->mad_valid && id->mad_expects_answer && id->retries < CM_MAX_RETRIES) {
+	if (id->mad_valid && id->mad_expects_answer && id->retries < id->max_cm_retries) {
 		id->retries++;
 		id->cm->st.retransmits++;
 		xmit(id->cm, &id->peer_gid, id->tos, id->mad);
-		ev_timer_set(w, id->cm->timeout_ms / 1000., 0.);
-		ev_timer_start(loop, w);
+		id->cm->env->timer_arm(id, id->wait_ms);
 		return;
 	}
 	id->mad_expects_answer = false;
 	id->cm->timeout(id);
 }
 
-static void timer_arm(struct cm_id *id, uint32_t ms)
+static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	cm_wire_expired(w->data);
+}
+
+static void daemon_timer_arm(struct cm_id *id, uint32_t ms)
 {
 	struct ev_loop *loop = id->cm->dev->loop;
 
@@ -71,6 +79,18 @@ static void timer_arm(struct cm_id *id, uint32_t ms)
 	id->timer.data = id;
 	ev_timer_start(loop, &id->timer);
 }
+
+static void daemon_timer_stop(struct cm_id *id)
+{
+	if (id->timer.cb)
+		ev_timer_stop(id->cm->dev->loop, &id->timer);
+}
+
+const struct cm_env cm_env_daemon = {
+	.xmit = daemon_xmit,
+	.timer_arm = daemon_timer_arm,
+	.timer_stop = daemon_timer_stop,
+};
 
 int cm_wire_send(struct cm_id *id, struct cm_msg *m, bool expect)
 {
@@ -85,10 +105,11 @@ int cm_wire_send(struct cm_id *id, struct cm_msg *m, bool expect)
 	id->mad_expects_answer = expect;
 	id->mra_rcvd = false;
 	id->retries = 0;
+	id->wait_ms = cm->timeout_ms;
 	/* a MAD that expects no answer leaves a running timer alone (a DREP
 	 * resent in timewait must not end the timewait) */
 	if (expect)
-		timer_arm(id, cm->timeout_ms);
+		cm->env->timer_arm(id, cm->timeout_ms);
 	return xmit(cm, &id->peer_gid, id->tos, id->mad);
 }
 
@@ -102,6 +123,22 @@ int cm_wire_send_to(struct cm_dev *cm, const union ibv_gid *peer, struct cm_msg 
 	return xmit(cm, peer, 0, mad);
 }
 
+int cm_wire_reply(struct cm_id *id, struct cm_msg *m)
+{
+	uint8_t mad[CM_MAD_SIZE];
+
+	m->method = CM_METHOD_SEND;
+	if (cm_mad_encode(m, mad))
+		return EINVAL;
+	return xmit(id->cm, &id->peer_gid, id->tos, mad);
+}
+
+void cm_wire_mra(struct cm_id *id, uint32_t ms)
+{
+	id->wait_ms = ms;
+	id->cm->env->timer_arm(id, ms);
+}
+
 void cm_wire_resend(struct cm_id *id)
 {
 	if (id->mad_valid)
@@ -111,12 +148,11 @@ void cm_wire_resend(struct cm_id *id)
 void cm_wire_stop(struct cm_id *id)
 {
 	id->mad_expects_answer = false;
-	if (id->timer.cb)
-		ev_timer_stop(id->cm->dev->loop, &id->timer);
+	id->cm->env->timer_stop(id);
 }
 
 void cm_wire_timer(struct cm_id *id, uint32_t ms)
 {
 	id->mad_expects_answer = false;
-	timer_arm(id, ms);
+	id->cm->env->timer_arm(id, ms);
 }
