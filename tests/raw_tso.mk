@@ -1,0 +1,10 @@
+# tests/raw_tso.mk: TSO on raw packet QPs (docs/raw-packet.md §3).
+check_PROGRAMS += tests/traffic_raw_tso
+tests_traffic_raw_tso_SOURCES = tests/traffic_raw_tso.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_raw_tso_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_raw_tso_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_raw_tso_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+
+RAW_TSO_TESTS = tests/traffic_raw_tso.sh
+TESTS += $(RAW_TSO_TESTS)
+EXTRA_DIST += $(RAW_TSO_TESTS)
