@@ -1,4 +1,4 @@
-# tests/raw_tso.mk: TSO on raw packet QPs (docs/raw-packet.md §3).
+# tests/raw_tso.mk: TSO and tunnel offloads of raw packet QPs (docs/raw-packet.md).
 check_PROGRAMS += tests/traffic_raw_tso
 tests_traffic_raw_tso_SOURCES = tests/traffic_raw_tso.c tests/traffic_verbs.c tests/traffic_verbs.h
 tests_traffic_raw_tso_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
@@ -8,3 +8,13 @@ tests_traffic_raw_tso_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 RAW_TSO_TESTS = tests/traffic_raw_tso.sh
 TESTS += $(RAW_TSO_TESTS)
 EXTRA_DIST += $(RAW_TSO_TESTS)
+
+# VXLAN tunnel / inner flow specs and inner RSS (docs/raw-packet.md §4, §5).
+check_PROGRAMS += tests/traffic_raw_tunnel
+tests_traffic_raw_tunnel_SOURCES = tests/traffic_raw_tunnel.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_raw_tunnel_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_raw_tunnel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_raw_tunnel_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+RAW_TUNNEL_TESTS = tests/traffic_raw_tunnel.sh
+TESTS += $(RAW_TUNNEL_TESTS)
+EXTRA_DIST += $(RAW_TUNNEL_TESTS)
