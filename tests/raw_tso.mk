@@ -18,3 +18,10 @@ tests_traffic_raw_tunnel_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 RAW_TUNNEL_TESTS = tests/traffic_raw_tunnel.sh
 TESTS += $(RAW_TUNNEL_TESTS)
 EXTRA_DIST += $(RAW_TUNNEL_TESTS)
+
+# the segmentation and VXLAN recognition without a daemon
+check_PROGRAMS += tests/eth_tso
+tests_eth_tso_SOURCES = tests/eth_tso.c
+tests_eth_tso_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_eth_tso_LDADD = $(DAEMON_TEST_LDADD)
+TESTS += tests/eth_tso
