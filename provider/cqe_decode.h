@@ -189,6 +189,7 @@ static inline enum ibv_wc_opcode uroce_req_opcode(uint8_t wqe_op)
 	case MLX5_OPCODE_ATOMIC_FA: return IBV_WC_FETCH_ADD;
 	case MLX5_OPCODE_UMR: return IBV_WC_BIND_MW;
 	case MLX5_OPCODE_LOCAL_INVAL: return IBV_WC_LOCAL_INV;
+	case MLX5_OPCODE_TSO: return IBV_WC_TSO;
 	default: return IBV_WC_SEND; /* SEND, SEND_IMM, SEND_INVAL */
 	}
 }

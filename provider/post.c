@@ -62,6 +62,10 @@ int uroce_send_wqe_check(const struct uroce_qp *qp, int opcode, bool inl, uint64
 		return EINVAL;
 	if (total > UROCE_MAX_MSG_BYTES)
 		return EINVAL;
+	/* the payload a TSO WQE cuts: tso_caps.max_tso, as mlx5_post_send
+	 * checks its SGEs */
+	if (opcode == IBV_WR_TSO && !inl && total > UROCE_MAX_TSO)
+		return EINVAL;
 	if (inl && total > qp->cap.max_inline_data)
 		return EINVAL;
 	/* One 8-byte local buffer; inline is for SEND and WRITE only. */
@@ -116,6 +120,17 @@ void uroce_send_wqe_set_sges(struct uroce_send_wqe *w, const struct ibv_sge *sg,
 		sge[i].lkey = sg[i].lkey;
 		w->byte_len += sg[i].length;
 	}
+}
+
+int uroce_tso_wqe_set(struct uroce_qp *qp, struct uroce_send_wqe *w, const void *hdr, uint16_t hdr_sz,
+		      uint16_t mss)
+{
+	if (hdr_sz < UROCE_RAW_MIN_FRAME || hdr_sz > qp->max_tso_header || !hdr || mss == 0)
+		return EINVAL;
+	memcpy((uint8_t *)w + uroce_sq_tso_hdr_off(&qp->cap), hdr, hdr_sz);
+	w->tso_hdr_sz = hdr_sz;
+	w->mss = mss;
+	return 0;
 }
 
 int uroce_post_send_state(struct ibv_qp *ibqp)
@@ -183,7 +198,8 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		return ret;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
-	if (qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET && total < UROCE_RAW_MIN_FRAME)
+	if (qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET && total < UROCE_RAW_MIN_FRAME &&
+	    wr->opcode != IBV_WR_TSO)
 		return EINVAL;
 	/* checksum offload: raw packet QPs; mlx5 refuses it on UD (no
 	 * IPoIB underlay here) and ignores it on connected QPs */
@@ -193,6 +209,11 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	uroce_send_wqe_init(qp, w, wr->opcode, wr->send_flags, n, wr->wr_id);
 	if ((wr->send_flags & IBV_SEND_IP_CSUM) && qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET)
 		w->flags |= UROCE_WQE_IP_CSUM;
+	if (wr->opcode == IBV_WR_TSO) {
+		ret = uroce_tso_wqe_set(qp, w, wr->tso.hdr, wr->tso.hdr_sz, wr->tso.mss);
+		if (ret)
+			return ret;
+	}
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
 	if (wr->opcode == IBV_WR_SEND_WITH_INV)
@@ -238,9 +259,10 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
  * atomic whose local data is not one SGE of exactly 8 bytes (num_sge 0 or
  * 2, length 4 or 16), SEND_WITH_INV off RC, BIND_MW / LOCAL_INV
  * on UD or with IBV_SEND_INLINE, BIND_MW without a window; on a raw packet
- * QP: an opcode other than SEND, a frame under 18 bytes; IBV_SEND_IP_CSUM
- * on UD), EOPNOTSUPP
- * (ATOMIC_WRITE, FLUSH, TSO),
+ * QP: an opcode other than SEND and TSO, a SEND frame under 18 bytes, a
+ * TSO header under 18 bytes or over max_tso_header, mss 0, a TSO payload
+ * in SGEs over tso_caps.max_tso; IBV_SEND_IP_CSUM on UD), EOPNOTSUPP
+ * (ATOMIC_WRITE, FLUSH, TSO off a raw packet QP),
  * ENOMEM (send queue full), EIO (the daemon is gone, as mlx5 posts fail in
  * internal-error state). WRs before *bad_wr are posted.
  */

@@ -37,7 +37,7 @@ int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 {
 	uint64_t ok = type == IBV_QPT_RC ? UROCE_OPS_RC :
 		      type == IBV_QPT_UC ? UROCE_OPS_UC :
-		      type == IBV_QPT_RAW_PACKET ? IBV_QP_EX_WITH_SEND : UROCE_OPS_UD;
+		      type == IBV_QPT_RAW_PACKET ? IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO : UROCE_OPS_UD;
 	uint64_t bad = send_ops & ~ok;
 	const char *what;
 
@@ -353,13 +353,18 @@ static void ex_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 	ex_fail(xqp(qpx), EINVAL);
 }
 
-/* TSO: raw packet QPs only (refused at creation); the call fails the batch. */
+/* TSO (raw packet QPs): the header is copied now, into its place in the
+ * slot (abi_ring.h); the payload comes from wr_set_sge* / inline setters. */
 static void ex_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)
 {
-	(void)hdr;
-	(void)hdr_sz;
-	(void)mss;
-	ex_fail(xqp(qpx), EINVAL);
+	struct uroce_send_wqe *w = ex_begin(qpx, IBV_WR_TSO, IBV_QP_EX_WITH_TSO);
+	int ret;
+
+	if (!w)
+		return;
+	ret = uroce_tso_wqe_set(xqp(qpx), w, hdr, hdr_sz, mss);
+	if (ret)
+		ex_fail(xqp(qpx), ret);
 }
 
 static void ex_start(struct ibv_qp_ex *qpx)

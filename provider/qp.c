@@ -21,7 +21,7 @@
 
 #define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_IND_TABLE | \
-				IBV_QP_INIT_ATTR_RX_HASH)
+				IBV_QP_INIT_ATTR_RX_HASH | IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
 #define UROCE_KNOWN_QP_COMP_MASK ((IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1) - 1)
 
 /* Frees what the QP owns, not the struct itself. */
@@ -53,7 +53,7 @@ int uroce_qp_alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
 {
 	uint32_t sq = qp->cap.max_send_wr, rq = qp->cap.max_recv_wr;
 
-	uroce_qp_ring_layout(&qp->cap, &qp->layout);
+	uroce_qp_ring_layout_tso(&qp->cap, qp->max_tso_header, &qp->layout);
 	qp->ring_fd = memfd_create("uroce-qp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (qp->ring_fd < 0)
 		return errno;
@@ -73,6 +73,21 @@ int uroce_qp_alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
 	return 0;
 }
 
+/* QP's max_tso_header from ATTR: raw packet QPs only (as mlx5_create_qp),
+ * and the SQ slot it makes within UROCE_SQ_DESC_MAX (as mlx5_calc_send_wqe
+ * bounds the WQE); 0 or EINVAL. */
+static int tso_header_set(struct uroce_qp *qp, const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) || !attr->max_tso_header)
+		return 0;
+	if (attr->qp_type != IBV_QPT_RAW_PACKET ||
+	    uroce_sq_stride_tso(qp->cap.max_send_sge, qp->cap.max_inline_data, attr->max_tso_header) >
+		    UROCE_SQ_DESC_MAX)
+		return EINVAL;
+	qp->max_tso_header = attr->max_tso_header;
+	return 0;
+}
+
 /*
  * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC, UD and
  * RAW_PACKET (Ethernet frames, docs/raw-packet.md; no SRQ: EINVAL) QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
@@ -83,9 +98,11 @@ int uroce_qp_alloc_rings(struct uroce_qp *qp, struct ibv_pd *pd)
  * (ibv_qp_to_qp_ex, ibv_wr_post(3); post_ex.c) for the send_ops_flags asked.
  * Errors (errno): EOPNOTSUPP for other QP types (XRC, DRIVER),
  * create flags, XRCD, send_ops_flags the QP type cannot carry or
- * uroce lacks (TSO, ATOMIC_WRITE, FLUSH, unknown bits; as mlx5); EINVAL
- * for no PD, no CQ, a PD or CQ of another context, caps over the device
- * limits, unknown comp_mask bits; ENOMEM.
+ * uroce lacks (TSO off a raw packet QP, ATOMIC_WRITE, FLUSH, unknown bits;
+ * as mlx5); EINVAL for no PD, no CQ, a PD or CQ of another context, caps
+ * over the device limits, unknown comp_mask bits, max_tso_header on a QP
+ * other than RAW_PACKET or too large for the SQ slot (UROCE_SQ_DESC_MAX,
+ * docs/raw-packet.md §3); ENOMEM.
  */
 struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 				  struct ibv_qp_init_attr_ex *attr)
@@ -139,6 +156,9 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	qp->cap = attr->cap;
 	uroce_qp_caps_round(&qp->cap);
+	ret = tso_header_set(qp, attr);
+	if (ret)
+		goto err;
 	if (attr->srq)
 		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
 	ret = uroce_qp_alloc_rings(qp, attr->pd);
@@ -155,6 +175,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	req.recv_cq_handle = to_ucq(attr->recv_cq)->handle;
 	req.srq_handle = attr->srq ? to_usrq(attr->srq)->handle : 0;
 	req.cap = qp->cap;
+	req.max_tso_header = qp->max_tso_header;
 	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_QP, &req, sizeof(req), &qp->ring_fd, 1,
 			     &resp, sizeof(resp), NULL, NULL);
 	if (ret)

@@ -66,6 +66,9 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING | IBV_RAW_PACKET_CAP_SCATTER_FCS |
 			     IBV_RAW_PACKET_CAP_DELAY_DROP;
 	a.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
+	/* TSO on raw packet QPs (docs/raw-packet.md §3), mlx5's values */
+	a.tso_caps.max_tso = UROCE_MAX_TSO;
+	a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	uroce_odp_caps(&a);
 	a.phys_port_cnt_ex = 1;
 	a.cq_mod_caps.max_cq_count = UROCE_CQ_MOD_MAX_COUNT;

@@ -211,6 +211,7 @@ struct uroce_qp {
 	struct verbs_qp vqp;
 	uint32_t handle;
 	struct ibv_qp_cap cap; /* rounded, as the rings hold them */
+	uint32_t max_tso_header;   /* raw packet QPs: TSO header bytes a WQE may carry */
 	struct uroce_qp_ring_layout layout;
 	int ring_fd;
 	void *ring;
@@ -494,6 +495,11 @@ void uroce_send_wqe_init(struct uroce_qp *qp, struct uroce_send_wqe *w, int opco
 			 unsigned int send_flags, uint32_t n, uint64_t wr_id);
 /* Writes N SGEs into W (no inline flag) with byte_len their sum. */
 void uroce_send_wqe_set_sges(struct uroce_send_wqe *w, const struct ibv_sge *sg, size_t n);
+/* The TSO part of W (abi_ring.h): HDR_SZ bytes of HDR into the slot, MSS.
+ * EINVAL for a header under 18 bytes or over the QP's max_tso_header (as
+ * mlx5's set_tso_eth_seg), or MSS 0 (post.c). */
+int uroce_tso_wqe_set(struct uroce_qp *qp, struct uroce_send_wqe *w, const void *hdr, uint16_t hdr_sz,
+		      uint16_t mss);
 /* Whether the QP can post sends: 0, EINVAL (RESET, INIT, RTR), EIO (daemon gone). */
 int uroce_post_send_state(struct ibv_qp *qp);
 /* Publishes NREQ more SQ WQEs (release store of sq_pi) and rings the doorbell once. */

@@ -271,7 +271,7 @@ int uroce_destroy_rwq_ind_table(struct ibv_rwq_ind_table *t)
  * steering rules into the WQs of its table. Errors: EINVAL (another QP type,
  * one of the two masks alone, a table of another context, a key of 0 or
  * more than UROCE_RSS_KEY_MAX bytes, a hash function other than Toeplitz,
- * unknown hash fields), EOPNOTSUPP (IPSEC_SPI, INNER), ENOMEM.
+ * unknown hash fields), EOPNOTSUPP (IPSEC_SPI), ENOMEM.
  */
 struct ibv_qp *uroce_create_rss_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
 {

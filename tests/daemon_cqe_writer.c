@@ -131,7 +131,7 @@ START_TEST(syndrome_table_inverse)
 	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_SEND_WITH_IMM), 0x0b);
 	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_BIND_MW), MLX5_OPCODE_UMR);
 	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_LOCAL_INV), MLX5_OPCODE_LOCAL_INVAL);
-	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_TSO), 0);
+	ck_assert_uint_eq(cqe_wqe_opcode(IBV_WR_TSO), MLX5_OPCODE_TSO);
 }
 END_TEST
 

@@ -48,7 +48,13 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	/* a raw packet QP receives into its own RQ only */
 	if (req->qp_type == IBV_QPT_RAW_PACKET && req->srq_handle)
 		return EINVAL;
-	if (req->sq_sig_all > 1 || req->reserved)
+	if (req->sq_sig_all > 1)
+		return EINVAL;
+	/* a TSO header rides in every SQ slot: raw packet QPs only, and the
+	 * slot must stay within the largest WQE (mlx5_calc_send_wqe) */
+	if (req->max_tso_header && (req->qp_type != IBV_QPT_RAW_PACKET ||
+				    uroce_sq_stride_tso(cap.max_send_sge ? cap.max_send_sge : 1, cap.max_inline_data,
+							req->max_tso_header) > UROCE_SQ_DESC_MAX))
 		return EINVAL;
 	pd = objtab_get(&c->pds, req->pd_handle);
 	scq = objtab_get(&c->cqs, req->send_cq_handle);
@@ -74,7 +80,7 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	if (!qp)
 		return ENOMEM;
 	if (call->nfds > 0) {
-		uroce_qp_ring_layout(&cap, &lay);
+		uroce_qp_ring_layout_tso(&cap, req->max_tso_header, &lay);
 		qp->ring_size = lay.size;
 		qp->ring = map_client_ring(call->fds[0], lay.size, &rc);
 		if (!qp->ring)
@@ -91,6 +97,7 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	qp->recv_cq = rcq;
 	qp->srq = srq;
 	qp->cap = cap;
+	qp->max_tso_header = req->max_tso_header;
 	qp->owner = c;
 	rc = qp->type == IBV_QPT_RAW_PACKET ? raw_qp_create(qp) : engine_qp_create(qp);
 	if (rc) {

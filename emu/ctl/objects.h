@@ -135,6 +135,7 @@ struct ctl_qp {
 	struct ctl_cq *send_cq, *recv_cq;
 	struct ctl_srq *srq;     /* receive WQEs come from here, or NULL */
 	struct ibv_qp_cap cap;   /* rounded caps */
+	uint32_t max_tso_header; /* raw packet QPs: TSO header bytes each SQ slot holds */
 	/* What ibv_query_qp reports beyond the engine's state and transport
 	 * attributes (xport_qp_query): the address vector as given, the P_Key
 	 * index, the port and the migration state. */

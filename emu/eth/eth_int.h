@@ -139,6 +139,21 @@ struct raw_held {
 	uint8_t frame[];
 };
 
+/* Largest frame port P sends: its MTU + the Ethernet header, + 4 when
+ * frame F (LEN bytes) carries an 802.1Q tag. */
+static inline uint32_t eth_max_frame(const struct eth_port *p, const uint8_t *f, uint32_t len)
+{
+	bool vlan = len >= 14 && f[12] == 0x81 && f[13] == 0x00;
+
+	return p->mtu + 14 + (vlan ? 4 : 0);
+}
+
+/* Send an IBV_WR_TSO WQE W of QP in RTS: its segments out, its completion
+ * C (status, byte_len filled here) first; a header tso_hdr_check refuses
+ * completes with IBV_WC_LOC_QP_OP_ERR, a segment over the MTU with
+ * IBV_WC_LOC_LEN_ERR, and the QP goes to ERR (raw_tso.c). */
+void raw_tso_send(struct ctl_qp *qp, const struct xport_send_wqe *w, struct xport_cqe *c);
+
 /* Offer FRAME (LEN bytes) to the device's raw QPs through its rules.
  * FROM_QP: the raw QP that sent it (never given its own frame back), or
  * NULL for a frame from the segment. */

@@ -125,6 +125,19 @@ bool frame_parse(const uint8_t *f, size_t len, struct frame_info *fi)
 	return true;
 }
 
+bool frame_vxlan_inner(const uint8_t *f, const struct frame_info *fi, struct frame_info *inner, uint32_t *off,
+		       uint32_t *vni)
+{
+	const uint8_t *v = f + fi->l4_off + 8;
+
+	if (fi->l4 != FRAME_L4_UDP || rd16(f + fi->l4_off + 2) != FRAME_VXLAN_PORT ||
+	    fi->l4_len < 8 + 8 + ETH_HLEN_ || !(v[0] & 0x08))
+		return false;
+	*vni = (uint32_t)v[4] << 16 | (uint32_t)v[5] << 8 | v[6];
+	*off = fi->l4_off + 16;
+	return frame_parse(f + *off, fi->l4_len - 16, inner);
+}
+
 /* Checksum over the pseudo header and the L4 bytes (checksum field included
  * as it stands). */
 static uint32_t l4_sum(const uint8_t *f, const struct frame_info *fi)

@@ -56,6 +56,20 @@ struct frame_info {
  * are still decoded, as a ConnectX parses them for steering). */
 bool frame_parse(const uint8_t *frame, size_t len, struct frame_info *fi);
 
+/* The IANA VXLAN port (RFC 7348 §5): what a ConnectX recognises as VXLAN
+ * for tunnel steering and inner RSS. */
+#define FRAME_VXLAN_PORT 4789
+
+/*
+ * frame_vxlan_inner - whether FRAME (decoded in *FI) carries a VXLAN frame:
+ * UDP to FRAME_VXLAN_PORT, the 8-byte VXLAN header with the I flag, then
+ * at least an Ethernet header. If so, *VNI is the 24-bit VNI, *OFF the
+ * inner frame's offset in FRAME and *INNER the inner frame decoded (its
+ * offsets from the inner frame's start).
+ */
+bool frame_vxlan_inner(const uint8_t *frame, const struct frame_info *fi, struct frame_info *inner, uint32_t *off,
+		       uint32_t *vni);
+
 /* Fill the IPv4 header checksum (IPv4) and the TCP/UDP checksum (IPv4
  * unfragmented, IPv6 with TCP/UDP as next header) of FRAME in place, as a
  * ConnectX does for IBV_SEND_IP_CSUM (MLX5_ETH_WQE_L3_CSUM | L4_CSUM). A

@@ -5,7 +5,8 @@
  *
  * A raw QP has no transport: a send WQE is one frame, gathered from its
  * SGEs (or its inline bytes), checksummed if IBV_SEND_IP_CSUM asked, and
- * handed to the port at once; its completion follows. A frame for the QP
+ * handed to the port at once; its completion follows. A TSO WQE is many
+ * frames (raw_tso.c). A frame for the QP
  * takes the oldest receive WQE; without one (or outside RTR/RTS) it is
  * dropped and counted, as a ConnectX counts rx_out_of_buffer.
  */
@@ -142,14 +143,6 @@ static uint32_t gather(struct ctl_qp *qp, const struct xport_send_wqe *w, uint8_
 	return (uint32_t)total;
 }
 
-/* Largest frame the port sends: MTU + Ethernet header (+ an 802.1Q tag). */
-static uint32_t max_frame(const struct eth_port *p, const uint8_t *f, uint32_t len)
-{
-	bool vlan = len >= 14 && f[12] == 0x81 && f[13] == 0x00;
-
-	return p->mtu + 14 + (vlan ? 4 : 0);
-}
-
 /* Executes send WQE W: one frame out, then its completion. */
 static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 {
@@ -169,12 +162,16 @@ static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 		raw_cqe(qp, &c, NULL);
 		return;
 	}
+	if (w->opcode == IBV_WR_TSO) {
+		raw_tso_send(qp, w, &c);
+		return;
+	}
 	len = gather(qp, w, frame, sizeof(frame), &st);
 	if (st == IBV_WC_SUCCESS && (w->opcode != IBV_WR_SEND || len < RAW_MIN_FRAME))
 		st = IBV_WC_LOC_QP_OP_ERR;
 	/* longer than the port's MTU allows: a ConnectX completes the WQE
 	 * with a local length error (syndrome 0x01) and the QP goes to ERR */
-	if (st == IBV_WC_SUCCESS && len > max_frame(p, frame, len))
+	if (st == IBV_WC_SUCCESS && len > eth_max_frame(p, frame, len))
 		st = IBV_WC_LOC_LEN_ERR;
 	if (st != IBV_WC_SUCCESS) {
 		ulog_limited(ULOG_LIMIT_REFUSED, ULOG_WARN, "client#%u raw qpn 0x%x: send WQE %u failed: wc status %d",

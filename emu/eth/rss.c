@@ -22,7 +22,7 @@
 /* IBV_RX_HASH_* fields uroce hashes on. */
 #define RSS_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 |           \
 		    IBV_RX_HASH_DST_IPV6 | IBV_RX_HASH_SRC_PORT_TCP | IBV_RX_HASH_DST_PORT_TCP |   \
-		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP)
+		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER)
 
 
 /* A new raw QP object of C numbered from the QPN space: in C's QP table,
@@ -252,7 +252,7 @@ int op_create_rss_qp(struct ctl_client *c, struct ctl_call *call)
 	    req->key_len > UROCE_RSS_KEY_MAX)
 		return EINVAL;
 	if (req->fields_mask & ~(uint64_t)RSS_FIELDS)
-		return (req->fields_mask & ((uint64_t)IBV_RX_HASH_IPSEC_SPI | IBV_RX_HASH_INNER)) ?
+		return (req->fields_mask & (uint64_t)IBV_RX_HASH_IPSEC_SPI) ?
 			       EOPNOTSUPP : EINVAL;
 	rss = calloc(1, sizeof(*rss));
 	if (!rss)

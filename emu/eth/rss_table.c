@@ -59,12 +59,11 @@ void eth_client_gone(struct ctl_client *c)
 	}
 }
 
-struct ctl_qp *rss_pick(const struct ctl_qp *qp, const uint8_t *f, const struct frame_info *fi)
+/* The hash input of frame F (decoded in FI) for fields M into IN (36 bytes
+ * at most); returns its length. */
+static size_t hash_input(const uint8_t *f, const struct frame_info *fi, uint64_t m, uint8_t *in)
 {
-	const struct raw_rss *rss = qp->raw->rss;
-	uint8_t in[36];
 	size_t n = 0;
-	uint64_t m = rss->fields;
 
 	/* the RSS input order: source address, destination address, source
 	 * port, destination port (Microsoft RSS; mlx5 the same) */
@@ -90,5 +89,22 @@ struct ctl_qp *rss_pick(const struct ctl_qp *qp, const uint8_t *f, const struct 
 		if (m & IBV_RX_HASH_DST_PORT_TCP)
 			memcpy(in + n, f + fi->l4_off + 2, 2), n += 2;
 	}
+	return n;
+}
+
+struct ctl_qp *rss_pick(const struct ctl_qp *qp, const uint8_t *f, const struct frame_info *fi)
+{
+	const struct raw_rss *rss = qp->raw->rss;
+	struct frame_info inner;
+	uint32_t off, vni;
+	uint8_t in[36];
+	size_t n = 0;
+
+	/* IBV_RX_HASH_INNER: the fields of the frame a VXLAN frame carries
+	 * (mlx5's inner_header_selector); a frame without one hashes nothing */
+	if (!(rss->fields & IBV_RX_HASH_INNER))
+		n = hash_input(f, fi, rss->fields, in);
+	else if (frame_vxlan_inner(f, fi, &inner, &off, &vni))
+		n = hash_input(f + off, &inner, rss->fields, in);
 	return rss->table->wqs[frame_toeplitz(rss->key, rss->key_len, in, n) & (rss->table->size - 1)];
 }

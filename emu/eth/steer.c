@@ -7,7 +7,9 @@
  * A rule keeps each spec's value and mask in the layouts of
  * <infiniband/verbs.h>; a frame is turned once into the same layouts
  * (struct frame_key) and a spec matches when (key & mask) == (value & mask)
- * byte by byte.
+ * byte by byte. A VXLAN frame has two levels: its outer headers, which
+ * plain specs match, and the frame it carries, which specs with
+ * IBV_FLOW_SPEC_INNER match; VXLAN_TUNNEL matches its VNI.
  */
 #include "config.h"
 #include "emu/eth/eth_int.h"
@@ -22,6 +24,16 @@
 #include <string.h>
 
 enum { L_ETH, L_IPV4, L_IPV6, L_TCP, L_UDP, L_NUM };
+enum { OUTER, INNER, LEVELS };
+
+/* What a rule matches at one level (outer or inner headers). */
+struct steer_match {
+	unsigned int layers;        /* 1 << L_* */
+	struct ibv_flow_eth_filter eth_val, eth_mask;
+	struct ibv_flow_ipv4_ext_filter ip4_val, ip4_mask;
+	struct ibv_flow_ipv6_filter ip6_val, ip6_mask;
+	struct ibv_flow_tcp_udp_filter l4_val, l4_mask;
+};
 
 struct steer_rule {
 	uint32_t handle;
@@ -33,21 +45,27 @@ struct steer_rule {
 	bool has_tag;
 	uint32_t tag;
 	struct eth_counters *counters; /* COUNT action, or NULL */
-	unsigned int layers;        /* 1 << L_* */
-	struct ibv_flow_eth_filter eth_val, eth_mask;
-	struct ibv_flow_ipv4_ext_filter ip4_val, ip4_mask;
-	struct ibv_flow_ipv6_filter ip6_val, ip6_mask;
-	struct ibv_flow_tcp_udp_filter l4_val, l4_mask;
+	struct steer_match m[LEVELS];
+	bool tunnel;                /* a VXLAN_TUNNEL spec: the frame is VXLAN ... */
+	uint32_t vni_val, vni_mask; /* ... with this tunnel_id (network order) */
 	struct steer_rule *next;
 };
 
-/* A frame in the filters' layouts (network order where the frame is). */
+/* A frame at one level in the filters' layouts (network order where the
+ * frame is). */
 struct frame_key {
 	unsigned int layers;
 	struct ibv_flow_eth_filter eth;
 	struct ibv_flow_ipv4_ext_filter ip4;
 	struct ibv_flow_ipv6_filter ip6;
 	struct ibv_flow_tcp_udp_filter l4;
+};
+
+/* Both levels of a frame: INNER has no layers unless the frame is VXLAN. */
+struct frame_keys {
+	struct frame_key k[LEVELS];
+	bool vxlan;
+	uint32_t vni;               /* tunnel_id as verbs lays it: htobe32(VNI) */
 };
 
 static bool masked_eq(const void *key, const void *val, const void *mask, size_t n)
@@ -99,7 +117,7 @@ static void frame_key(const uint8_t *f, const struct frame_info *fi, struct fram
 	}
 }
 
-static bool rule_matches(const struct steer_rule *r, const struct frame_key *k)
+static bool level_matches(const struct steer_match *r, const struct frame_key *k)
 {
 	if ((k->layers & r->layers) != r->layers)
 		return false;
@@ -113,6 +131,28 @@ static bool rule_matches(const struct steer_rule *r, const struct frame_key *k)
 	    !masked_eq(&k->l4, &r->l4_val, &r->l4_mask, sizeof(k->l4)))
 		return false;
 	return true;
+}
+
+static bool rule_matches(const struct steer_rule *r, const struct frame_keys *k)
+{
+	if (r->tunnel && (!k->vxlan || (k->vni & r->vni_mask) != (r->vni_val & r->vni_mask)))
+		return false;
+	return level_matches(&r->m[OUTER], &k->k[OUTER]) && level_matches(&r->m[INNER], &k->k[INNER]);
+}
+
+/* Both levels of frame F (decoded in FI). */
+static void frame_keys(const uint8_t *f, const struct frame_info *fi, struct frame_keys *k)
+{
+	struct frame_info inner;
+	uint32_t off, vni;
+
+	frame_key(f, fi, &k->k[OUTER]);
+	k->vxlan = frame_vxlan_inner(f, fi, &inner, &off, &vni);
+	k->vni = htobe32(vni);
+	if (k->vxlan)
+		frame_key(f + off, &inner, &k->k[INNER]);
+	else
+		memset(&k->k[INNER], 0, sizeof(k->k[INNER]));
 }
 
 /* Adds R's QP to OUT unless it is there already. */
@@ -138,13 +178,13 @@ static unsigned int hit_add(struct steer_hit *out, unsigned int n, unsigned int 
 unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, size_t len, const struct frame_info *fi,
 			  bool defaults, struct steer_hit *out, unsigned int max, bool *drop)
 {
-	struct frame_key k;
+	struct frame_keys k;
 	const struct steer_rule *r;
 	unsigned int n = 0, best = 0x10000;
 	bool mcast = fi->dst_mac[0] & 1, any_mc_default = false, best_drop = false;
 
 	*drop = false;
-	frame_key(frame, fi, &k);
+	frame_keys(frame, fi, &k);
 	/* NORMAL rules: the lowest priority value among the matches wins */
 	for (r = p->rules; r; r = r->next)
 		if (r->type == IBV_FLOW_ATTR_NORMAL && r->priority < best && rule_matches(r, &k))
@@ -184,11 +224,30 @@ unsigned int steer_lookup(struct eth_port *p, const uint8_t *frame, size_t len, 
 	return n;
 }
 
+/* A VXLAN_TUNNEL spec at S (SIZE bytes) into R: its size or -EINVAL (a
+ * second one, a VNI over 24 bits). */
+static int tunnel_parse(const uint8_t *s, uint16_t size, struct steer_rule *r)
+{
+	struct ibv_flow_spec_tunnel t;
+
+	if (size != sizeof(t) || r->tunnel)
+		return -EINVAL;
+	memcpy(&t, s, sizeof(t));
+	/* the VNI is 24 bits: tunnel_id's top byte (network order) */
+	if ((t.val.tunnel_id | t.mask.tunnel_id) & htobe32(0xFF000000u))
+		return -EINVAL;
+	r->tunnel = true;
+	r->vni_val = t.val.tunnel_id;
+	r->vni_mask = t.mask.tunnel_id;
+	return size;
+}
+
 /* Parses one spec at S (LEFT bytes left) into R (counters: C's). Returns
  * its size, or a negative errno. */
 static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, struct ctl_client *c)
 {
 	struct ibv_flow_spec_tcp_udp l4;
+	struct steer_match *m;
 	uint32_t type;
 	uint16_t size;
 	int layer = -1;
@@ -199,17 +258,19 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, str
 	memcpy(&size, s + 4, 2);
 	if (size < 8 || size > left)
 		return -EINVAL;
-	if (type & IBV_FLOW_SPEC_INNER)
+	/* an inner spec matches the headers a VXLAN frame carries */
+	m = &r->m[type & IBV_FLOW_SPEC_INNER ? INNER : OUTER];
+	if ((type & IBV_FLOW_SPEC_INNER) && (type & ~(uint32_t)IBV_FLOW_SPEC_INNER) >= IBV_FLOW_SPEC_VXLAN_TUNNEL)
 		return -EOPNOTSUPP;
-	switch (type) {
+	switch (type & ~(uint32_t)IBV_FLOW_SPEC_INNER) {
 	case IBV_FLOW_SPEC_ETH: {
 		struct ibv_flow_spec_eth e;
 
 		if (size != sizeof(e))
 			return -EINVAL;
 		memcpy(&e, s, sizeof(e));
-		r->eth_val = e.val;
-		r->eth_mask = e.mask;
+		m->eth_val = e.val;
+		m->eth_mask = e.mask;
 		layer = L_ETH;
 		break;
 	}
@@ -219,10 +280,10 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, str
 		if (size != sizeof(e))
 			return -EINVAL;
 		memcpy(&e, s, sizeof(e));
-		r->ip4_val.src_ip = e.val.src_ip;
-		r->ip4_val.dst_ip = e.val.dst_ip;
-		r->ip4_mask.src_ip = e.mask.src_ip;
-		r->ip4_mask.dst_ip = e.mask.dst_ip;
+		m->ip4_val.src_ip = e.val.src_ip;
+		m->ip4_val.dst_ip = e.val.dst_ip;
+		m->ip4_mask.src_ip = e.mask.src_ip;
+		m->ip4_mask.dst_ip = e.mask.dst_ip;
 		layer = L_IPV4;
 		break;
 	}
@@ -232,8 +293,8 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, str
 		if (size != sizeof(e))
 			return -EINVAL;
 		memcpy(&e, s, sizeof(e));
-		r->ip4_val = e.val;
-		r->ip4_mask = e.mask;
+		m->ip4_val = e.val;
+		m->ip4_mask = e.mask;
 		layer = L_IPV4;
 		break;
 	}
@@ -243,8 +304,8 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, str
 		if (size != sizeof(e))
 			return -EINVAL;
 		memcpy(&e, s, sizeof(e));
-		r->ip6_val = e.val;
-		r->ip6_mask = e.mask;
+		m->ip6_val = e.val;
+		m->ip6_mask = e.mask;
 		layer = L_IPV6;
 		break;
 	}
@@ -253,10 +314,12 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, str
 		if (size != sizeof(l4))
 			return -EINVAL;
 		memcpy(&l4, s, sizeof(l4));
-		r->l4_val = l4.val;
-		r->l4_mask = l4.mask;
-		layer = type == IBV_FLOW_SPEC_TCP ? L_TCP : L_UDP;
+		m->l4_val = l4.val;
+		m->l4_mask = l4.mask;
+		layer = (type & ~(uint32_t)IBV_FLOW_SPEC_INNER) == IBV_FLOW_SPEC_TCP ? L_TCP : L_UDP;
 		break;
+	case IBV_FLOW_SPEC_VXLAN_TUNNEL:
+		return tunnel_parse(s, size, r);
 	case IBV_FLOW_SPEC_ACTION_TAG: {
 		struct ibv_flow_spec_action_tag t;
 
@@ -292,11 +355,11 @@ static int spec_parse(const uint8_t *s, uint32_t left, struct steer_rule *r, str
 		return -EOPNOTSUPP;
 	}
 	/* one spec per layer; L3 and L4 each one of a kind */
-	if ((r->layers & (1u << layer)) ||
-	    ((layer == L_IPV4 || layer == L_IPV6) && (r->layers & (1u << L_IPV4 | 1u << L_IPV6))) ||
-	    ((layer == L_TCP || layer == L_UDP) && (r->layers & (1u << L_TCP | 1u << L_UDP))))
+	if ((m->layers & (1u << layer)) ||
+	    ((layer == L_IPV4 || layer == L_IPV6) && (m->layers & (1u << L_IPV4 | 1u << L_IPV6))) ||
+	    ((layer == L_TCP || layer == L_UDP) && (m->layers & (1u << L_TCP | 1u << L_UDP))))
 		return -EINVAL;
-	r->layers |= 1u << layer;
+	m->layers |= 1u << layer;
 	return size;
 }
 
@@ -337,7 +400,7 @@ int op_create_flow(struct ctl_client *c, struct ctl_call *call)
 		off += (uint32_t)n;
 	}
 	/* the default and sniffer rule types take no specs (ibv_create_flow(3)) */
-	if (req->type != IBV_FLOW_ATTR_NORMAL && (r->layers || r->drop)) {
+	if (req->type != IBV_FLOW_ATTR_NORMAL && (r->m[OUTER].layers || r->m[INNER].layers || r->tunnel || r->drop)) {
 		free(r);
 		return EINVAL;
 	}
@@ -353,8 +416,9 @@ int op_create_flow(struct ctl_client *c, struct ctl_call *call)
 	p->n_rules++;
 	qp->raw->n_rules++;
 	resp->handle = r->handle;
-	ulog(ULOG_INFO, "client#%u qpn 0x%x flow %u: type %u priority %u layers 0x%x%s%s", c->id,
-	     qp->qpn, r->handle, r->type, r->priority, r->layers, r->drop ? " drop" : "",
+	ulog(ULOG_INFO, "client#%u qpn 0x%x flow %u: type %u priority %u layers 0x%x inner 0x%x%s%s%s", c->id,
+	     qp->qpn, r->handle, r->type, r->priority, r->m[OUTER].layers, r->m[INNER].layers,
+	     r->tunnel ? " vxlan" : "", r->drop ? " drop" : "",
 	     r->has_tag ? " tag" : "");
 	return 0;
 }

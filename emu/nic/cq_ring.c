@@ -95,6 +95,7 @@ uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op)
 	 * names LOCAL_INV apart so the provider needs no per-WQE state */
 	case IBV_WR_BIND_MW: return MLX5_OPCODE_UMR;
 	case IBV_WR_LOCAL_INV: return MLX5_OPCODE_LOCAL_INVAL;
+	case IBV_WR_TSO: return MLX5_OPCODE_TSO;
 	default: return 0;
 	}
 }

@@ -12,8 +12,29 @@
 
 #define WQE_FLAGS_ALL (UROCE_WQE_SIGNALED | UROCE_WQE_SOLICITED | UROCE_WQE_INLINE | UROCE_WQE_FENCE | \
 		       UROCE_WQE_BIND_TYPE1 | UROCE_WQE_IP_CSUM)
-/* Largest slot: header + max(16 SGEs, 256 bytes inline), a power of two. */
-#define SLOT_MAX 512
+/* Largest slot: header + max(16 SGEs, 256 bytes inline) (+ a TSO header),
+ * a power of two. */
+#define SLOT_MAX UROCE_SQ_DESC_MAX
+_Static_assert(XPORT_MAX_TSO_HEADER == UROCE_MAX_TSO_HEADER, "TSO header bound");
+
+/* The TSO fields of W (abi_ring.h: the header at uroce_sq_tso_hdr_off of
+ * QP's SLOT, STRIDE bytes) into OUT; EINVAL unless 18 <= tso_hdr_sz <= the
+ * QP's max_tso_header, mss >= 1, byte_len <= UROCE_MAX_TSO and the header
+ * ends in the slot. */
+static int read_tso(const unsigned char *slot, uint32_t stride, const struct ctl_qp *qp,
+		    struct xport_send_wqe *out)
+{
+	const struct uroce_send_wqe *w = (const void *)slot;
+	uint32_t off = uroce_sq_tso_hdr_off(&qp->cap), max_hdr = qp->max_tso_header;
+
+	if (w->tso_hdr_sz < 18 || w->tso_hdr_sz > max_hdr || w->mss == 0 || w->byte_len > UROCE_MAX_TSO ||
+	    off + w->tso_hdr_sz > stride)
+		return EINVAL;
+	out->mss = w->mss;
+	out->tso_hdr_sz = (uint16_t)w->tso_hdr_sz;
+	memcpy(out->tso_hdr, slot + off, w->tso_hdr_sz);
+	return 0;
+}
 
 int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t n, struct xport_send_wqe *out)
 {
@@ -26,7 +47,7 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 
 	if (!qp->ring)
 		return ENODEV;
-	uroce_qp_ring_layout(&qp->cap, &lay);
+	uroce_qp_ring_layout_tso(&qp->cap, qp->max_tso_header, &lay);
 	if (lay.sq_stride > SLOT_MAX)
 		return EINVAL;
 	memcpy(slot, (const char *)qp->ring + lay.sq_offset +
@@ -67,6 +88,10 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 		break;
 	}
 	if ((w->flags & UROCE_WQE_BIND_TYPE1) && w->opcode != IBV_WR_BIND_MW)
+		return EINVAL;
+	out->mss = out->tso_hdr_sz = 0;
+	if (w->opcode == IBV_WR_TSO &&
+	    (qp->type != IBV_QPT_RAW_PACKET || read_tso(slot, lay.sq_stride, qp, out)))
 		return EINVAL;
 	if (w->flags & UROCE_WQE_INLINE) {
 		if (w->byte_len > qp->cap.max_inline_data || w->byte_len > XPORT_MAX_INLINE ||
@@ -127,7 +152,7 @@ int wqe_read_recv(const struct ctl_qp *qp, uint32_t n, struct xport_recv_wqe *ou
 
 	if (!qp->ring || qp->cap.max_recv_wr == 0)
 		return ENODEV;
-	uroce_qp_ring_layout(&qp->cap, &lay);
+	uroce_qp_ring_layout_tso(&qp->cap, qp->max_tso_header, &lay);
 	if (lay.rq_stride > SLOT_MAX)
 		return EINVAL;
 	memcpy(slot, (const char *)qp->ring + lay.rq_offset +

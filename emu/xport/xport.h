@@ -34,6 +34,7 @@ extern "C" {
  * (the responder keeps that many executed READs for duplicate replay). */
 #define XPORT_MAX_SGE		16	/* scatter/gather entries per WQE */
 #define XPORT_MAX_INLINE	256	/* bytes of inline data per send WQE */
+#define XPORT_MAX_TSO_HEADER	432	/* TSO header bytes (UROCE_MAX_TSO_HEADER) */
 #define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */
 #define XPORT_MAX_UNACKED_PSNS	128	/* requester window: PSNs sent, not yet acked */
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
@@ -111,6 +112,11 @@ struct xport_send_wqe {
 	struct ibv_sge sg_list[XPORT_MAX_SGE];
 	uint32_t inline_len;
 	uint8_t inline_data[XPORT_MAX_INLINE];
+	/* IBV_WR_TSO (raw packet QPs): the header replicated per segment and
+	 * the payload bytes per segment (docs/raw-packet.md §3) */
+	uint16_t mss;
+	uint16_t tso_hdr_sz;
+	uint8_t tso_hdr[XPORT_MAX_TSO_HEADER];
 };
 
 /* One receive work request (ibv_recv_wr): buffers written through the lkey

@@ -514,6 +514,12 @@ struct uroce_destroy_cq_resp {
  *   cap          requested struct ibv_qp_cap: max_send_wr/max_recv_wr 0..max_qp_wr,
  *                max_send_sge/max_recv_sge
  *                <= max_sge, max_inline_data <= the HELLO max_inline_data (EINVAL)
+ *   max_tso_header  ibv_qp_init_attr_ex.max_tso_header (IBV_QP_INIT_ATTR_MAX_TSO_HEADER):
+ *                0, or for RAW_PACKET the largest TSO header its WQEs carry;
+ *                EINVAL for another type or when the SQ slot it needs
+ *                (uroce_sq_stride_tso) exceeds UROCE_SQ_DESC_MAX. The ring
+ *                layout is uroce_qp_ring_layout_tso() with it. (A former
+ *                reserved word: 0 is the old meaning.)
  *   fds          [] or [QP ring memfd (required for traffic; sealed F_SEAL_SHRINK like the CQ ring,
  *                EBADF otherwise) of uroce_qp_ring_layout().size bytes for the
  *                rounded caps returned below; the provider computes them with
@@ -533,7 +539,7 @@ struct uroce_create_qp_req {
 	uint32_t recv_cq_handle;
 	uint32_t srq_handle;
 	struct ibv_qp_cap cap;
-	uint32_t reserved;
+	uint32_t max_tso_header;
 };
 struct uroce_create_qp_resp {
 	struct uroce_hdr hdr;

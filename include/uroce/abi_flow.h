@@ -29,8 +29,9 @@
  *   specs_len     bytes used in specs[] (<= UROCE_FLOW_SPECS_MAX)
  *   specs         the specs back to back, each as <infiniband/verbs.h>
  *                 lays it out (struct ibv_flow_spec_eth, _ipv4, _ipv4_ext,
- *                 _ipv6, _tcp_udp, _action_tag, _action_drop,
- *                 _counter_action), starting with
+ *                 _ipv6, _tcp_udp, _tunnel (VXLAN_TUNNEL), _action_tag,
+ *                 _action_drop, _counter_action; the header specs also with
+ *                 IBV_FLOW_SPEC_INNER: docs/raw-packet.md §4), starting with
  *                 its type (enum ibv_flow_spec_type, 4 bytes) and size
  *                 (uint16_t, the spec's bytes). Values are in network order
  *                 where the frame has them (MACs, ether_type, vlan_tag, IPs,
@@ -38,8 +39,8 @@
  * Errors also: EINVAL (a spec's size does not match its type or runs past
  * specs_len; specs after the first L2/L3/L4 of a kind; NORMAL without
  * specs is allowed and matches everything), EOPNOTSUPP (a spec type uroce
- * does not match on: ESP, VXLAN_TUNNEL, GRE, MPLS, INNER, ACTION_HANDLE,
- * unknown), ENOMEM (4096 rules on the device). ACTION_COUNT: see
+ * does not match on: ESP, GRE, MPLS, inner ESP / tunnel / actions,
+ * ACTION_HANDLE, unknown), ENOMEM (4096 rules on the device). ACTION_COUNT: see
  * "Flow counters" below (EINVAL for a handle that names none of this
  * client's counters).
  * Reply: handle (of this client, for DESTROY_FLOW).
@@ -112,7 +113,7 @@ struct uroce_create_flow_resp {
  * the WQs of an indirection table: user_handle, pd_handle, ind_table
  * handle, hash_function IBV_RX_HASH_FUNC_TOEPLITZ (EINVAL otherwise),
  * key_len 1..UROCE_RSS_KEY_MAX bytes of key, fields_mask IBV_RX_HASH_*
- * (SRC/DST IPV4, IPV6, PORT_TCP, PORT_UDP; IPSEC_SPI and INNER:
+ * (SRC/DST IPV4, IPV6, PORT_TCP, PORT_UDP, INNER; IPSEC_SPI:
  * EOPNOTSUPP). Reply: uroce_create_qp_resp (cap all 0). Steering rules
  * attach to it as to any raw QP.
  */

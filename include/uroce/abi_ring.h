@@ -140,7 +140,8 @@ struct uroce_sge {
  * has SEND with Invalidate for RC and XRC only —, BIND_MW and LOCAL_INV on
  * UD, as mlx5 builds them for RC/UC/XRC only) or an unknown value; EOPNOTSUPP
  * for what uroce does not implement (ATOMIC_WRITE and FLUSH, which rdma-core
- * posts only through the extended QP API; TSO, DRIVER1). The provider checks
+ * posts only through the extended QP API; DRIVER1; TSO off a raw packet QP).
+ * A raw packet QP carries SEND and TSO only. The provider checks
  * at post time, the daemon again for each WQE. The switch is on the value,
  * so every rdma-core's verbs.h gives the same answers: ATOMIC_WRITE (15) is
  * named from rdma-core 44, FLUSH (14) from 45 (enum ibv_wr_opcode, verbs.h).
@@ -149,9 +150,9 @@ struct uroce_sge {
 #define UROCE_IBV_WR_ATOMIC_WRITE 15
 static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
-	/* a raw packet QP sends frames: SEND only (TSO is not implemented) */
+	/* a raw packet QP sends frames: one (SEND) or one cut into many (TSO) */
 	if (type == IBV_QPT_RAW_PACKET)
-		return op == IBV_WR_SEND ? 0 : op == IBV_WR_TSO ? EOPNOTSUPP : EINVAL;
+		return op == IBV_WR_SEND || op == IBV_WR_TSO ? 0 : EINVAL;
 	switch ((int)op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
@@ -209,6 +210,13 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
  *               mw_access_flags (IBV_ACCESS_* bits); flag UROCE_WQE_BIND_TYPE1
  *               when posted by the bind_mw op (type 1 windows), never set
  *               by ibv_post_send's IBV_WR_BIND_MW (type 2).
+ * TSO (raw packet QPs; docs/raw-packet.md §3): the payload as for SEND (SGEs
+ *   or INLINE bytes, byte_len their sum); tso_hdr_sz bytes of header
+ *   (ibv_send_wr.tso.hdr) at uroce_sq_tso_hdr_off() bytes from the slot's
+ *   start, after the largest payload area, so the extended API's setters
+ *   may come in any order; mss = ibv_send_wr.tso.mss. The daemon checks
+ *   18 <= tso_hdr_sz <= the QP's max_tso_header, 1 <= mss, byte_len <=
+ *   UROCE_MAX_TSO and that the header ends in the slot.
  * The requester's CQE opcode for a bind is IBV_WC_BIND_MW, for LOCAL_INV
  * IBV_WC_LOCAL_INV (the daemon writes MLX5_OPCODE_UMR and
  * MLX5_OPCODE_LOCAL_INVAL in the CQE's opcode byte; docs/cqe-format.md).
@@ -219,7 +227,7 @@ struct uroce_send_wqe {
 	uint8_t num_sge;
 	uint8_t reserved0;
 	uint16_t wqe_index;
-	uint16_t reserved1;
+	uint16_t mss;         /* TSO: payload bytes per segment */
 	uint32_t byte_len;
 	union {
 		uint32_t imm_data;
@@ -227,7 +235,7 @@ struct uroce_send_wqe {
 	};
 	uint64_t remote_addr;
 	uint32_t rkey;
-	uint32_t reserved2;
+	uint32_t tso_hdr_sz;  /* TSO: header bytes after the payload area */
 	uint32_t ah_handle;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
@@ -253,12 +261,44 @@ static inline uint32_t uroce_roundup_pow2(uint32_t v)
 	return r;
 }
 
-/* SQ slot bytes for the given caps: header + max(SGE list, inline data), power of two. */
-static inline uint32_t uroce_sq_stride(uint32_t max_send_sge, uint32_t max_inline)
+/*
+ * TSO limits (docs/raw-packet.md §3). UROCE_MAX_TSO: payload bytes of one
+ * TSO WQE, ibv_query_device_ex's tso_caps.max_tso (a ConnectX reports
+ * 1 << max_lso_cap = 262144; the kernel's mlx5_ib_query_device).
+ * UROCE_SQ_DESC_MAX: the largest SQ slot, as mlx5's max_sq_desc_sz bounds
+ * its WQE: a QP whose max_tso_header, SGEs and inline data do not fit
+ * (uroce_sq_stride_tso) is refused with EINVAL, as mlx5_calc_send_wqe
+ * does; so max_tso_header is at most UROCE_MAX_TSO_HEADER (one SGE, no
+ * inline), 192 with 16 SGEs.
+ */
+#define UROCE_MAX_TSO (1u << 18)
+#define UROCE_SQ_DESC_MAX 512u
+#define UROCE_MAX_TSO_HEADER (UROCE_SQ_DESC_MAX - 64u - 16u)
+
+/* SQ slot bytes for the given caps: header + max(SGE list, inline data)
+ * + the TSO header (MAX_TSO_HEADER rounded up to 16), power of two. */
+static inline uint32_t uroce_sq_stride_tso(uint32_t max_send_sge, uint32_t max_inline,
+					   uint32_t max_tso_header)
 {
 	uint32_t body = max_send_sge * (uint32_t)sizeof(struct uroce_sge);
 	uint32_t inl = (max_inline + 15) & ~15u;
-	return uroce_roundup_pow2((uint32_t)sizeof(struct uroce_send_wqe) + (inl > body ? inl : body));
+	uint32_t tso = (max_tso_header + 15) & ~15u;
+	return uroce_roundup_pow2((uint32_t)sizeof(struct uroce_send_wqe) + (inl > body ? inl : body) + tso);
+}
+
+/* Where a TSO WQE's header starts in its slot: after the WQE header and
+ * the larger of the SGE list and the inline data area of the caps. */
+static inline uint32_t uroce_sq_tso_hdr_off(const struct ibv_qp_cap *cap)
+{
+	uint32_t body = cap->max_send_sge * (uint32_t)sizeof(struct uroce_sge);
+	uint32_t inl = (cap->max_inline_data + 15) & ~15u;
+	return (uint32_t)sizeof(struct uroce_send_wqe) + (inl > body ? inl : body);
+}
+
+/* SQ slot bytes of a QP without a TSO header. */
+static inline uint32_t uroce_sq_stride(uint32_t max_send_sge, uint32_t max_inline)
+{
+	return uroce_sq_stride_tso(max_send_sge, max_inline, 0);
 }
 
 /* RQ slot bytes: header + SGE list, power of two (at least 32). */
@@ -285,13 +325,20 @@ struct uroce_qp_ring_layout {
 	uint64_t sq_offset, rq_offset, size;
 	uint32_t sq_stride, rq_stride;
 };
-static inline void uroce_qp_ring_layout(const struct ibv_qp_cap *cap, struct uroce_qp_ring_layout *l)
+static inline void uroce_qp_ring_layout_tso(const struct ibv_qp_cap *cap, uint32_t max_tso_header,
+					    struct uroce_qp_ring_layout *l)
 {
-	l->sq_stride = uroce_sq_stride(cap->max_send_sge, cap->max_inline_data);
+	l->sq_stride = uroce_sq_stride_tso(cap->max_send_sge, cap->max_inline_data, max_tso_header);
 	l->rq_stride = uroce_rq_stride(cap->max_recv_sge);
 	l->sq_offset = UROCE_QP_RING_HDR_SIZE;
 	l->rq_offset = l->sq_offset + (uint64_t)cap->max_send_wr * l->sq_stride;
 	l->size = (l->rq_offset + (uint64_t)cap->max_recv_wr * l->rq_stride + 4095) & ~(uint64_t)4095;
+}
+
+/* The layout of a QP without a TSO header (max_tso_header 0). */
+static inline void uroce_qp_ring_layout(const struct ibv_qp_cap *cap, struct uroce_qp_ring_layout *l)
+{
+	uroce_qp_ring_layout_tso(cap, 0, l);
 }
 
 /* ------------------------------------------------------------- SRQ ring */
