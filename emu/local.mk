@@ -35,6 +35,7 @@ emu_liburoced_la_SOURCES = \
 	emu/cm/cm_client.c emu/cm/cm_recv.c \
 	emu/eth/eth.h emu/eth/eth_int.h emu/eth/frame.c emu/eth/frame.h emu/eth/segment.c \
 	emu/eth/steer.c emu/eth/raw_qp.c emu/eth/raw_rx.c emu/eth/raw_rq.c emu/eth/raw_cqe.c emu/eth/rss.c emu/eth/rss_table.c emu/eth/counters.c
+emu_liburoced_la_SOURCES += emu/mcast/mcast.h emu/mcast/table.c emu/mcast/ops.c emu/mcast/path.c
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi.h include/uroce/abi_clock.h include/uroce/abi_ring.h include/uroce/abi_cq_mr.h include/uroce/abi_cm.h include/uroce/abi_flow.h include/uroce/abi_admin.h

@@ -16,6 +16,7 @@ provider_liburoce_la_SOURCES = \
 	provider/cqe_decode.h provider/dv_wc.c provider/dv.c \
 	provider/ucma.h provider/ucma_hook.c provider/ucma_chan.c provider/ucma_cmd.c \
 	provider/ucma_event.c provider/ucma_dev.c provider/ucma_addr.c
+provider_liburoce_la_SOURCES += provider/mcast.c
 nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.

@@ -12,6 +12,7 @@
 #include "emu/eth/eth_int.h"
 #include "emu/ctl/objects.h"
 #include "emu/log.h"
+#include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "emu/nic/nic_time.h"
 #include "netstack/packet.h"
@@ -211,6 +212,8 @@ static void segment_rx(struct eth_port *p, size_t dlen, const struct sockaddr_st
 	}
 	p->st.rx_frames++;
 	fdb_learn(p, v + VXLAN_HLEN + 6, from, flen);
+	if (mcast_frame_rx(p->dev, v + VXLAN_HLEN, dlen - VXLAN_HLEN))
+		return;
 	eth_deliver(p, v + VXLAN_HLEN, dlen - VXLAN_HLEN, NULL);
 }
 
