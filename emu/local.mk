@@ -25,7 +25,7 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/wqe_reader.c emu/nic/wqe_reader.h \
 	emu/nic/engine_glue.c emu/nic/engine_glue.h \
 	emu/nic/port.c emu/nic/port.h emu/nic/loopback.c emu/nic/loopback.h \
-	emu/nic/capture.c emu/nic/capture.h \
+	emu/nic/capture.c emu/nic/capture.h emu/nic/capture_stream.c emu/nic/capture_stream.h \
 	emu/nic/fault.c emu/nic/fault.h emu/nic/fault_spec.c emu/nic/fault_spec.h \
 	emu/nic/fault_queue.c emu/nic/fault_queue.h emu/nic/nic_time.c emu/nic/nic_time.h \
 	emu/nic/doorbell.c emu/nic/doorbell.h \
@@ -44,3 +44,5 @@ sbin_PROGRAMS = emu/uroced
 emu_uroced_SOURCES = emu/main.c
 emu_uroced_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_uroced_LDADD = emu/liburoced.la $(LIBEV_LIBS)
+emu_liburoced_la_SOURCES += emu/nic/udp_gso.c emu/nic/udp_gso.h
+emu_liburoced_la_SOURCES += emu/eth/raw_held.c emu/eth/raw_stride.c emu/eth/raw_write.c

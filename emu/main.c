@@ -11,6 +11,7 @@
 #include "emu/eth/eth.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/nic/fault_queue.h"
+#include "emu/nic/udp_gso.h"
 #include "emu/nic/fault_spec.h"
 #include "emu/log.h"
 
@@ -42,6 +43,7 @@ struct options {
 	int daemonize;
 	int busy_poll;
 	int kernel_loopback;
+	int no_gso;                     /* --no-gso: no UDP_SEGMENT / UDP_GRO (udp_gso.h) */
 	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
 	uint32_t cm_max_ids;            /* --max-cm-ids-per-user (0 = default) */
 	struct eth_cfg eth;             /* --vxlan-port, --vxlan-vni, --vxlan-peer, --eth-mtu */
@@ -54,7 +56,7 @@ static void usage(FILE *fp)
 		"usage: uroced --dev NAME --addr IP --sock PATH [--port 4791] [--mtu 4096]\n"
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
-		"              [--seed N] [--deterministic] [--busy-poll] [--kernel-loopback]\n"
+		"              [--seed N] [--deterministic] [--busy-poll] [--kernel-loopback] [--no-gso]\n"
 		"              [--vxlan-port 4789] [--vxlan-vni 1] [--vxlan-peer IP]... [--eth-mtu 1500]\n"
 		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
@@ -179,6 +181,7 @@ static const struct option longopts[] = {
 	{ "deterministic", no_argument, NULL, 'T' },
 	{ "busy-poll", no_argument, NULL, 'B' },
 	{ "kernel-loopback", no_argument, NULL, 'K' },
+	{ "no-gso", no_argument, NULL, 'G' },
 	{ "log", required_argument, NULL, 'L' },
 	{ "pidfile", required_argument, NULL, 'P' },
 	{ "daemonize", no_argument, NULL, 'D' },
@@ -277,6 +280,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'T': o->deterministic = 1; break;
 		case 'B': o->busy_poll = 1; break;
 		case 'K': o->kernel_loopback = 1; break;
+		case 'G': o->no_gso = 1; break;
 		case 'C':
 			if (parse_num("--cm-timeout-ms", optarg, 1, 600000, &v))
 				return -1;
@@ -523,6 +527,7 @@ int main(int argc, char **argv)
 	fault_dev_seed(&dev, o.seed);
 	fault_dev_set(&dev, FAULT_TX, &o.fault[FAULT_TX]);
 	fault_dev_set(&dev, FAULT_RX, &o.fault[FAULT_RX]);
+	udp_gso_setup(&dev.udp, o.no_gso);
 	if (o.kernel_loopback) {
 		/* datagrams to self through the kernel's UDP loopback, where
 		 * tcpdump -i lo sees them (emu/nic/loopback.h) */

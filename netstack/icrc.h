@@ -65,6 +65,19 @@ int roce_icrc_udp(const uint8_t *bth, size_t len, const struct roce_l3 *l3, uint
 bool roce_icrc_ipv4_id(uint32_t crc_id0, uint32_t icrc_wire, size_t ip_len, uint16_t *id);
 
 /*
+ * roce_icrc_ipv4_id_delta - what changing the IPv4 identification by ID
+ * (XOR) does to a packet's ICRC: ICRC with ID a XOR b = ICRC with ID a XOR
+ * roce_icrc_ipv4_id_delta(ip_len, b), for any a (CRC-32 is affine over
+ * GF(2); docs/icrc.md).  A sender whose kernel gives consecutive IDs to the
+ * segments of one UDP_SEGMENT send (docs/gso.md) fixes each segment's ICRC
+ * with it; applied twice it restores the ICRC.
+ * @ip_len: IPv4 total length in bytes, 44..65535 (out of range: returns 0).
+ * @id:     the ID difference, host order.
+ * O(1) after the first call for a length (a per-length constant, cached).
+ */
+uint32_t roce_icrc_ipv4_id_delta(size_t ip_len, uint16_t id);
+
+/*
  * roce_icrc_udp_check - the receive-side check of a UDP payload (BTH ..
  * ICRC, LEN bytes) against what the receiver knows of L3: IPv6 exactly
  * (traffic class, flow label and hop limit are masked); IPv4 with any IP ID

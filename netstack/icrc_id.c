@@ -18,6 +18,7 @@
 
 #define POLY_REFLECTED 0xEDB88320u /* 0x04C11DB7 reflected (IEEE 802.3) */
 #define GF_ONE 0x80000000u /* the polynomial 1 */
+#define GF_X 0x40000000u   /* the polynomial x */
 /* x^-1 mod P = x^31 + (P - x^32 - 1) / x: x times it is P - 1, i.e. 1 mod P. */
 #define GF_X_INV ((((POLY_REFLECTED ^ GF_ONE) << 1) | 1u) & 0xFFFFFFFFu)
 
@@ -39,10 +40,10 @@ static uint32_t gf_mul(uint32_t a, uint32_t b)
 	return r;
 }
 
-/* x^-E mod P by square and multiply. */
-static uint32_t gf_x_inv_pow(uint32_t e)
+/* B^E mod P by square and multiply. */
+static uint32_t gf_pow(uint32_t b, uint32_t e)
 {
-	uint32_t r = GF_ONE, s = GF_X_INV;
+	uint32_t r = GF_ONE, s = b;
 
 	for (; e; e >>= 1) {
 		if (e & 1u)
@@ -64,10 +65,34 @@ static uint32_t id_unshift(size_t ip_len)
 	uint32_t v = __atomic_load_n(&cache[ip_len], __ATOMIC_RELAXED);
 
 	if (!v) {
-		v = gf_x_inv_pow((uint32_t)(8 * ip_len - 48));
+		v = gf_pow(GF_X_INV, (uint32_t)(8 * ip_len - 48));
 		__atomic_store_n(&cache[ip_len], v, __ATOMIC_RELAXED);
 	}
 	return v;
+}
+
+/* x^(8L - 48) for an IPv4 total length L: the forward shift of id_unshift,
+ * cached the same way. */
+static uint32_t id_shift(size_t ip_len)
+{
+	static uint32_t cache[IP_LEN_MAX + 1];
+	uint32_t v = __atomic_load_n(&cache[ip_len], __ATOMIC_RELAXED);
+
+	if (!v) {
+		v = gf_pow(GF_X, (uint32_t)(8 * ip_len - 48));
+		__atomic_store_n(&cache[ip_len], v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+uint32_t roce_icrc_ipv4_id_delta(size_t ip_len, uint16_t id)
+{
+	/* ID as a polynomial: first byte on the wire in bits 16..23 (LSB first) */
+	uint32_t d = (uint32_t)(id & 0xFFu) << 24 | (uint32_t)(id >> 8) << 16;
+
+	if (ip_len < IP_LEN_MIN || ip_len > IP_LEN_MAX)
+		return 0;
+	return gf_mul(d, id_shift(ip_len));
 }
 
 bool roce_icrc_ipv4_id(uint32_t crc_id0, uint32_t icrc_wire, size_t ip_len, uint16_t *id)

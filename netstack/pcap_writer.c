@@ -43,13 +43,13 @@ static void set_err(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaplen,
-			 char *err, size_t errlen)
+/* A writer without its stream: link type, snaplen and the dead handle
+ * checked and made; NULL with errno and err set. */
+static struct pcapw *pcapw_new(const char *name, enum pcapw_link link, uint32_t snaplen,
+			       char *err, size_t errlen)
 {
 	struct pcapw *w;
-	FILE *fp;
-	int dlt, e, src;
-	char extra;
+	int dlt;
 
 	set_err(err, errlen, "%s", "");
 	switch (link) {
@@ -66,8 +66,8 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
 	}
 	if (snaplen == 0)
 		snaplen = PCAPW_DEFAULT_SNAPLEN;
-	if (!path || snaplen > PCAPW_MAX_SNAPLEN) {
-		set_err(err, errlen, "pcap writer: %s", !path ? "no file name" : "snaplen above 262144");
+	if (!name || snaplen > PCAPW_MAX_SNAPLEN) {
+		set_err(err, errlen, "pcap writer: %s", !name ? "no file name" : "snaplen above 262144");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -86,7 +86,48 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
 		errno = ENOMEM;
 		return NULL;
 	}
+	return w;
+}
 
+/* Give w its stream fp and write the file header; on failure fp and w are
+ * freed. */
+static struct pcapw *pcapw_attach(struct pcapw *w, FILE *fp, const char *name, char *err,
+				  size_t errlen)
+{
+	int e;
+
+	/* Writes the 24-byte file header into fp's buffer. */
+	w->dumper = pcap_dump_fopen(w->dead, fp);
+	if (!w->dumper) {
+		set_err(err, errlen, "cannot write %s: %s", name, pcap_geterr(w->dead));
+		fclose(fp);
+		pcap_close(w->dead);
+		free(w);
+		errno = EIO;
+		return NULL;
+	}
+	if (pcap_dump_flush(w->dumper) != 0) {
+		e = errno ? errno : EIO;
+		set_err(err, errlen, "cannot write %s: %s", name, strerror(e));
+		pcap_dump_close(w->dumper);
+		pcap_close(w->dead);
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	return w;
+}
+
+struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaplen,
+			 char *err, size_t errlen)
+{
+	struct pcapw *w = pcapw_new(path, link, snaplen, err, errlen);
+	FILE *fp;
+	int e, src;
+	char extra;
+
+	if (!w)
+		return NULL;
 	if (strcmp(path, "-") == 0 || sscanf(path, "fd:%d%c", &src, &extra) == 1) {
 		int fd = dup(strcmp(path, "-") == 0 ? STDOUT_FILENO : src);
 
@@ -107,27 +148,19 @@ struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaple
 		errno = e;
 		return NULL;
 	}
+	return pcapw_attach(w, fp, path, err, errlen);
+}
 
-	/* Writes the 24-byte file header into fp's buffer. */
-	w->dumper = pcap_dump_fopen(w->dead, fp);
-	if (!w->dumper) {
-		set_err(err, errlen, "cannot write %s: %s", path, pcap_geterr(w->dead));
+struct pcapw *pcapw_open_fp(FILE *fp, const char *name, enum pcapw_link link, uint32_t snaplen,
+			    char *err, size_t errlen)
+{
+	struct pcapw *w = pcapw_new(name, link, snaplen, err, errlen);
+
+	if (!w) {
 		fclose(fp);
-		pcap_close(w->dead);
-		free(w);
-		errno = EIO;
 		return NULL;
 	}
-	if (pcap_dump_flush(w->dumper) != 0) {
-		e = errno ? errno : EIO;
-		set_err(err, errlen, "cannot write %s: %s", path, strerror(e));
-		pcap_dump_close(w->dumper);
-		pcap_close(w->dead);
-		free(w);
-		errno = e;
-		return NULL;
-	}
-	return w;
+	return pcapw_attach(w, fp, name, err, errlen);
 }
 
 int pcapw_write(struct pcapw *w, const void *frame, size_t len, const struct timespec *ts)

@@ -14,6 +14,7 @@
 #define UROCE_NETSTACK_PCAP_WRITER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -51,6 +52,16 @@ struct pcapw;
  */
 struct pcapw *pcapw_open(const char *path, enum pcapw_link link, uint32_t snaplen,
 			 char *err, size_t errlen);
+
+/*
+ * pcapw_open_fp - as pcapw_open, on a stream the caller opened (a pipe's
+ * queue made with fopencookie(3), say). The writer owns fp from now on: it is
+ * fclosed by pcapw_close, or at once if this fails. @name only names the
+ * stream in messages. Returns the writer, or NULL with errno set (EINVAL,
+ * ENOMEM, the stream's write error).
+ */
+struct pcapw *pcapw_open_fp(FILE *fp, const char *name, enum pcapw_link link, uint32_t snaplen,
+			    char *err, size_t errlen);
 
 /*
  * pcapw_write - append one frame.

@@ -83,7 +83,8 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 	if (!q->cap.max_recv_wr)
 		return 0;
 	wr_id = q->rq_wrid[q->rq_tail & (q->cap.max_recv_wr - 1)];
-	__atomic_store_n(&q->rq_tail, q->rq_tail + 1, __ATOMIC_RELEASE);
+	if (uroce_cqe_rq_retires(q, cqe, op))
+		__atomic_store_n(&q->rq_tail, q->rq_tail + 1, __ATOMIC_RELEASE);
 	return wr_id;
 }
 
@@ -110,7 +111,7 @@ static __attribute__((noinline)) void fill_wc_any(struct uroce_cq *cq,
 	w->opcode = uroce_cqe_opcode(op, sop);
 	flags = uroce_cqe_wc_flags(cqe, op, sop);
 	w->wc_flags = flags;
-	w->byte_len = uroce_cqe_byte_len(cqe, op, sop);
+	w->byte_len = uroce_cqe_byte_len(&cq->qpc, cqe, op, sop);
 	if (flags & IBV_WC_WITH_INV)
 		w->invalidated_rkey = be32toh(cqe->imm_inval_pkey);
 	else if (flags & IBV_WC_WITH_IMM)
@@ -128,7 +129,7 @@ static __attribute__((noinline)) void fill_wc_any(struct uroce_cq *cq,
 /* fill_wc_any for a success CQE (uroce_ok_cqe) already retired: each field
  * written once, the same values. */
 static inline __attribute__((always_inline)) void
-fill_wc_ok(const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop, uint64_t wr_id,
+fill_wc_ok(const struct uroce_qp_cache *c, const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop, uint64_t wr_id,
 	   struct ibv_wc *w)
 {
 	unsigned int flags = uroce_cqe_wc_flags(cqe, op, sop);
@@ -137,7 +138,7 @@ fill_wc_ok(const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop, uint64_t wr_i
 	w->status = IBV_WC_SUCCESS;
 	w->opcode = uroce_cqe_opcode(op, sop);
 	w->vendor_err = 0;
-	w->byte_len = uroce_cqe_byte_len(cqe, op, sop);
+	w->byte_len = uroce_cqe_byte_len(c, cqe, op, sop);
 	w->imm_data = flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV) ? uroce_cqe_imm(cqe, op) : 0;
 	w->qp_num = sop & 0xFFFFFF;
 	w->wc_flags = flags;
@@ -176,7 +177,7 @@ int uroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		if (UROCE_LIKELY(uroce_ok_cqe(cq, &cqe, &op)) &&
 		    UROCE_LIKELY(uroce_cqe_retire_fast(&cq->qpc, cqe, op,
 						       sop = uroce_cqe_sop(cqe), &wr_id))) {
-			fill_wc_ok(cqe, op, sop, wr_id, &wc[n]);
+			fill_wc_ok(&cq->qpc, cqe, op, sop, wr_id, &wc[n]);
 		} else {
 			cqe = uroce_next_cqe(cq);
 			if (!cqe)
@@ -307,7 +308,7 @@ static unsigned int read_wc_flags(struct ibv_cq_ex *ibcq)
 }
 static uint32_t read_byte_len(struct ibv_cq_ex *ibcq)
 {
-	return uroce_cqe_byte_len(CUR(ibcq), CUR_OP(ibcq), CUR_SOP(ibcq));
+	return uroce_cqe_byte_len(&to_ucq_ex(ibcq)->qpc, CUR(ibcq), CUR_OP(ibcq), CUR_SOP(ibcq));
 }
 static __be32 read_imm_data(struct ibv_cq_ex *ibcq)
 {

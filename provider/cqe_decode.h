@@ -52,6 +52,25 @@ static inline uint32_t uroce_cqe_flow_tag(const struct mlx5_cqe64 *cqe)
 	return 0;
 }
 
+/*
+ * Striding RQ CQEs (docs/cqe-format.md §7): byte_cnt bits 15:0 the bytes,
+ * 29:16 the strides used, 31 a filler; wqe_counter the first stride. The
+ * WQE retires with the CQE that uses its last stride (or an error CQE).
+ */
+#define UROCE_MPRQ_LEN_MASK 0xFFFFu
+#define UROCE_MPRQ_STRIDES(bc) (((bc) >> 16) & 0x3FFFu)
+#define UROCE_MPRQ_FILLER 0x80000000u
+
+/* Whether a receive CQE of Q gives its RQ WQE back (always, except on a
+ * striding RQ before the WQE's last stride). */
+static inline bool uroce_cqe_rq_retires(const struct uroce_qp *q, const struct mlx5_cqe64 *cqe, uint8_t op)
+{
+	if (UROCE_LIKELY(!q->log_num_strides) || op == MLX5_CQE_RESP_ERR)
+		return true;
+	return be16toh(cqe->wqe_counter) + UROCE_MPRQ_STRIDES(be32toh(cqe->byte_cnt)) >=
+	       (1u << q->log_num_strides);
+}
+
 /* CQE at the consumer index if software owns it, else NULL. */
 static inline struct mlx5_cqe64 *uroce_sw_cqe(struct uroce_cq *cq)
 {
@@ -212,7 +231,8 @@ uroce_cqe_retire_fast(const struct uroce_qp_cache *c, const struct mlx5_cqe64 *c
 	uint32_t rq_tail = q->rq_tail;
 
 	*wr_id = q->rq_wrid[rq_tail & (q->cap.max_recv_wr - 1)];
-	__atomic_store_n(&q->rq_tail, rq_tail + 1, __ATOMIC_RELEASE);
+	if (UROCE_LIKELY(uroce_cqe_rq_retires(q, cqe, op)))
+		__atomic_store_n(&q->rq_tail, rq_tail + 1, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -273,14 +293,19 @@ static inline unsigned int uroce_cqe_wc_flags(const struct mlx5_cqe64 *cqe, uint
 	return f;
 }
 
-/* byte_len: the CQE's byte count, 8 for a successful atomic. */
-static inline uint32_t uroce_cqe_byte_len(const struct mlx5_cqe64 *cqe, uint8_t op, uint32_t sop)
+/* byte_len: the CQE's byte count, 8 for a successful atomic, bits 15:0 on
+ * a striding RQ (C: the QP cache, which the retire of this CQE set). */
+static inline uint32_t uroce_cqe_byte_len(const struct uroce_qp_cache *c, const struct mlx5_cqe64 *cqe,
+					  uint8_t op, uint32_t sop)
 {
 	if (op == MLX5_CQE_REQ) {
 		uint8_t w = (uint8_t)(sop >> 24);
 		if (w == MLX5_OPCODE_ATOMIC_CS || w == MLX5_OPCODE_ATOMIC_FA)
 			return 8;
+		return be32toh(cqe->byte_cnt);
 	}
+	if (UROCE_UNLIKELY(c->qp && c->qp->log_num_strides) && (sop & 0xFFFFFF) == c->rq_qpn)
+		return be32toh(cqe->byte_cnt) & UROCE_MPRQ_LEN_MASK;
 	return be32toh(cqe->byte_cnt);
 }
 

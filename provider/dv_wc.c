@@ -65,7 +65,7 @@ static inline __attribute__((always_inline)) void fill_fields(struct uroce_cq *c
 			put64(p + OFF(UROCEDV_WC_COMPLETION_WALLCLOCK_NS), uroce_cqe_wallclock_ns(cq, ts));
 	}
 	if (f & IBV_WC_EX_WITH_BYTE_LEN)
-		put32(p + OFF(UROCEDV_WC_BYTE_LEN), uroce_cqe_byte_len(cqe, op, sop));
+		put32(p + OFF(UROCEDV_WC_BYTE_LEN), uroce_cqe_byte_len(&cq->qpc, cqe, op, sop));
 	if (f & IBV_WC_EX_WITH_IMM)
 		put32(p + OFF(UROCEDV_WC_IMM_DATA), uroce_cqe_imm(cqe, op));
 	if (f & IBV_WC_EX_WITH_QP_NUM)

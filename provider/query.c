@@ -61,6 +61,11 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.orig_attr.device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
 	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
 	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
+	/* the WQ flags (docs/raw-packet.md §5): CVLAN stripping, FCS scatter
+	 * (also IB_DEVICE_RAW_SCATTER_FCS, as mlx5), delay drop */
+	a.raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING | IBV_RAW_PACKET_CAP_SCATTER_FCS |
+			     IBV_RAW_PACKET_CAP_DELAY_DROP;
+	a.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
 	uroce_odp_caps(&a);
 	a.phys_port_cnt_ex = 1;
 	a.cq_mod_caps.max_cq_count = UROCE_CQ_MOD_MAX_COUNT;

@@ -211,6 +211,9 @@ struct uroce_qp {
 	int ex_err;                /* first error of the batch, returned by wr_complete */
 	struct uroce_send_wqe *ex_cur; /* WQE the setters fill; NULL when none */
 	bool ex_need_ah;           /* UD WQE still without wr_set_ud_addr */
+	/* a striding RQ (urocedv_create_wq): log2 strides per WQE (0: none)
+	 * and log2 stride bytes; its WQE retires with its last stride */
+	uint8_t log_num_strides, log_stride_bytes;
 };
 
 /*
@@ -399,6 +402,12 @@ void uroce_qp_release(struct uroce_qp *qp);
 /* wq.c: receive WQs, indirection tables, RSS QPs (docs/raw-packet.md). */
 struct ibv_qp *uroce_create_rss_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
 struct ibv_wq *uroce_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr);
+/* A striding RQ's shape (urocedv_create_wq, log2 values). */
+struct uroce_wq_striding {
+	uint32_t log_num_strides, log_stride_bytes, two_byte_shift;
+};
+struct ibv_wq *uroce_create_wq_striding(struct ibv_context *context, struct ibv_wq_init_attr *attr,
+					const struct uroce_wq_striding *striding);
 int uroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr);
 int uroce_destroy_wq(struct ibv_wq *wq);
 struct ibv_rwq_ind_table *uroce_create_rwq_ind_table(struct ibv_context *context,

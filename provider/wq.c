@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,34 +29,58 @@ static struct uroce_wq *to_uwq(struct ibv_wq *wq)
 	return (struct uroce_wq *)wq;
 }
 
-/* ibv_post_wq_recv: the QP receive path on the WQ's RQ (post.c). */
+/* ibv_post_wq_recv: the QP receive path on the WQ's RQ (post.c). On a
+ * striding RQ every WR is one SGE covering the WQE's strides (EINVAL, with
+ * *bad at the first that is not, nothing of it posted). */
 static int uroce_post_wq_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
-	return uroce_post_recv(&to_uwq(wq)->qp.vqp.qp, wr, bad);
+	struct uroce_qp *q = &to_uwq(wq)->qp;
+
+	if (q->log_num_strides) {
+		uint64_t need = 1ull << (q->log_num_strides + q->log_stride_bytes);
+
+		for (struct ibv_recv_wr *w = wr; w; w = w->next)
+			if (w->num_sge != 1 || w->sg_list[0].length < need) {
+				*bad = w;
+				return EINVAL;
+			}
+	}
+	return uroce_post_recv(&q->vqp.qp, wr, bad);
 }
 
 /*
- * ibv_create_wq. Errors: EINVAL (a type other than IBV_WQT_RQ, no PD or CQ
- * or one of another context, max_wr / max_sge 0 or over the device limits),
- * EOPNOTSUPP (create flags: CVLAN stripping, scatter FCS, delay drop,
- * padding; unknown comp_mask bits), ENOMEM.
+ * ibv_create_wq, and urocedv_create_wq with a striding RQ (STRIDING not
+ * NULL: log2 of the stride size and count, two_byte_shift; max_sge must be
+ * 1). Errors: EINVAL (a type other than IBV_WQT_RQ, no PD or CQ or one of
+ * another context, max_wr / max_sge 0 or over the device limits, unknown
+ * create flags, striding values out of UROCE_STRIDING_*), EOPNOTSUPP
+ * (IBV_WQ_FLAGS_PCI_WRITE_END_PADDING; unknown comp_mask bits), ENOMEM.
+ * Create flags: IBV_WQ_FLAGS_CVLAN_STRIPPING, SCATTER_FCS, DELAY_DROP
+ * (docs/raw-packet.md §5).
  */
-struct ibv_wq *uroce_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
+struct ibv_wq *uroce_create_wq_striding(struct ibv_context *context, struct ibv_wq_init_attr *attr,
+					const struct uroce_wq_striding *striding)
 {
 	struct uroce_context *ctx = to_uctx(context);
 	struct uroce_create_wq_req req;
 	struct uroce_create_wq_resp resp;
 	struct uroce_wq *w;
 	struct ibv_qp *ibqp;
+	uint32_t flags = 0;
 	int ret;
 
 	if (attr->comp_mask & ~(uint32_t)IBV_WQ_INIT_ATTR_FLAGS)
 		return uroce_fail_null(EOPNOTSUPP);
-	if ((attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS) && attr->create_flags)
+	if (attr->comp_mask & IBV_WQ_INIT_ATTR_FLAGS)
+		flags = attr->create_flags;
+	if (flags & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING) {
+		fprintf(stderr, UROCE_LOG_PREFIX "ibv_create_wq: IBV_WQ_FLAGS_PCI_WRITE_END_PADDING is not supported\n");
 		return uroce_fail_null(EOPNOTSUPP);
+	}
 	if (attr->wq_type != IBV_WQT_RQ || !attr->pd || !attr->cq || attr->pd->context != context ||
 	    attr->cq->context != context || !attr->max_wr || !attr->max_sge ||
-	    attr->max_wr > (uint32_t)ctx->hello.dev.max_qp_wr || attr->max_sge > (uint32_t)ctx->hello.dev.max_sge)
+	    attr->max_wr > (uint32_t)ctx->hello.dev.max_qp_wr || attr->max_sge > (uint32_t)ctx->hello.dev.max_sge ||
+	    (flags & ~(uint32_t)UROCE_WQ_FLAGS) || (striding && attr->max_sge != 1))
 		return uroce_fail_null(EINVAL);
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -75,6 +100,14 @@ struct ibv_wq *uroce_create_wq(struct ibv_context *context, struct ibv_wq_init_a
 	req.cq_handle = to_ucq(attr->cq)->handle;
 	req.max_wr = attr->max_wr;
 	req.max_sge = attr->max_sge;
+	req.create_flags = flags;
+	if (striding) {
+		req.log_num_strides = striding->log_num_strides;
+		req.log_stride_bytes = striding->log_stride_bytes;
+		req.two_byte_shift = striding->two_byte_shift;
+		w->qp.log_num_strides = (uint8_t)striding->log_num_strides;
+		w->qp.log_stride_bytes = (uint8_t)striding->log_stride_bytes;
+	}
 	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_WQ, &req, sizeof(req), &w->qp.ring_fd, 1, &resp,
 			     sizeof(resp), NULL, NULL);
 	if (ret)
@@ -119,8 +152,16 @@ err:
 	return uroce_fail_null(ret);
 }
 
-/* ibv_modify_wq: STATE and CURR_STATE (RESET, RDY, ERR). Errors: EINVAL,
- * EOPNOTSUPP (IBV_WQ_ATTR_FLAGS). RESET drops the WQ's unpolled CQEs. */
+struct ibv_wq *uroce_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr)
+{
+	return uroce_create_wq_striding(context, attr, NULL);
+}
+
+/* ibv_modify_wq: STATE and CURR_STATE (RESET, RDY, ERR), FLAGS (the
+ * flags_mask bits of CVLAN_STRIPPING, SCATTER_FCS, DELAY_DROP set from
+ * flags, for the frames that follow). Errors: EINVAL (unknown mask or flag
+ * bits, a wrong curr_wq_state), EOPNOTSUPP (PCI_WRITE_END_PADDING in
+ * flags_mask). RESET drops the WQ's unpolled CQEs. */
 int uroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
 	struct uroce_wq *w = to_uwq(wq);
@@ -128,6 +169,13 @@ int uroce_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 					   .wq_state = attr->wq_state, .curr_wq_state = attr->curr_wq_state };
 	struct uroce_modify_wq_resp resp;
 	int ret;
+
+	if (attr->attr_mask & IBV_WQ_ATTR_FLAGS) {
+		req.flags = attr->flags;
+		req.flags_mask = attr->flags_mask;
+		if (attr->flags_mask & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING)
+			fprintf(stderr, UROCE_LOG_PREFIX "ibv_modify_wq: IBV_WQ_FLAGS_PCI_WRITE_END_PADDING is not supported\n");
+	}
 
 	ret = uroce_ctl_call(to_uctx(wq->context), UROCE_OP_MODIFY_WQ, &req, sizeof(req), NULL, 0, &resp,
 			     sizeof(resp), NULL, NULL);

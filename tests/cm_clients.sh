@@ -2,6 +2,7 @@
 # cm_clients: unmodified librdmacm programs over uroce (docs/rdma-cm.md):
 # rping (100 verified pings, every line of -v output exact), ucmatose (RC,
 # 4 connections), udaddy (UD, 4 connections), rdma_server/rdma_client, ib_send_bw -R and ib_read_lat -R,
+# ib_write_lat -R and ib_read_bw -R, rsockets (rstream and riostream, data verified, 1 B to 64 KiB),
 # on one device, then across two devices (uroce1 at 127.0.0.2 on the same
 # UDP port; rping -I picks the source). The run on uroce0 is captured and
 # tshark's ib dissector must show the CM MADs on QP1: a REP and an RTU per
@@ -147,27 +148,59 @@ echo "ok: ib_send_bw -R: 200 x 4096 bytes"
 perf_pair ib_read_lat "ib_read_lat -d uroce0 -R -F -n 200 -s 64"
 grep -Eq '^ 64 +200 ' "$T/ib_read_lat.cli" || fail "ib_read_lat -R result line" " 64 200 ..." "$(cat "$T/ib_read_lat.cli")"
 echo "ok: ib_read_lat -R: 200 x 64 bytes"
+perf_pair ib_write_lat "ib_write_lat -d uroce0 -R -F -n 1000 -s 64"
+grep -Eq '^ 64 +1000 ' "$T/ib_write_lat.cli" || fail "ib_write_lat -R result line" " 64 1000 ..." "$(cat "$T/ib_write_lat.cli")"
+echo "ok: ib_write_lat -R: 1000 x 64 bytes"
+perf_pair ib_read_bw "ib_read_bw -d uroce0 -R -F -n 500 -s 65536"
+for side in srv cli; do
+	grep -Eq '^ 65536 +500 ' "$T/ib_read_bw.$side" || fail "ib_read_bw -R result line ($side)" " 65536 500 ..." "$(cat "$T/ib_read_bw.$side")"
+done
+echo "ok: ib_read_bw -R: 500 x 65536 bytes"
 
 expect_eq "capture stop" "uroce0: capture stopped" "$(uroce capture stop uroce0 2>&1)"
 
 # The CM MADs of the run (CM class 0x07 on QP1, IBTA 12.6). Every RC
 # connection has one REQ, one REP and one RTU: rping and rdma_server/rdma_client
-# one each, ucmatose -c 4 four, ib_send_bw -R and ib_read_lat -R two each
-# (perftest connects its exchange QP and the test's QP through the CM): 10,
-# more if a perftest pair had to run again. udaddy -c 4's UD exchanges are
+# one each, ucmatose -c 4 four, ib_send_bw -R, ib_read_lat -R, ib_write_lat -R
+# and ib_read_bw -R two each (perftest connects its exchange QP and the
+# test's QP through the CM): 14, more if a perftest pair had to run again. udaddy -c 4's UD exchanges are
 # SIDR (0x0017/0x0018), four of each.
 "$TSHARK" -r "$T/cm.pcap" -o "infiniband.rroce.port:$p0" -Y 'infiniband.mad.mgmtclass == 0x07' \
 	-T fields -e infiniband.mad.attributeid >"$T/mads" 2>"$T/tshark.err" ||
 	fail "tshark: $(cat "$T/tshark.err")"
 count() { grep -cx "$1" "$T/mads"; }
 # Every REP has its RTU; a perftest pair run again adds a refused REQ.
-[ "$(count 0x0013)" -ge 10 ] || fail "CM REP MADs" ">= 10" "$(count 0x0013)"
+[ "$(count 0x0013)" -ge 14 ] || fail "CM REP MADs" ">= 14" "$(count 0x0013)"
 expect_eq "CM RTU MADs = REP MADs" "$(count 0x0013)" "$(count 0x0014)"
 [ "$(count 0x0010)" -ge "$(count 0x0013)" ] || fail "CM REQ MADs" ">= $(count 0x0013)" "$(count 0x0010)"
 [ "$(count 0x0017)" -ge 4 ] || fail "CM SIDR_REQ MADs (udaddy)" ">= 4" "$(count 0x0017)"
 [ "$(count 0x0018)" -ge 4 ] || fail "CM SIDR_REP MADs (udaddy)" ">= 4" "$(count 0x0018)"
 [ "$(count 0x0015)" -ge "$(count 0x0013)" ] || fail "CM DREQ MADs" ">= $(count 0x0013)" "$(count 0x0015)"
 echo "ok: CM MADs: REQ $(count 0x0010), REP $(count 0x0013), RTU $(count 0x0014), SIDR_REQ $(count 0x0017), DREQ $(count 0x0015)"
+
+# rsockets (librdmacm's rsocket.c over an RC connection of the CM): rstream
+# and riostream with -T v, which checks every byte received against the
+# sender's counting pattern (common.c verify_buf: "data verification failed
+# byte N" and a failure status otherwise). Columns of the result line
+# (rstream.c show_perf):
+# name, bytes, transfers, iterations, total = 2 x bytes x transfers.
+rsock_pair() {
+	_name=$1 _prog=$2 _size=$3 _count=$4 _want=$5
+	shift 5
+	port=$(free_tcp_port)
+	run_pair "$_name" "$R $_prog -b 127.0.0.1 -p $port -S $_size -C $_count -T v $*" \
+		"$R $_prog -s 127.0.0.1 -p $port -S $_size -C $_count -T v $*"
+	for _side in srv cli; do
+		expect_eq "$_name $_side result" "name bytes xfers iters total
+$_want" "$(awk '{print $1, $2, $3, $4, $5}' "$T/$_name.$_side")"
+	done
+}
+rsock_pair rstream_1 rstream 1 1000 "custom 1 1k 1 1.9k"
+rsock_pair rstream_4k rstream 4096 1000 "custom 4k 1k 1 7.8m"
+rsock_pair rstream_64k rstream 65536 100 "custom 64k 100 1 12m"
+rsock_pair riostream_1 riostream 1 1000 "custom 1 1k 1 1.9k"
+rsock_pair riostream_4k riostream 4096 1000 "custom 4k 1k 1 7.8m"
+rsock_pair riostream_64k riostream 65536 100 "custom 64k 100 1 12m"
 
 # Two devices on one UDP port: uroce1 at 127.0.0.2. The server binds
 # 127.0.0.2 (uroce1), the client binds 127.0.0.1 (uroce0) with -I.

@@ -10,7 +10,7 @@ active side; both run with a short --cm-timeout-ms. Every case checks exact
 event types, statuses, private data and QP attributes. Prints one line per
 check; exit 0 if all pass, 1 with the failures listed.
 """
-import array, os, select, socket, struct, sys, time, zlib
+import array, os, re, select, socket, struct, sys, time, zlib
 
 QUOTA_MODE = sys.argv[1] == 'quota'   # cm_daemon.py quota SOCK N: run as a user with quotas
 V6_MODE = sys.argv[1] == 'v6'         # cm_daemon.py v6 SOCK: one IPv6 device (::1), both ends
@@ -23,7 +23,10 @@ elif V6_MODE:
     SOCK0 = sys.argv[2]
 else:
     SOCK0, SOCK1, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
-MAGIC, ABI = 0x55524F43, 5
+# the control protocol's version, as the daemon built from this tree has it
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'include', 'uroce', 'abi.h')) as _h:
+    ABI = int(re.search(r'#define UROCE_ABI_VERSION (\d+)', _h.read()).group(1))
+MAGIC = 0x55524F43
 OP_CM_HELLO, OP_UCMA = 40, 41
 # enum rdma_ucm_cmd
 CREATE_ID, DESTROY_ID, BIND_IP, RESOLVE_IP, RESOLVE_ROUTE, QUERY_ROUTE, CONNECT, LISTEN, ACCEPT, \

@@ -23,8 +23,8 @@ EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py
 
 # `inspect --check` on real captures made over uroce (clean, lossy, corrupting)
 # and on those captures broken one rule at a time.
-TESTS += tests/inspect_check_live.sh
-EXTRA_DIST += tests/inspect_check_live.sh
+TESTS += tests/inspect_check_live.sh tests/inspect_follow.sh
+EXTRA_DIST += tests/inspect_check_live.sh tests/inspect_follow.sh
 
 # Check unit tests of the pcap writer (read back with libpcap).
 check_PROGRAMS += tests/inspect_pcap_writer

@@ -456,7 +456,8 @@ rc, out, _ = run([INSPECT, empty])
 check_eq(out.splitlines(), ["summary: 0 packets, RoCEv2 0, RoCEv1 0, non-RoCE skipped 0, malformed 0, bad ICRC 0",
                             "opcodes: none", "errors: none"], "empty capture: summary")
 rc, out, _ = run([INSPECT, "--help"])
-check_eq((rc, out.splitlines()[0]), (0, "usage: uroce inspect [--json] [--summary] [--flows] [--check [--mtu N]] [--port N] FILE.pcap"),
+check_eq((rc, out.splitlines()[0:2]), (0, ["usage: uroce inspect [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]",
+                                        "                     [--graph OUT.svg | --timeline] [--flow N] [--follow] FILE.pcap"]),
          "--help")
 # --summary: only the summary, same exit status
 rc, out, _ = run([INSPECT, "--summary", SAMPLE])

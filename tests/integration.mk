@@ -10,6 +10,7 @@ IT_TESTS = tests/it_launch.sh tests/it_cli.sh tests/it_sysfs.sh tests/it_devices
 	tests/it_root.sh tests/it_launch_netlink.sh tests/it_demo.sh tests/it_install.sh \
 	tests/it_counters.sh tests/it_ucx.sh tests/it_doctor.sh tests/it_cm_daemon.sh tests/it_ci_recipe.sh \
 	tests/it_rdma_shim.sh
+IT_TESTS += tests/it_capture_stream.sh
 TESTS += $(IT_TESTS)
 EXTRA_DIST += $(IT_TESTS) tests/sec_victim.py tests/sec_forge.py tests/cm_daemon.py tests/cm_tshark.py
 dist_check_DATA += tests/lib.sh

@@ -30,3 +30,12 @@ check-container: all
 	-$(abs_top_srcdir)/scripts/install-deps --container
 	$(SHELL) $(abs_top_srcdir)/tests/container/run.sh
 .PHONY: check-container
+
+# make check-cluster: scripts/cluster with CLUSTER_N hosts (default 4), one
+# network namespace and uroced each on a bridge; Open MPI over UCX, perftest
+# pairs, loss and a killed daemon across them (docs/cluster.md).  Needs root;
+# not part of make check.
+EXTRA_DIST += tests/cluster/run.sh tests/cluster_mpi.c scripts/cluster
+check-cluster: all
+	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(SHELL) $(abs_top_srcdir)/tests/cluster/run.sh
+.PHONY: check-cluster

@@ -7,6 +7,9 @@
 # of the flow-label convention for the two QPNs (rdma_get_udp_sport, as
 # mlx5 and kernel rxe pick it), and an ICRC `uroce inspect` verifies over
 # the header the kernel really wrote.
+# Both devices run with --no-gso: the loopback passes a UDP_SEGMENT send
+# whole, so tcpdump -i lo would see one datagram per run (docs/gso.md);
+# tests/it_gso.sh checks GSO on a link that segments.
 # Needs root for tcpdump (CAP_NET_RAW): exit 77 (SKIP) otherwise.
 . "$top_srcdir/tests/lib.sh"
 if [ "$(id -u)" != 0 ]; then
@@ -15,10 +18,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 command -v tcpdump >/dev/null 2>&1 || fail "tcpdump not found (Debian package tcpdump)"
 command -v tshark >/dev/null 2>&1 || fail "tshark not found (Debian package tshark)"
-up --dev uroce0
-uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" >/dev/null || fail "uroce up uroce1"
+up --dev uroce0 --no-gso
+uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --no-gso >/dev/null || fail "uroce up uroce1"
 
-tcpdump -i lo -n -U -w "$T/wire.pcap" "udp dst port $UROCE_PORT" 2>"$T/tcpdump.err" &
+tcpdump -i lo -n -U -B 65536 -w "$T/wire.pcap" "udp dst port $UROCE_PORT" 2>"$T/tcpdump.err" &
 _td=$!
 _n=100
 until grep -q "listening on" "$T/tcpdump.err"; do

@@ -396,6 +396,47 @@ START_TEST(test_solver_matches_brute_force)
 }
 END_TEST
 
+/*
+ * The sender's side: the ICRC for another ID is the ICRC for ID 0 XOR
+ * roce_icrc_ipv4_id_delta, on every IPv4 frame, for the IDs a UDP_SEGMENT
+ * send gives its segments (0..127) and for the frame's own ID; the real
+ * rxe and ConnectX ICRCs are reached from ID 0 exactly.
+ */
+START_TEST(test_delta_sets_id)
+{
+	unsigned cases = 0, wire_hits = 0;
+
+	for (size_t i = 0; i < N_IPV4; i++) {
+		const struct icrc_vector *v = find(ipv4_frames[i].id);
+		struct rx r;
+		uint32_t crc0, exact;
+
+		rx_from_frame(v, &r);
+		rx_set_id(&r, 0);
+		crc0 = roce_icrc_get(r.ip + r.ip_len - 4);
+		for (unsigned id = 0; id <= 128; id++) {
+			uint16_t want = id == 128 ? ipv4_frames[i].ip_id : (uint16_t)id;
+
+			rx_set_id(&r, want);
+			exact = roce_icrc_get(r.ip + r.ip_len - 4);
+			ck_assert_msg((crc0 ^ roce_icrc_ipv4_id_delta(r.ip_len, want)) == exact,
+				      "%s ID 0x%04x", v->id, want);
+			/* applied twice: back to ID 0 */
+			ck_assert_uint_eq(exact ^ roce_icrc_ipv4_id_delta(r.ip_len, want), crc0);
+			cases++;
+		}
+		if ((crc0 ^ roce_icrc_ipv4_id_delta(r.ip_len, ipv4_frames[i].ip_id)) ==
+		    roce_icrc_get(v->icrc_wire))
+			wire_hits++;
+	}
+	ck_assert_uint_eq(cases, 16 * 129);
+	ck_assert_uint_eq(wire_hits, 16);
+	ck_assert_uint_eq(roce_icrc_ipv4_id_delta(44, 0), 0);
+	ck_assert_uint_eq(roce_icrc_ipv4_id_delta(43, 1), 0);
+	ck_assert_uint_eq(roce_icrc_ipv4_id_delta(65536, 1), 0);
+}
+END_TEST
+
 START_TEST(test_bad_args)
 {
 	uint16_t id = 7;
@@ -425,6 +466,7 @@ int main(void)
 	tcase_add_test(tc, test_ipv6_masked_fields);
 	tcase_add_test(tc, test_corruption_rejected);
 	tcase_add_test(tc, test_solver_matches_brute_force);
+	tcase_add_test(tc, test_delta_sets_id);
 	tcase_add_test(tc, test_bad_args);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);

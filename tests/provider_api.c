@@ -186,6 +186,13 @@ START_TEST(test_mr_keys)
 	errno = 0;
 	ck_assert_ptr_null(ibv_reg_mr(pd, buf[1], 16, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_HUGETLB));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
+	/* FLUSH_GLOBAL / FLUSH_PERSISTENT (1 << 8, 1 << 9): no FLUSH, as mlx5 */
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(pd, buf[1], 16, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | (1u << 8)));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_reg_mr(pd, buf[1], 16, IBV_ACCESS_LOCAL_WRITE | (1u << 9)));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
 
 	/* memory the kernel could not pin: EFAULT (ibv_reg_mr(3)) */
 	{

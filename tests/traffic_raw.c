@@ -320,7 +320,8 @@ START_TEST(test_caps)
 	struct ibv_device_attr_ex a;
 
 	ck_assert_int_eq(ibv_query_device_ex(c, NULL, &a), 0);
-	ck_assert_uint_eq(a.raw_packet_caps, IBV_RAW_PACKET_CAP_IP_CSUM);
+	ck_assert_uint_eq(a.raw_packet_caps, IBV_RAW_PACKET_CAP_IP_CSUM | IBV_RAW_PACKET_CAP_CVLAN_STRIPPING |
+						     IBV_RAW_PACKET_CAP_SCATTER_FCS | IBV_RAW_PACKET_CAP_DELAY_DROP);
 	ck_assert(a.device_cap_flags_ex & IBV_DEVICE_RAW_IP_CSUM);
 	ck_assert(a.orig_attr.device_cap_flags & IBV_DEVICE_RAW_IP_CSUM);
 	ibv_close_device(c);

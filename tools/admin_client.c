@@ -135,7 +135,17 @@ int admin_client_main(const char *sock, int argc, char **argv)
 	if (op == UROCE_OP_ADMIN_CAPTURE_START) {
 		/* No O_TRUNC: if a capture already runs into this file, EBUSY must
 		 * leave it intact; the daemon truncates when it starts writing. */
-		send_fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (!strcmp(argv[2], "-")) {
+			/* live: the daemon writes into our stdout (a pipe) */
+			if (isatty(STDOUT_FILENO)) {
+				fprintf(stderr, "uroced --admin: capture start -: stdout is a terminal; "
+						"pipe it into a reader (| tshark -i -)\n");
+				return 1;
+			}
+			send_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		} else {
+			send_fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		}
 		if (send_fd < 0) {
 			fprintf(stderr, "uroced --admin: cannot open %s: %s\n", argv[2], strerror(errno));
 			return 1;

@@ -10,6 +10,7 @@
 #include "emu/ctl/client.h"
 #include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
+#include "emu/nic/capture_stream.h"
 #include "emu/nic/mem_wb.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/nic/fault_queue.h"
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int admin_write_status(struct uroce_dev *d, FILE *fp)
@@ -44,6 +46,15 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
 		(unsigned long long)d->udp.tx_too_big);
 	fprintf(fp, "udp_buffers rcvbuf=%d sndbuf=%d\n", d->udp.rcvbuf, d->udp.sndbuf);
+	/* UDP_SEGMENT / UDP_GRO (docs/gso.md): on, off (--no-gso), or the errno
+	 * name the kernel refused it with; sends and reads that carried several */
+	fprintf(fp, "udp_offload gso=%s gro=%s gso_sends=%llu gso_packets=%llu gso_fallbacks=%llu "
+		    "gro_reads=%llu gro_packets=%llu\n",
+		d->udp.gso ? "on" : d->udp.gso_refused ? strerrorname_np(d->udp.gso_refused) : "off",
+		d->udp.gro ? "on" : d->udp.gro_refused ? strerrorname_np(d->udp.gro_refused) : "off",
+		(unsigned long long)d->udp.tx_gso_sends, (unsigned long long)d->udp.tx_gso_packets,
+		(unsigned long long)d->udp.tx_gso_fallbacks, (unsigned long long)d->udp.rx_gro_reads,
+		(unsigned long long)d->udp.rx_gro_packets);
 	/* event-loop turns; reads of datagrams sent to self through the socket
 	 * without a wake-up (udp_port_settle); datagrams to self delivered by
 	 * the internal loopback and those it sent through the socket (loopback.h) */
@@ -86,7 +97,11 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 	quota_status(d, fp);
 	eth_status(d, fp);
 	mcast_status(d, fp);
-	if (d->capture)
+	if (d->capture && d->capture_stream)
+		fprintf(fp, "capture on file=%s frames=%llu dropped=%llu\n", d->capture_path,
+			(unsigned long long)pcapw_frames(d->capture),
+			(unsigned long long)capture_stream_dropped(d->capture_stream));
+	else if (d->capture)
 		fprintf(fp, "capture on file=%s frames=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture));
 	else
@@ -195,6 +210,7 @@ int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call)
 	struct uroce_dev *d = c->dev;
 	char path[64], err[PCAPW_ERRBUF_SIZE] = "";
 	int fl = fcntl(call->fds[0], F_GETFL);
+	struct stat st;
 	ssize_t n;
 	int rc;
 
@@ -202,10 +218,22 @@ int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call)
 		return EBUSY;
 	if (fl < 0 || ((fl & O_ACCMODE) != O_WRONLY && (fl & O_ACCMODE) != O_RDWR))
 		return EBADF;
-	/* A duplicate of the admin's descriptor: the daemon (service user)
-	 * may lack the right to open the admin's file itself. */
-	snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
-	rc = admin_capture_open(d, path, err, sizeof(err));
+	if (fstat(call->fds[0], &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		/* a live reader: records go through a queue (capture_stream.c) */
+		int fd = fcntl(call->fds[0], F_DUPFD_CLOEXEC, 3);
+		FILE *sfp = fd < 0 ? NULL : capture_stream_open(d, fd);
+
+		if (!sfp)
+			return errno ? errno : EIO;
+		snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
+		d->capture = pcapw_open_fp(sfp, path, PCAPW_LINK_RAW, 0, err, sizeof(err));
+		rc = d->capture ? 0 : errno ? errno : EIO;
+	} else {
+		/* A duplicate of the admin's descriptor: the daemon (service user)
+		 * may lack the right to open the admin's file itself. */
+		snprintf(path, sizeof(path), "fd:%d", call->fds[0]);
+		rc = admin_capture_open(d, path, err, sizeof(err));
+	}
 	if (rc) {
 		ulog(ULOG_WARN, "capture start: %s", err[0] ? err : strerror(rc));
 		return rc;

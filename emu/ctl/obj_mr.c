@@ -23,6 +23,12 @@
 #define MR_ACCESS_OK (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		      IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
 #define MR_ACCESS_UNSUPPORTED IBV_ACCESS_ZERO_BASED
+/* Persistent-memory FLUSH targets (rdma-core >= 45's verbs.h:
+ * IBV_ACCESS_FLUSH_GLOBAL 1 << 8, IBV_ACCESS_FLUSH_PERSISTENT 1 << 9; older
+ * headers lack them).  A device without IB_DEVICE_FLUSH_GLOBAL/PERSISTENT,
+ * as mlx5, refuses them with EOPNOTSUPP after the EINVAL checks (the
+ * kernel's ib_check_mr_access, include/rdma/ib_verbs.h). */
+#define MR_ACCESS_FLUSH ((1u << 8) | (1u << 9))
 
 #define MR_ACCESS_WRITES (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -45,11 +51,14 @@ static int mr_args_check(uint64_t addr, uint64_t length, uint32_t acc)
 	/* HUGETLB is the application's promise about an explicit ODP range */
 	if ((acc & IBV_ACCESS_HUGETLB) && (!(acc & IBV_ACCESS_ON_DEMAND) || implicit))
 		return EOPNOTSUPP;
-	if (acc & ~(MR_ACCESS_OK | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | IBV_ACCESS_OPTIONAL_RANGE))
+	if (acc & ~(MR_ACCESS_OK | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | MR_ACCESS_FLUSH |
+		    IBV_ACCESS_OPTIONAL_RANGE))
 		return EINVAL;
 	/* IBTA §10.6.3.1: remote write or atomic access requires local write. */
 	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(acc & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
+	if (acc & MR_ACCESS_FLUSH)
+		return EOPNOTSUPP;
 	return 0;
 }
 

@@ -115,10 +115,29 @@ struct raw_qp {
 	unsigned int tables;                /* indirection tables holding this WQ */
 	struct xport_recv_wqe *rq;          /* cap.max_recv_wr slots */
 	uint32_t rq_head, rq_tail;          /* WQEs copied / consumed */
+	uint32_t wq_flags;                  /* IBV_WQ_FLAGS_* of a WQ (UROCE_WQ_FLAGS) */
+	/* Striding RQ (log_num_strides != 0): the WQE at rq_tail is filled
+	 * stride by stride; stride_next is its first free stride. */
+	uint8_t log_stride_bytes, log_num_strides;
+	bool two_byte_shift;
+	uint32_t stride_next;
+	/* DELAY_DROP: frames that found no WQE, held until WQEs are posted */
+	struct raw_held *held, **held_tail;
+	unsigned int n_held;
 	unsigned int n_rules;
 	uint64_t tx_frames, rx_frames, rx_dropped;
 };
 
+
+/* A frame a DELAY_DROP WQ holds (raw_rx.c). */
+#define RAW_HELD_MAX 64
+struct raw_held {
+	struct raw_held *next;
+	bool has_tag;
+	uint32_t tag;
+	uint32_t len;
+	uint8_t frame[];
+};
 
 /* Offer FRAME (LEN bytes) to the device's raw QPs through its rules.
  * FROM_QP: the raw QP that sent it (never given its own frame back), or
@@ -151,6 +170,9 @@ void steer_qp_gone(struct eth_port *p, struct ctl_qp *qp);
  * WR_FLUSH_ERR CQE for WQE N. raw_flush_rq: every held receive WQE
  * flushed. raw_qp_fatal: the QP's own move to ERR, IBV_EVENT_QP_FATAL. */
 void raw_cqe(struct ctl_qp *qp, const struct xport_cqe *c, const struct mlx5_cqe64 *x);
+/* raw_cqe for a striding RQ: RETIRE false leaves the WQE's ring slot (rq_ci)
+ * with the daemon, and byte_cnt / wqe_counter / wqe_id come from X. */
+void raw_cqe_stride(struct ctl_qp *qp, const struct xport_cqe *c, const struct mlx5_cqe64 *x, bool retire);
 void raw_flush_one(struct ctl_qp *qp, bool is_recv, uint32_t n, enum ibv_wr_opcode op);
 void raw_flush_rq(struct ctl_qp *qp);
 void raw_qp_fatal(struct ctl_qp *qp);
@@ -170,5 +192,23 @@ struct ctl_qp *rss_pick(const struct ctl_qp *qp, const uint8_t *frame, const str
 /* Write one receive completion of QP for FRAME (raw_rx.c). */
 void raw_qp_receive(struct ctl_qp *qp, const uint8_t *frame, size_t len, const struct frame_info *fi,
 		    const struct steer_hit *hit);
+/* One frame into QP, which is in RTR/RTS and has a WQE (raw_rx.c). */
+void raw_rx_one(struct ctl_qp *qp, const uint8_t *frame, size_t len, const struct frame_info *fi,
+		const struct steer_hit *hit);
+/* The CQE's l4_hdr_type_etc bit 0 ("cv"): the C-VLAN tag was stripped. */
+#define RAW_CQE_CV 0x01
+/* Write LEN bytes of DATA to ADDR under LKEY for QP (raw_rx.c):
+ * IBV_WC_SUCCESS or IBV_WC_LOC_PROT_ERR. */
+enum ibv_wc_status raw_rx_write(struct ctl_qp *qp, uint32_t lkey, uint64_t addr, const uint8_t *data, size_t len);
+/* A frame (already shaped by the WQ flags) into the strides of QP's
+ * current WQE, X its CQE fields (raw_stride.c). */
+void raw_stride_receive(struct ctl_qp *qp, const uint8_t *data, size_t len, struct mlx5_cqe64 *x);
+/* QP in RTR/RTS has no WQE for a frame: a DELAY_DROP WQ keeps it (up to
+ * RAW_HELD_MAX), anything else drops it (rx_no_wqe) (raw_held.c). */
+void raw_held_add(struct ctl_qp *qp, const uint8_t *frame, size_t len, const struct steer_hit *hit);
+/* Deliver the frames a DELAY_DROP WQ holds while it has WQEs (after a
+ * doorbell); raw_held_drop: forget them (RESET, ERR, destroy, flag off). */
+void raw_held_deliver(struct ctl_qp *qp);
+void raw_held_drop(struct ctl_qp *qp);
 
 #endif

@@ -34,6 +34,24 @@ uint16_t frame_csum_fold(uint32_t sum)
 	return (uint16_t)sum;
 }
 
+uint32_t frame_crc32(const uint8_t *p, size_t len)
+{
+	static uint32_t table[256];
+	uint32_t crc = 0xFFFFFFFFu;
+
+	if (!table[1])
+		for (uint32_t i = 0; i < 256; i++) {
+			uint32_t c = i;
+
+			for (int k = 0; k < 8; k++)
+				c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	while (len--)
+		crc = table[(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+	return ~crc;
+}
+
 static void parse_l4(const uint8_t *f, size_t len, struct frame_info *fi, uint32_t off, uint32_t l4_len)
 {
 	if (off + l4_len > len)

@@ -77,4 +77,10 @@ uint32_t frame_toeplitz(const uint8_t *key, size_t key_len, const uint8_t *in, s
 uint32_t frame_csum_add(uint32_t sum, const uint8_t *p, size_t len);
 uint16_t frame_csum_fold(uint32_t sum);
 
+/* The Ethernet FCS of LEN bytes: CRC-32 (IEEE 802.3 clause 3.2.9;
+ * polynomial 0x04C11DB7 bit-reflected, initial value and final XOR
+ * 0xFFFFFFFF; the value zlib's crc32() gives). On the wire and in memory it
+ * goes least significant byte first. */
+uint32_t frame_crc32(const uint8_t *p, size_t len);
+
 #endif

@@ -22,12 +22,18 @@
  * the CQ is in error: cq_push). */
 void raw_cqe(struct ctl_qp *qp, const struct xport_cqe *c, const struct mlx5_cqe64 *extra)
 {
+	raw_cqe_stride(qp, c, extra, true);
+}
+
+void raw_cqe_stride(struct ctl_qp *qp, const struct xport_cqe *c, const struct mlx5_cqe64 *extra, bool retire)
+{
 	struct uroce_dev *d = qp->owner->dev;
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct mlx5_cqe64 cqe;
 	int rc;
 
-	__atomic_store_n(c->is_recv ? &h->rq_ci : &h->sq_ci, c->wr_index + 1, __ATOMIC_RELEASE);
+	/* a striding WQE stays the application's until its last stride is used */
+	__atomic_store_n(c->is_recv ? &h->rq_ci : &h->sq_ci, c->wr_index + (retire ? 1 : 0), __ATOMIC_RELEASE);
 	if (!c->signaled && c->status == IBV_WC_SUCCESS)
 		return;
 	cqe_build(c, hca_clock_now(&d->clock), false, &cqe);
@@ -40,6 +46,14 @@ void raw_cqe(struct ctl_qp *qp, const struct xport_cqe *c, const struct mlx5_cqe
 		if (extra->srqn_uidx) {
 			cqe.sop_drop_qpn = extra->sop_drop_qpn;
 			cqe.srqn_uidx = extra->srqn_uidx;
+		}
+		if (qp->raw->log_num_strides) {
+			/* striding RQ (docs/cqe-format.md §7): byte_cnt packs the
+			 * length, the strides used and the filler bit; wqe_counter
+			 * the first stride; wqe_id the WQE */
+			cqe.byte_cnt = extra->byte_cnt;
+			cqe.wqe_counter = extra->wqe_counter;
+			cqe.wqe_id = extra->wqe_id;
 		}
 	}
 	rc = cq_push(c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);

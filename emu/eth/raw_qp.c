@@ -64,6 +64,7 @@ void raw_qp_destroy(struct ctl_qp *qp)
 		steer_qp_gone(p, qp);
 	rss_qp_gone(qp);
 	mem_wb_forget_qp(qp->owner->dev, qp->qpn);
+	raw_held_drop(qp);
 	free(qp->raw->rq);
 	free(qp->raw);
 	qp->raw = NULL;
@@ -94,6 +95,10 @@ void raw_qp_modify(struct ctl_qp *qp, enum ibv_qp_state next)
 	struct raw_qp *r = qp->raw;
 
 	r->state = next;
+	if (next == IBV_QPS_RESET || next == IBV_QPS_ERR) {
+		raw_held_drop(qp);
+		r->stride_next = 0;
+	}
 	if (next == IBV_QPS_RESET)
 		r->rq_head = r->rq_tail = 0;
 	else if (next == IBV_QPS_ERR)
@@ -207,6 +212,8 @@ bool raw_qp_doorbell(struct ctl_qp *qp)
 		return false;
 	/* receive WQEs first: a frame sent below may be for this QP */
 	raw_rq_refill(qp);
+	if (r->held)
+		raw_held_deliver(qp);
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
 	for (; qp->sq_next != pi && budget; budget--) {
 		struct xport_send_wqe w;

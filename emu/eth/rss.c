@@ -97,17 +97,33 @@ int op_create_wq(struct ctl_client *c, struct ctl_call *call)
 	if (!pd || !cq || !req->max_wr || req->max_wr > (uint32_t)c->dev->attr.max_qp_wr ||
 	    !req->max_sge || req->max_sge > (uint32_t)c->dev->attr.max_sge)
 		return EINVAL;
+	if (req->create_flags & ~(uint32_t)UROCE_WQ_FLAGS)
+		return (req->create_flags & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING) ? EOPNOTSUPP : EINVAL;
+	if (req->log_num_strides &&
+	    (req->log_num_strides < UROCE_STRIDING_LOG_NUM_MIN || req->log_num_strides > UROCE_STRIDING_LOG_NUM_MAX ||
+	     req->log_stride_bytes < UROCE_STRIDING_LOG_STRIDE_MIN ||
+	     req->log_stride_bytes > UROCE_STRIDING_LOG_STRIDE_MAX ||
+	     req->log_num_strides + req->log_stride_bytes > UROCE_STRIDING_LOG_WQE_BYTES_MAX ||
+	     req->max_sge != 1 || req->two_byte_shift > 1))
+		return EINVAL;
+	if (!req->log_num_strides && (req->log_stride_bytes || req->two_byte_shift))
+		return EINVAL;
 	uroce_qp_caps_round(&cap);
 	rc = raw_obj_new(c, req->user_handle, pd, cq, &cap, call->fds[0], &qp);
 	if (rc)
 		return rc;
 	qp->raw->is_wq = true;
+	qp->raw->wq_flags = req->create_flags;
+	qp->raw->log_num_strides = (uint8_t)req->log_num_strides;
+	qp->raw->log_stride_bytes = (uint8_t)req->log_stride_bytes;
+	qp->raw->two_byte_shift = req->two_byte_shift;
 	resp->handle = qp->handle;
 	resp->wq_num = qp->qpn;
 	resp->max_wr = cap.max_recv_wr;
 	resp->max_sge = cap.max_recv_sge;
-	ulog(ULOG_INFO, "client#%u created WQ 0x%x (rq %u x %u sge, cqn 0x%x)", c->id, qp->qpn,
-	     cap.max_recv_wr, cap.max_recv_sge, cq->cqn);
+	ulog(ULOG_INFO, "client#%u created WQ 0x%x (rq %u x %u sge, cqn 0x%x, flags 0x%x, strides 2^%u x 2^%u B)",
+	     c->id, qp->qpn, cap.max_recv_wr, cap.max_recv_sge, cq->cqn, req->create_flags, req->log_num_strides,
+	     req->log_stride_bytes);
 	return 0;
 }
 
@@ -123,17 +139,23 @@ int op_modify_wq(struct ctl_client *c, struct ctl_call *call)
 		return EINVAL;
 	cur = qp->raw->state == IBV_QPS_RESET ? IBV_WQS_RESET :
 	      qp->raw->state == IBV_QPS_ERR ? IBV_WQS_ERR : IBV_WQS_RDY;
-	if (req->attr_mask & IBV_WQ_ATTR_FLAGS)
-		return EOPNOTSUPP;
-	if (req->attr_mask & ~(uint32_t)(IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE))
+	if (req->attr_mask & ~(uint32_t)(IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE | IBV_WQ_ATTR_FLAGS))
 		return EINVAL;
 	if ((req->attr_mask & IBV_WQ_ATTR_CURR_STATE) && req->curr_wq_state != cur)
 		return EINVAL;
+	if ((req->attr_mask & IBV_WQ_ATTR_FLAGS) && (req->flags_mask & ~(uint32_t)UROCE_WQ_FLAGS))
+		return (req->flags_mask & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING) ? EOPNOTSUPP : EINVAL;
+	if ((req->attr_mask & IBV_WQ_ATTR_STATE) && req->wq_state > IBV_WQS_ERR)
+		return EINVAL;
+	if (req->attr_mask & IBV_WQ_ATTR_FLAGS) {
+		/* every flag takes effect from the next frame on */
+		qp->raw->wq_flags = (qp->raw->wq_flags & ~req->flags_mask) | (req->flags & req->flags_mask);
+		if (!(qp->raw->wq_flags & IBV_WQ_FLAGS_DELAY_DROP))
+			raw_held_drop(qp);
+	}
 	if (req->attr_mask & IBV_WQ_ATTR_STATE) {
 		struct uroce_qp_ring_hdr *h = qp->ring;
 
-		if (req->wq_state > IBV_WQS_ERR)
-			return EINVAL;
 		raw_qp_modify(qp, as_qp[req->wq_state]);
 		if (req->wq_state == IBV_WQS_RESET && h) {
 			qp->rq_next = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
@@ -142,6 +164,7 @@ int op_modify_wq(struct ctl_client *c, struct ctl_call *call)
 		cur = (enum ibv_wq_state)req->wq_state;
 	}
 	resp->wq_state = cur;
+	resp->flags = qp->raw->wq_flags;
 	return 0;
 }
 

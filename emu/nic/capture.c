@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "emu/nic/capture.h"
+#include "emu/nic/capture_stream.h"
 #include "emu/nic/device.h"
 #include "emu/nic/nic_time.h"
 #include "netstack/packet.h"
@@ -18,6 +19,9 @@ void capture_packet(struct uroce_dev *d, const struct roce_l3 *l3, const void *p
 	if (!d->capture)
 		return;
 	if (roce_wrap_ip(frame, sizeof(frame), l3, pkt, len, &n) != 0)
+		return;
+	/* a pipe's reader may lag: drop a whole record rather than block */
+	if (d->capture_stream && !capture_stream_room(d->capture_stream, 16 + n))
 		return;
 	if (d->vt.on) {
 		/* deterministic mode: virtual time, so that replays compare equal */

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
+#include "netstack/pcap_writer.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/engine_glue.h"
 #include "emu/nic/sysfs_stats.h"
@@ -35,6 +36,10 @@ static void clock_tick(struct ev_loop *loop, ev_timer *w, int revents)
 	struct uroce_dev *d = w->data;
 
 	hca_clock_update(&d->clock);
+	/* a reader following the capture file (inspect --follow) lags at most
+	 * one tick behind */
+	if (d->capture)
+		pcapw_flush(d->capture);
 }
 
 static void fill_attr(struct uroce_dev *d)

@@ -61,6 +61,7 @@ struct dev_qp_totals {
 };
 
 struct sysfs_stats;
+struct capture_stream;
 
 struct uroce_dev {
 	char name[64];
@@ -86,6 +87,8 @@ struct uroce_dev {
 	ev_timer clock_timer;
 	struct udp_port udp;
 	struct pcapw *capture;          /* NULL when no capture runs */
+	struct capture_stream *capture_stream; /* the capture's queue when it goes
+					 * to a pipe or socket (capture_stream.h) */
 	struct xport_dev *xdev;         /* the transport engine (engine_glue.c) */
 	struct cm_dev *cm;              /* the connection manager (emu/cm/), or NULL */
 	/* receives the packets for QP1 (cm_input), NULL = dropped; a pointer so

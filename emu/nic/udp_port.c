@@ -3,6 +3,7 @@
  */
 #include "config.h"
 #include "emu/nic/udp_port.h"
+#include "emu/nic/udp_gso.h"
 
 #include "emu/log.h"
 
@@ -29,7 +30,7 @@ static struct iovec rx_iov[UDP_PORT_RX_MMSG];
 static struct sockaddr_storage rx_from[UDP_PORT_RX_MMSG];
 static union {
 	struct cmsghdr h;
-	char b[CMSG_SPACE(sizeof(uint32_t))];
+	char b[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(int))]; /* SO_RXQ_OVFL, UDP_GRO */
 } rx_c[UDP_PORT_RX_MMSG];
 static bool rx_mh_ready;
 
@@ -61,21 +62,32 @@ static void rx_mh_init(void)
 	rx_mh_ready = true;
 }
 
-/* The drop count of one datagram's SO_RXQ_OVFL control message (socket(7):
- * datagrams the kernel dropped since the socket was created, before this
- * one) into u->rx_ovfl. */
-static void rx_ovfl_of(struct udp_port *u, struct msghdr *m)
+/* The LEN bytes of one received datagram at BUF to the rx callback, cut into
+ * the datagrams the kernel coalesced (UDP_GRO: each SEG bytes but the last);
+ * returns how many. */
+static unsigned int rx_deliver(struct udp_port *u, const uint8_t *buf, size_t len, size_t seg,
+			       const struct sockaddr_storage *from)
 {
-	struct cmsghdr *cm;
+	unsigned int k = 0;
+	size_t off = 0;
 
-	for (cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
-			uint32_t v;
+	if (!seg || seg >= len)
+		seg = len;
+	do {
+		size_t l = len - off < seg ? len - off : seg;
 
-			memcpy(&v, CMSG_DATA(cm), sizeof(v));
-			u->rx_ovfl = v;
-		}
+		u->rx_packets++;
+		u->rx_bytes += l;
+		if (u->rx)
+			u->rx(u->rx_ctx, buf + off, l, from, false);
+		off += l;
+		k++;
+	} while (off < len);
+	if (k > 1) {
+		u->rx_gro_reads++;
+		u->rx_gro_packets += k;
 	}
+	return k;
 }
 
 /* Reads what waits in U's socket, at most UDP_PORT_RX_BATCH datagrams, and
@@ -83,13 +95,14 @@ static void rx_ovfl_of(struct udp_port *u, struct msghdr *m)
 static unsigned int udp_rx_batch(struct udp_port *u)
 {
 	int i, n;
-	unsigned int done;
+	unsigned int done = 0;
 
 	if (!rx_mh_ready)
 		rx_mh_init();
 	/* Bounded batch so one busy socket cannot starve the control socket;
-	 * recvmmsg(2): up to UDP_PORT_RX_MMSG datagrams per system call. */
-	for (done = 0; done < UDP_PORT_RX_BATCH; done += (unsigned int)n) {
+	 * recvmmsg(2): up to UDP_PORT_RX_MMSG datagrams per system call (with
+	 * UDP_GRO each may hold several: they count one by one). */
+	while (done < UDP_PORT_RX_BATCH) {
 		n = recvmmsg(u->fd, rx_mh, UDP_PORT_RX_MMSG, MSG_DONTWAIT, NULL);
 		if (n <= 0) {
 			if (n == 0 || errno == EAGAIN)
@@ -97,11 +110,9 @@ static unsigned int udp_rx_batch(struct udp_port *u)
 			return done;
 		}
 		for (i = 0; i < n; i++) {
-			rx_ovfl_of(u, &rx_mh[i].msg_hdr);
-			u->rx_packets++;
-			u->rx_bytes += rx_mh[i].msg_len;
-			if (u->rx)
-				u->rx(u->rx_ctx, rx_buf[i], rx_mh[i].msg_len, &rx_from[i], false);
+			size_t seg = udp_gso_rx_size(&rx_mh[i].msg_hdr, &u->rx_ovfl);
+
+			done += rx_deliver(u, rx_buf[i], rx_mh[i].msg_len, seg, &rx_from[i]);
 			rx_mh_reset(i);
 		}
 		if (u->rx_done)
@@ -109,7 +120,7 @@ static unsigned int udp_rx_batch(struct udp_port *u)
 		if (n < UDP_PORT_RX_MMSG) {
 			/* the socket is empty: no call that would say EAGAIN */
 			loopback_socket_idle(u);
-			return done + (unsigned int)n;
+			return done;
 		}
 	}
 	return done;
@@ -164,83 +175,124 @@ int udp_port_sockopts(int fd, int family)
 	return rc < 0 ? errno : 0;
 }
 
-/* Ancillary data of one datagram: its IP TOS / IPv6 traffic class. */
-union tx_cmsg {
-	struct cmsghdr h;
-	char b[CMSG_SPACE(sizeof(int))];
-};
-
-/* M describes LEN bytes at PKT to TO with TCLASS (IOV and C: its storage). */
-static void tx_msghdr(struct msghdr *m, struct iovec *iov, union tx_cmsg *c, const void *pkt,
-		      size_t len, const struct sockaddr *to, socklen_t tolen, uint8_t tclass)
+/* M describes the N datagrams of IOV (each its own iovec) to TO with TCLASS:
+ * IP TOS / IPv6 traffic class as ancillary data when not 0 (C: its
+ * storage); SEG, when not 0, makes it one UDP_SEGMENT send (udp_gso.h). */
+static void tx_msghdr(struct msghdr *m, struct iovec *iov, unsigned int n, union udp_gso_cmsg *c,
+		      const struct sockaddr *to, socklen_t tolen, uint8_t tclass, uint16_t seg)
 {
 	int v = tclass;
 
-	iov->iov_base = (void *)pkt;
-	iov->iov_len = len;
 	memset(m, 0, sizeof(*m));
 	m->msg_name = (void *)to;
 	m->msg_namelen = tolen;
 	m->msg_iov = iov;
-	m->msg_iovlen = 1;
+	m->msg_iovlen = n;
 	if (tclass) {
-		memset(c, 0, sizeof(*c));
+		memset(c, 0, CMSG_SPACE(sizeof(v)));
 		m->msg_control = c->b;
-		m->msg_controllen = sizeof(c->b);
+		m->msg_controllen = CMSG_SPACE(sizeof(v));
 		c->h.cmsg_level = to->sa_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
 		c->h.cmsg_type = to->sa_family == AF_INET ? IP_TOS : IPV6_TCLASS;
 		c->h.cmsg_len = CMSG_LEN(sizeof(v));
 		memcpy(CMSG_DATA(&c->h), &v, sizeof(v));
 	}
+	if (seg)
+		udp_gso_segment_cmsg(m, c, seg);
 }
 
 ssize_t udp_port_send(int fd, const void *pkt, size_t len, const struct sockaddr *to, socklen_t tolen,
 		      uint8_t tclass)
 {
-	union tx_cmsg c;
-	struct iovec iov;
+	union udp_gso_cmsg c;
+	struct iovec iov = { .iov_base = (void *)pkt, .iov_len = len };
 	struct msghdr m;
 
-	tx_msghdr(&m, &iov, &c, pkt, len, to, tolen, tclass);
+	tx_msghdr(&m, &iov, 1, &c, to, tolen, tclass, 0);
 	return sendmsg(fd, &m, MSG_DONTWAIT);
+}
+
+/* Queue slot T was sent (or, OK false, refused with ERR). */
+static void tx_done(struct udp_port *u, const struct udp_tx_slot *t, bool ok, int err)
+{
+	if (!ok) {
+		udp_port_send_failed(u, err, t->len, (const struct sockaddr *)&t->to);
+		return;
+	}
+	u->tx_packets++;
+	u->tx_bytes += t->len;
+	if (udp_port_is_own(u, (const struct sockaddr *)&t->to))
+		u->tx_self++;
+}
+
+/* The N queued datagrams from slot I, after the kernel refused them as one
+ * UDP_SEGMENT send with ERR: one sendmsg each. */
+static void tx_run_one_by_one(struct udp_port *u, unsigned int i, unsigned int n, int err)
+{
+	unsigned int k;
+
+	udp_gso_refused(u, i, n, err);
+	for (k = i; k < i + n; k++) {
+		struct udp_tx_slot *t = &u->txq[k];
+		bool ok = udp_port_send(t->fd, t->pkt, t->len, (const struct sockaddr *)&t->to, t->tolen,
+					t->tclass) == (ssize_t)t->len;
+
+		tx_done(u, t, ok, errno);
+	}
 }
 
 void udp_port_flush(struct udp_port *u)
 {
 	struct mmsghdr mh[UDP_PORT_TX_MMSG];
 	struct iovec iov[UDP_PORT_TX_MMSG];
-	union tx_cmsg c[UDP_PORT_TX_MMSG];
-	unsigned int i, n = u->txq_n;
+	union udp_gso_cmsg c[UDP_PORT_TX_MMSG];
+	unsigned int first[UDP_PORT_TX_MMSG], segs[UDP_PORT_TX_MMSG];
+	unsigned int i, j, k, nm = 0, n = u->txq_n;
 
 	if (!n)
 		return;
-	u->txq_n = 0;
-	for (i = 0; i < n; i++) {
+	/* one message per run of datagrams that can leave as one UDP_SEGMENT
+	 * send (udp_gso_run; a run of one without it) */
+	for (i = 0; i < n; i += segs[nm++]) {
 		struct udp_tx_slot *t = &u->txq[i];
 
-		tx_msghdr(&mh[i].msg_hdr, &iov[i], &c[i], t->pkt, t->len,
-			  (const struct sockaddr *)&t->to, t->tolen, t->tclass);
-		mh[i].msg_len = 0;
+		segs[nm] = udp_gso_run(u, i);
+		first[nm] = i;
+		for (k = 0; k < segs[nm]; k++) {
+			iov[i + k].iov_base = u->txq[i + k].pkt;
+			iov[i + k].iov_len = u->txq[i + k].len;
+		}
+		if (segs[nm] > 1)
+			udp_gso_fix_icrc(u, i, segs[nm]);
+		tx_msghdr(&mh[nm].msg_hdr, &iov[i], segs[nm], &c[nm], (const struct sockaddr *)&t->to,
+			  t->tolen, t->tclass, segs[nm] > 1 ? (uint16_t)t->len : 0);
+		mh[nm].msg_len = 0;
 	}
-	/* sendmmsg(2): a datagram the kernel refuses ends the call; its
+	/* sendmmsg(2): a message the kernel refuses ends the call; its
 	 * error comes with the next call if some were sent before it */
-	for (i = 0; i < n;) {
-		int r = sendmmsg(u->txq[0].fd, mh + i, n - i, MSG_DONTWAIT);
+	for (j = 0; j < nm;) {
+		int r = sendmmsg(u->txq[0].fd, mh + j, nm - j, MSG_DONTWAIT);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			udp_port_send_failed(u, errno, u->txq[i].len, (const struct sockaddr *)&u->txq[i].to);
-			i++;
+			if (segs[j] > 1)
+				tx_run_one_by_one(u, first[j], segs[j], errno);
+			else
+				tx_done(u, &u->txq[first[j]], false, errno);
+			j++;
 			continue;
 		}
-		for (; r > 0; r--, i++) {
-			u->tx_packets++;
-			u->tx_bytes += u->txq[i].len;
-			if (udp_port_is_own(u, (const struct sockaddr *)&u->txq[i].to))
-				u->tx_self++;
+		for (; r > 0; r--, j++) {
+			if (segs[j] > 1) {
+				u->tx_gso_sends++;
+				u->tx_gso_packets += segs[j];
+			}
+			for (k = first[j]; k < first[j] + segs[j]; k++)
+				tx_done(u, &u->txq[k], true, 0);
 		}
 	}
+	u->txq_n = 0;
 }
 
 int udp_port_queue(struct udp_port *u, int fd, const void *pkt, size_t len,
@@ -427,6 +479,10 @@ int udp_port_open(struct udp_port *u, struct ev_loop *loop, const struct sockadd
 	u->rx_ovfl = 0;
 	u->rx_packets = u->rx_bytes = u->tx_packets = u->tx_bytes = u->tx_dropped = 0;
 	u->tx_errors = u->tx_too_big = u->tx_errors_logged = 0;
+	u->gso = u->gro = false; /* udp_gso_setup turns them on */
+	u->gso_refused = u->gro_refused = 0;
+	u->tx_gso_sends = u->tx_gso_packets = u->tx_gso_fallbacks = 0;
+	u->rx_gro_reads = u->rx_gro_packets = 0;
 	u->tx_error_log_at = 0;
 	u->txq_n = 0;
 	u->txq = malloc(UDP_PORT_TX_MMSG * sizeof(*u->txq));

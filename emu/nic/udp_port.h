@@ -57,6 +57,13 @@ struct udp_port {
 	uint64_t tx_too_big;            /* of which EMSGSIZE: larger than the path MTU */
 	uint64_t tx_errors_logged;      /* tx_errors at the last log line */
 	uint64_t rx_ovfl;               /* dropped by the kernel: receive buffer full (SO_RXQ_OVFL) */
+	bool gso, gro;                  /* UDP_SEGMENT / UDP_GRO in use (udp_gso.h) */
+	int gso_refused, gro_refused;   /* errno with which the kernel refused each (0: it did not) */
+	uint64_t tx_gso_sends;          /* sends with UDP_SEGMENT ... */
+	uint64_t tx_gso_packets;        /* ... and the datagrams they carried */
+	uint64_t tx_gso_fallbacks;      /* runs the kernel refused, then sent one by one */
+	uint64_t rx_gro_reads;          /* reads that returned several datagrams (UDP_GRO) ... */
+	uint64_t rx_gro_packets;        /* ... and those datagrams */
 	int rcvbuf, sndbuf;             /* socket buffer sizes as getsockopt reports them (bytes) */
 	struct sockaddr_storage self;   /* the socket's bound address (getsockname) */
 	socklen_t self_len;

@@ -148,6 +148,78 @@ static inline uint8_t urocedv_wc_read_u8(const struct urocedv_wc_layout *l,
 	return *((const uint8_t *)wc + l->offset[f]);
 }
 
+/*
+ * Striding (multi-packet) receive WQs, shaped like mlx5dv_create_wq(3) with
+ * MLX5DV_WQ_INIT_ATTR_MASK_STRIDING_RQ (symbol version UROCEDV_1.1).
+ *
+ * A striding WQ's WQE is one SGE of 2^single_wqe_log_num_of_strides strides
+ * of 2^single_stride_log_num_of_bytes bytes each. Each frame the WQ receives
+ * starts at the next free stride (after two zero bytes when
+ * two_byte_shift_en) and takes as many strides as it needs; one completion
+ * per frame, all with the wr_id of the WQE, which goes back to the
+ * application with its last stride. A frame that does not fit the strides
+ * left completes a "filler" (byte_len 0) that uses them up, and goes into
+ * the next WQE. urocedv_wc_read_stride tells where a frame is.
+ */
+enum urocedv_wq_init_attr_mask {
+	UROCEDV_WQ_INIT_ATTR_MASK_STRIDING_RQ = 1 << 0,
+};
+
+struct urocedv_striding_rq_init_attr {
+	uint32_t single_stride_log_num_of_bytes;
+	uint32_t single_wqe_log_num_of_strides;
+	uint8_t two_byte_shift_en;
+};
+
+struct urocedv_wq_init_attr {
+	uint64_t comp_mask; /* enum urocedv_wq_init_attr_mask */
+	struct urocedv_striding_rq_init_attr striding_rq_attrs;
+};
+
+/* The limits of the striding RQ (log2), as mlx5dv_query_device reports
+ * striding_rq_caps. */
+struct urocedv_striding_rq_caps {
+	uint32_t min_single_stride_log_num_of_bytes;
+	uint32_t max_single_stride_log_num_of_bytes;
+	uint32_t min_single_wqe_log_num_of_strides;
+	uint32_t max_single_wqe_log_num_of_strides;
+	uint32_t supported_qpts; /* 1 << IBV_QPT_RAW_PACKET */
+};
+
+/* Fills *caps for a uroce context: 0, or EOPNOTSUPP (not uroce), EINVAL. */
+int urocedv_query_striding_rq_caps(struct ibv_context *context, struct urocedv_striding_rq_caps *caps);
+
+/*
+ * ibv_create_wq(3), and with UROCEDV_WQ_INIT_ATTR_MASK_STRIDING_RQ in
+ * dv_attr->comp_mask (dv_attr may be NULL) a striding RQ: max_sge must be 1
+ * and the striding values within urocedv_query_striding_rq_caps (a WQE of
+ * at most 16 MiB). Returns the WQ, or NULL with errno: EOPNOTSUPP (not a
+ * uroce context, unknown comp_mask bits), EINVAL, else ibv_create_wq's.
+ * Post to it with ibv_post_wq_recv: one SGE of at least the WQE's size
+ * (EINVAL otherwise).
+ */
+struct ibv_wq *urocedv_create_wq(struct ibv_context *context, struct ibv_wq_init_attr *attr,
+				 struct urocedv_wq_init_attr *dv_attr);
+
+/* Where the current completion of a striding WQ put its frame. */
+struct urocedv_stride_info {
+	uint32_t byte_len;     /* the frame's bytes (0 for a filler) */
+	uint16_t stride_index; /* its first stride in the WQE */
+	uint16_t strides;      /* strides it used */
+	uint8_t filler;        /* 1: no frame, the WQE's last strides used up */
+	uint8_t wqe_done;      /* 1: the WQE (its wr_id) goes back to the application */
+};
+
+/*
+ * The stride fields of the completion an ibv_start_poll / ibv_next_poll
+ * iterator on cq stands on (mlx5 CQE: byte_cnt bits 15:0, 29:16 and 31,
+ * wqe_counter). Returns 0, or EINVAL when that completion is not a
+ * successful receive of a striding WQ. The frame starts at
+ * stride_index * 2^single_stride_log_num_of_bytes (+ 2 with
+ * two_byte_shift_en) from the start of the WQE's buffer.
+ */
+int urocedv_wc_read_stride(struct ibv_cq_ex *cq, struct urocedv_stride_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,7 +34,7 @@
 #include <infiniband/mlx5dv.h>
 #include <rdma/ib_user_verbs.h>
 
-#define UROCE_ABI_VERSION 5
+#define UROCE_ABI_VERSION 6
 #define UROCE_MSG_MAGIC 0x55524f43u /* "UROC" */
 
 /* Largest datagram either side ever sends; receivers use a buffer of this size
@@ -298,6 +298,8 @@ struct uroce_handle_resp {
  *              IBV_ACCESS_MW_BIND lets memory windows be bound to the MR;
  *              ZERO_BASED → EOPNOTSUPP; HUGETLB only with ON_DEMAND on an
  *              explicit range (ibv_reg_mr(3)), else EOPNOTSUPP;
+ *              FLUSH_GLOBAL (1 << 8) or FLUSH_PERSISTENT (1 << 9) →
+ *              EOPNOTSUPP once the EINVAL checks pass (no FLUSH, as mlx5);
  *              optional-range bits (RELAXED_ORDERING) accepted and ignored;
  *              any other unknown bit → EINVAL.
  *              IBV_ACCESS_ON_DEMAND (on-demand paging): the range need not be

@@ -87,13 +87,23 @@ struct uroce_create_flow_resp {
  * never read, its RQ is posted as a QP's (ibv_post_wq_recv).
  *   user_handle  struct ibv_wq *; pd_handle, cq_handle: this client's
  *   max_wr 1..max_qp_wr, max_sge 1..max_sge (EINVAL otherwise)
+ *   create_flags UROCE_WQ_FLAGS bits (IBV_WQ_FLAGS_PCI_WRITE_END_PADDING:
+ *                EOPNOTSUPP; unknown bits: EINVAL)
+ *   log_num_strides  0: an ordinary RQ. Else a striding (multi-packet) RQ
+ *                (urocedv_create_wq, urocedv(3)): each WQE is one SGE split
+ *                into 2^log_num_strides strides of 2^log_stride_bytes
+ *                bytes, within UROCE_STRIDING_* (EINVAL otherwise), and
+ *                max_sge must be 1; two_byte_shift 0 or 1 (two zero bytes
+ *                before each packet, as mlx5's two_byte_shift_en)
  * Reply: handle, wq_num (from the QPN space: CQEs of the WQ carry it where
  * a QP's carry its QPN), the rounded max_wr / max_sge. The WQ starts in
  * IBV_WQS_RESET.
- * MODIFY_WQ: handle, attr_mask (IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE;
- * IBV_WQ_ATTR_FLAGS: EOPNOTSUPP), wq_state / curr_wq_state (RESET, RDY,
- * ERR: any move among them; curr_wq_state not the current: EINVAL).
- * Reply: the state after.
+ * MODIFY_WQ: handle, attr_mask (IBV_WQ_ATTR_STATE | IBV_WQ_ATTR_CURR_STATE |
+ * IBV_WQ_ATTR_FLAGS), wq_state / curr_wq_state (RESET, RDY, ERR: any move
+ * among them; curr_wq_state not the current: EINVAL), flags / flags_mask
+ * (IBV_WQ_ATTR_FLAGS: the bits of flags_mask take their value from flags;
+ * flags_mask bits outside UROCE_WQ_FLAGS: PCI_WRITE_END_PADDING EOPNOTSUPP,
+ * others EINVAL). Reply: the state and the flags after.
  * DESTROY_WQ: uroce_handle_req; EBUSY while an indirection table holds it.
  * CREATE_RWQ_IND_TABLE: log_size 0..UROCE_IND_TABLE_LOG_MAX, wq_handles:
  * 2^log_size WQ handles of this client (EINVAL). Reply: handle, ind_tbl_num.
@@ -108,6 +118,18 @@ struct uroce_create_flow_resp {
  */
 #define UROCE_IND_TABLE_LOG_MAX 7
 #define UROCE_RSS_KEY_MAX 128
+/* The WQ flags uroce implements (docs/raw-packet.md §5). */
+#define UROCE_WQ_FLAGS (IBV_WQ_FLAGS_CVLAN_STRIPPING | IBV_WQ_FLAGS_SCATTER_FCS | IBV_WQ_FLAGS_DELAY_DROP)
+/* Striding RQ limits, log2: a stride of 64 B..8 KiB, 8..65536 strides per
+ * WQE (mlx5's striding_rq_caps on a ConnectX-5 with the extended minimum:
+ * kernel mlx5_ib MLX5_MIN/MAX_SINGLE_STRIDE_LOG_NUM_BYTES 6/13,
+ * MLX5_EXT_MIN_SINGLE_WQE_LOG_NUM_STRIDES 3, MLX5_MAX_SINGLE_WQE_LOG_NUM_STRIDES 16),
+ * and a WQE of at most 2^UROCE_STRIDING_LOG_WQE_BYTES_MAX bytes. */
+#define UROCE_STRIDING_LOG_STRIDE_MIN 6
+#define UROCE_STRIDING_LOG_STRIDE_MAX 13
+#define UROCE_STRIDING_LOG_NUM_MIN 3
+#define UROCE_STRIDING_LOG_NUM_MAX 16
+#define UROCE_STRIDING_LOG_WQE_BYTES_MAX 24
 struct uroce_create_wq_req {
 	struct uroce_hdr hdr;
 	uint64_t user_handle;
@@ -115,6 +137,10 @@ struct uroce_create_wq_req {
 	uint32_t cq_handle;
 	uint32_t max_wr;
 	uint32_t max_sge;
+	uint32_t create_flags;
+	uint32_t log_stride_bytes;
+	uint32_t log_num_strides;
+	uint32_t two_byte_shift;
 };
 struct uroce_create_wq_resp {
 	struct uroce_hdr hdr;
@@ -129,11 +155,13 @@ struct uroce_modify_wq_req {
 	uint32_t attr_mask;
 	uint32_t wq_state;
 	uint32_t curr_wq_state;
+	uint32_t flags;
+	uint32_t flags_mask;
 };
 struct uroce_modify_wq_resp {
 	struct uroce_hdr hdr;
 	uint32_t wq_state;
-	uint32_t reserved;
+	uint32_t flags;
 };
 struct uroce_create_ind_table_req {
 	struct uroce_hdr hdr;

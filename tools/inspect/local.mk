@@ -15,3 +15,8 @@ tools_inspect_uroce_inspect_SOURCES = tools/inspect/main.c \
 noinst_HEADERS += tools/inspect/check_state.h
 tools_inspect_uroce_inspect_CFLAGS = $(AM_CFLAGS) $(PCAP_CFLAGS)
 tools_inspect_uroce_inspect_LDADD = netstack/libnetstack.la $(PCAP_LIBS)
+tools_inspect_uroce_inspect_SOURCES += tools/inspect/follow.c tools/inspect/follow.h
+tools_inspect_uroce_inspect_LDADD += -lpthread
+# --graph and --timeline: the capture as a conversation between QP endpoints
+tools_inspect_uroce_inspect_SOURCES += tools/inspect/graph.c tools/inspect/graph.h \
+	tools/inspect/graph_svg.c tools/inspect/graph_timeline.c

@@ -1,5 +1,6 @@
 /*
  * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]`: read a pcap or
+ * (also [--graph OUT.svg] [--timeline] [--flow N], graph.h)
  * pcapng capture, decode every RoCEv1/RoCEv2 packet, verify its ICRC, print
  * one line (or JSON object) per RoCE packet and a summary.
  *
@@ -12,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -21,15 +23,20 @@
 #include "check.h"
 #include "decode.h"
 #include "flows.h"
+#include "follow.h"
+#include "graph.h"
 #include "print.h"
 #include "stats.h"
 
 #define PROG "uroce inspect"
+/* Arrows at most in one --graph picture: beyond, --flow picks a flow. */
+#define GRAPH_MAX 20000u
 
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N] FILE.pcap\n"
+		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]\n"
+		"                     [--graph OUT.svg | --timeline] [--flow N] [--follow] FILE.pcap\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
@@ -40,9 +47,16 @@ static void usage(FILE *fp)
 		"              rules (PSN, opcode order, MTU, ACK/NAK, MSN, READ, atomics, ICRC)\n"
 		"  --mtu N     with --check: the path MTU in force (256..4096; default: learned)\n"
 		"  --port N    UDP destination port of RoCEv2 (1..65535)\n"
+		"  --follow    FILE is still being written: read what is appended, as\n"
+		"              tail -f, until SIGINT or SIGTERM (classic pcap only)\n"
+		"  --graph OUT.svg  write the sequence graph (one lifeline per QP, one arrow\n"
+		"              per packet; at most %u arrows) and print only the summary\n"
+		"  --timeline  instead of the packets, per flow (QP pair) its packets in time\n"
+		"              order with microseconds since the flow's first packet\n"
+		"  --flow N    with --graph/--timeline: only flow N (as --timeline numbers them)\n"
 		"  exit status: 0 all good, 1 malformed packet or bad ICRC (--check: a finding),\n"
 		"  2 usage/file error\n",
-		ROCE_UDP_PORT);
+		ROCE_UDP_PORT, GRAPH_MAX);
 }
 
 static int parse_port(const char *s, uint16_t *port)
@@ -68,11 +82,16 @@ static int parse_port(const char *s, uint16_t *port)
  * checks its link type (*dlt). Returns the handle, or NULL after one line on
  * stderr (cannot open, unsupported link type).
  */
-static pcap_t *open_capture(const char *path, int *dlt)
+static pcap_t *open_capture(const char *path, int follow, int *dlt)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
-	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO,
-							     errbuf);
+	FILE *fp = follow ? insp_follow_open(path) : NULL;
+	pcap_t *pc;
+
+	if (follow && !fp)
+		return NULL;
+	pc = fp ? pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, errbuf)
+		: pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 
 	if (!pc) {
 		/* libpcap names the file itself when fopen fails ("F: No such file
@@ -100,7 +119,10 @@ static pcap_t *open_capture(const char *path, int *dlt)
 
 /* The command line (see usage()). */
 struct opts {
-	int json, summary_only, flows, check;
+	int json, summary_only, flows, check, follow;
+	int timeline;		/* --timeline */
+	const char *graph;	/* --graph OUT.svg, or NULL */
+	unsigned long flow;	/* --flow N, 1-based; 0 = all */
 	uint16_t port;
 	unsigned long mtu;	/* --mtu, bytes; 0 = learned */
 	const char *path;
@@ -129,6 +151,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "flows", no_argument, NULL, 'f' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "mtu", required_argument, NULL, 'm' },
+		{ "follow", no_argument, NULL, 'W' },
+		{ "graph", required_argument, NULL, 'g' },
+		{ "timeline", no_argument, NULL, 't' },
+		{ "flow", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,7 +162,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->port = ROCE_UDP_PORT;
-	while ((c = getopt_long(argc, argv, "jp:sfcm:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jp:sfcm:g:tF:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = 1;
@@ -163,6 +189,27 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			break;
+		case 'W':
+			o->follow = 1;
+			break;
+		case 'g':
+			o->graph = optarg;
+			break;
+		case 't':
+			o->timeline = 1;
+			break;
+		case 'F': {
+			char *end;
+
+			errno = 0;
+			o->flow = *optarg >= '1' && *optarg <= '9' ? strtoul(optarg, &end, 10) : 0;
+			if (errno || !o->flow || *end || o->flow > UINT32_MAX) {
+				fprintf(stderr, PROG ": bad --flow '%s' (want a flow number from 1)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -178,11 +225,73 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->path = argv[optind];
 
+	if (o->flow && !o->graph && !o->timeline) {
+		fprintf(stderr, PROG ": --flow needs --graph or --timeline\n");
+		return 2;
+	}
+	if (o->timeline && o->json) {
+		fprintf(stderr, PROG ": --timeline has no JSON form; --json prints every packet\n");
+		return 2;
+	}
 	if (o->mtu && !o->check) {
 		fprintf(stderr, PROG ": --mtu needs --check\n");
 		return 2;
 	}
 	return -1;
+}
+
+/*
+ * The --timeline text and the --graph file of G (every packet read). Returns
+ * 0, or -1 after a line on stderr (out of memory, cannot write the file).
+ */
+static int graph_output(struct insp_graph *g, const struct opts *o)
+{
+	uint64_t drawn, omitted = 0;
+	FILE *fp;
+
+	if (insp_graph_nomem(g)) {
+		fprintf(stderr, PROG ": out of memory for the graph\n");
+		return -1;
+	}
+	insp_graph_resolve(g);
+	if (insp_graph_nomem(g)) {
+		fprintf(stderr, PROG ": out of memory for the graph\n");
+		return -1;
+	}
+	if (o->flow > insp_graph_flows(g)) {
+		fprintf(stderr, PROG ": %s: no flow %lu (the capture has %" PRIu32 ")\n", o->path,
+			o->flow, insp_graph_flows(g));
+		return -1;
+	}
+	if (o->timeline)
+		insp_graph_timeline(g, stdout, (uint32_t)o->flow);
+	if (!o->graph)
+		return 0;
+	fp = fopen(o->graph, "w");
+	if (!fp) {
+		fprintf(stderr, PROG ": %s: %s\n", o->graph, strerror(errno));
+		return -1;
+	}
+	drawn = insp_graph_svg(g, fp, o->path, (uint32_t)o->flow, GRAPH_MAX, &omitted);
+	if (drawn == UINT64_MAX) {
+		fclose(fp);
+		fprintf(stderr, PROG ": out of memory for the graph\n");
+		return -1;
+	}
+	if (ferror(fp) | fclose(fp)) {
+		fprintf(stderr, PROG ": %s: cannot write: %s\n", o->graph, strerror(errno));
+		return -1;
+	}
+	if (!o->json) {
+		printf("graph: %s: %" PRIu64 " packets drawn", o->graph, drawn);
+		if (omitted)
+			printf(", %" PRIu64 " not", omitted);
+		printf("\n");
+	}
+	if (omitted)
+		fprintf(stderr, PROG ": %s: %" PRIu64 " packets not drawn (at most %u are); "
+			"choose a flow with --flow\n", o->graph, omitted, GRAPH_MAX);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -195,18 +304,31 @@ int main(int argc, char **argv)
 	int dlt, rc, status;
 	struct insp_check *checker = NULL;
 	static struct insp_flows flow_table;
+	struct insp_graph *graph = NULL;
 	pcap_t *pc;
 
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	pc = open_capture(o.path, &dlt);
+	pc = open_capture(o.path, o.follow, &dlt);
 	if (!pc)
 		return 2;
+	if (o.follow)
+		setvbuf(stdout, NULL, _IOLBF, 0); /* each packet's line as it comes */
 	if (o.check || o.flows) {
 		checker = insp_check_new((uint32_t)o.mtu);
 		if (!checker) {
 			fprintf(stderr, PROG ": out of memory\n");
+			pcap_close(pc);
+			return 2;
+		}
+	}
+
+	if (o.graph || o.timeline) {
+		graph = insp_graph_new();
+		if (!graph) {
+			fprintf(stderr, PROG ": out of memory\n");
+			insp_check_free(checker);
 			pcap_close(pc);
 			return 2;
 		}
@@ -229,7 +351,10 @@ int main(int argc, char **argv)
 			insp_flows_add(&flow_table, &rec);
 		if (checker)
 			insp_check_add(checker, &rec);
-		if (rec.status == INSP_SKIPPED || o.summary_only || o.check)
+		if (graph)
+			insp_graph_add(graph, &rec);
+		if (rec.status == INSP_SKIPPED || o.summary_only || o.check || o.graph ||
+		    o.timeline)
 			continue;
 		if (o.json)
 			insp_print_json(stdout, &rec);
@@ -245,6 +370,9 @@ int main(int argc, char **argv)
 			(unsigned long long)stats.packets, pcap_geterr(pc));
 		status = 2;
 	}
+	if (graph && graph_output(graph, &o) != 0)
+		status = 2;
+	insp_graph_free(graph);
 	if (o.flows && o.json)
 		insp_flows_print_json(stdout, &flow_table, checker);
 	else if (o.flows)
