@@ -73,6 +73,7 @@ enum cm_state {
 
 struct cm_dev;
 struct cm_conn;
+struct cm_mc;
 
 /* One rdma_cm_id. */
 struct cm_id {
@@ -117,6 +118,7 @@ struct cm_id {
 	unsigned int retries;
 	ev_timer timer;
 	uint32_t events_reported;
+	struct cm_mc *mcs;          /* multicast memberships (cm_mcast.c) */
 };
 
 /* One queued event. */

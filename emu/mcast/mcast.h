@@ -20,8 +20,10 @@
 #define MCAST_MAX_GROUPS 1024u
 #define MCAST_MAX_QP_ATTACH 240u
 #define MCAST_MAX_TOTAL_ATTACH 4096u
-/* Datagrams sent to a group held for delivery to this device's QPs. */
-#define MCAST_QUEUE_SLOTS 256u
+/* Datagrams sent to a group held for delivery to this device's QPs (each
+ * in a buffer of its own length): room for a burst of sends as deep as a
+ * large send queue, as a NIC's loopback would take it. */
+#define MCAST_QUEUE_SLOTS 8192u
 
 struct uroce_dev;
 struct ctl_client;
@@ -57,7 +59,6 @@ struct mcast_dev {
 	uint32_t n_attach;             /* attachments of all groups */
 	struct mcast_stats st;
 	struct mcast_slot *q;          /* MCAST_QUEUE_SLOTS, allocated at first use */
-	uint8_t *q_bytes;
 	unsigned int q_head, q_n;
 	ev_idle drain;
 	struct uroce_dev *dev;

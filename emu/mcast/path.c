@@ -60,6 +60,8 @@ static void drain_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		struct mcast_slot *s = &m->q[m->q_head];
 
 		deliver(m->dev, s->sgid, s->dgid, s->sport, s->pkt, s->len, true, &m->st.rx_local);
+		free(s->pkt);
+		s->pkt = NULL;
 		m->q_head = (m->q_head + 1) % MCAST_QUEUE_SLOTS;
 		m->q_n--;
 	}
@@ -74,25 +76,23 @@ static void enqueue(struct uroce_dev *d, const struct roce_l3 *l3, const uint8_t
 
 	if (!m->q) {
 		m->q = calloc(MCAST_QUEUE_SLOTS, sizeof(*m->q));
-		m->q_bytes = malloc((size_t)MCAST_QUEUE_SLOTS * UDP_PORT_TX_MAX);
-		if (!m->q || !m->q_bytes) {
-			free(m->q);
-			free(m->q_bytes);
-			m->q = NULL;
-			m->q_bytes = NULL;
+		if (!m->q) {
 			m->st.rx_dropped++;
 			return;
 		}
-		for (unsigned int i = 0; i < MCAST_QUEUE_SLOTS; i++)
-			m->q[i].pkt = m->q_bytes + (size_t)i * UDP_PORT_TX_MAX;
 		ev_idle_init(&m->drain, drain_cb);
 		m->drain.data = m;
 	}
-	if (m->q_n == MCAST_QUEUE_SLOTS || len > UDP_PORT_TX_MAX) {
+	if (m->q_n == MCAST_QUEUE_SLOTS) {
 		m->st.rx_dropped++;
 		return;
 	}
 	s = &m->q[(m->q_head + m->q_n) % MCAST_QUEUE_SLOTS];
+	s->pkt = malloc(len);
+	if (!s->pkt) {
+		m->st.rx_dropped++;
+		return;
+	}
 	memcpy(s->sgid, l3->src, 16);
 	memcpy(s->dgid, l3->dst, 16);
 	s->sport = l3->sport;

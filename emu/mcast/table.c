@@ -40,8 +40,9 @@ void mcast_dev_fini(struct uroce_dev *d)
 		ev_idle_stop(d->loop, &m->drain);
 	for (unsigned int i = 0; i < MCAST_MAX_GROUPS; i++)
 		free(m->groups[i]);
+	for (unsigned int i = 0; m->q && i < m->q_n; i++)
+		free(m->q[(m->q_head + i) % MCAST_QUEUE_SLOTS].pkt);
 	free(m->q);
-	free(m->q_bytes);
 	free(m);
 	d->mcast = NULL;
 }
