@@ -6,5 +6,5 @@ tests_traffic_mcast_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_mcast_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 TESTS += tests/traffic_mcast.sh
 EXTRA_DIST += tests/traffic_mcast.sh
-# tests/cm_mckey.sh: not in TESTS yet (mckey's sender gets a send WQE refused; docs/rdma-cm.md "Multicast")
+TESTS += tests/cm_mckey.sh
 EXTRA_DIST += tests/cm_mckey.sh
