@@ -18,6 +18,7 @@ provider_liburoce_la_SOURCES = \
 	provider/ucma_event.c provider/ucma_dev.c provider/ucma_addr.c \
 	provider/ucma_listen.c
 provider_liburoce_la_SOURCES += provider/dm.c
+provider_liburoce_la_SOURCES += provider/mcast.c
 nodist_provider_liburoce_la_SOURCES = provider/verbs_provider_layout.h
 provider_liburoce_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 # The GOT hooks are called through libibverbs' indirect calls: keep them CET-clean.

@@ -203,6 +203,12 @@ int ucma_dev_call(struct ucma_chan *ch, int dev, uint32_t cmd, const void *in, s
 
 /* Forgets the multicast ids of a closed channel (ucma_cmd.c). */
 void ucma_mc_forget_chan_locked(struct ucma_chan *ch);
+/* A MULTICAST_JOIN / MULTICAST_ERROR event of the daemon's membership
+ * HANDLE of device DEV read on CH: the application's membership number,
+ * with its and its id's delivered counts raised; -1 if the membership was
+ * left (the event is dropped, as the kernel's ucma_leave_multicast drops
+ * the events it had queued). */
+int ucma_mc_event_locked(struct ucma_chan *ch, int dev, uint32_t handle);
 /* GET_EVENT: fills the response address; 0 or an errno value (ucma_event.c). */
 int ucma_get_event(struct ucma_chan *ch, uint64_t response, uint16_t out);
 

@@ -643,6 +643,8 @@ struct mc_ent {
 	struct ucma_chan *chan;
 	int dev;
 	uint32_t handle;
+	uint32_t app_id;     /* the id it belongs to */
+	uint32_t delivered;  /* its events read by the application */
 };
 static struct mc_ent *mcs;
 static size_t cap_mcs;
@@ -684,7 +686,7 @@ static int do_join(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in, 
 		}
 	}
 	if (i < cap_mcs)
-		mcs[i] = (struct mc_ent){ .chan = ch, .dev = dev, .handle = resp.id };
+		mcs[i] = (struct mc_ent){ .chan = ch, .dev = dev, .handle = resp.id, .app_id = app_id };
 	pthread_mutex_unlock(&ucma_lock);
 	if (i >= cap_mcs)
 		return ENOMEM;
@@ -696,6 +698,7 @@ static int do_leave(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in,
 		    uint16_t out)
 {
 	uint8_t outbuf[UROCE_UCMA_OUT_MAX];
+	struct rdma_ucm_destroy_id_resp resp;
 	uint32_t mc = get32(in, d->id_off);
 	size_t got = 0;
 	int dev, err;
@@ -717,10 +720,28 @@ static int do_leave(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in,
 	err = send_cmd(ch, d, RDMA_USER_CM_CMD_LEAVE_MCAST, dev, in, in_len, out, outbuf, &got);
 	if (err)
 		return err;
+	/* the events read so far: librdmacm's rdma_leave_multicast waits
+	 * until it has acknowledged that many */
 	pthread_mutex_lock(&ucma_lock);
 	mcs[mc].chan = NULL;
+	resp.events_reported = mcs[mc].delivered;
 	pthread_mutex_unlock(&ucma_lock);
-	return respond(d, in, outbuf, got);
+	(void)got;
+	return respond(d, in, &resp, sizeof(resp));
+}
+
+int ucma_mc_event_locked(struct ucma_chan *ch, int dev, uint32_t handle)
+{
+	for (size_t i = 0; i < cap_mcs; i++)
+		if (mcs[i].chan == ch && mcs[i].dev == dev && mcs[i].handle == handle) {
+			struct ucma_id *id = ucma_id_find_locked(mcs[i].app_id);
+
+			mcs[i].delivered++;
+			if (id)
+				id->delivered++;
+			return (int)i;
+		}
+	return -1;
 }
 
 /* Forgets the multicast ids of a closed channel. */

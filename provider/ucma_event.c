@@ -41,6 +41,8 @@
 /* enum rdma_cm_event_type (<rdma/rdma_cma.h>). */
 #define UCMA_EVENT_CONNECT_REQUEST 4
 #define UCMA_EVENT_DEVICE_REMOVAL 11
+#define UCMA_EVENT_MULTICAST_JOIN 12
+#define UCMA_EVENT_MULTICAST_ERROR 13
 
 /* The device index of ch's connection with that tag, or -1. */
 static int dev_of_tag(struct ucma_chan *ch, uint32_t tag)
@@ -93,6 +95,13 @@ static bool map_event(struct ucma_chan *ch, int dev, struct uroce_cm_event *ev,
 		id->dev = dev;
 		id->handle = ev->resp.id;
 		ucma_id_find_locked((uint32_t)listener)->delivered++;
+	} else if (ev->resp.event == UCMA_EVENT_MULTICAST_JOIN ||
+		   ev->resp.event == UCMA_EVENT_MULTICAST_ERROR) {
+		a = ucma_mc_event_locked(ch, dev, ev->resp.id);
+		if (a < 0) {
+			pthread_mutex_unlock(&ucma_lock);
+			return false;
+		}
 	} else {
 		a = ucma_id_by_handle_locked(ch, dev, ev->resp.id);
 		if (a < 0) {

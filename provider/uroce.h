@@ -547,6 +547,8 @@ void uroce_event_free_kept(struct uroce_context *ctx);
 
 /* ah.c */
 struct ibv_ah *uroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int uroce_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+int uroce_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
 int uroce_destroy_ah(struct ibv_ah *ah);
 
 /* Sets errno and returns NULL: the create ops' error convention. */

@@ -400,7 +400,10 @@ check('MIGRATE_ID to a connection tag of no connection', 2,
       P.ucma(MIGRATE_ID, struct.pack('<QII', 0, hm, 0x5151), 4)[0])
 check('MIGRATE_ID to its own connection', 0, P.ucma(MIGRATE_ID, struct.pack('<QII', 0, hm, P.tag), 4)[0])
 P.destroy(hm)
-check('JOIN_MCAST', 95, P.ucma(JOIN_MCAST, bytes(64))[0])
+check('short JOIN_MCAST', 22, P.ucma(JOIN_MCAST, bytes(64), 4)[0])
+check('JOIN_MCAST of no id', 2, P.ucma(JOIN_MCAST, bytes(152), 4)[0])   # ENOENT
+check('JOIN_IP_MCAST of no id', 2, P.ucma(JOIN_IP_MCAST, bytes(48), 4)[0])
+check('LEAVE_MCAST of no membership', 2, P.ucma(LEAVE_MCAST, bytes(16), 4)[0])
 check('short CREATE_ID', 22, P.ucma(CREATE_ID, bytes(8), 4)[0])
 check('id of another connection', 2, A.bind(h, '127.0.0.2', 0))   # handle h is P's, not A's
 check('listen', 0, P.listen(h))

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
+#include "emu/cm/cm_mcast.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/nic/port.h"
@@ -137,6 +138,7 @@ void cm_id_free(struct cm_id *id)
 	struct cm_dev *cm = id->cm;
 	struct cm_id *o;
 
+	cm_mc_free_all(id);
 	if (id->listener) {
 		id->listener->pending--;
 		cm->n_pending--;

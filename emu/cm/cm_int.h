@@ -74,6 +74,7 @@ enum cm_state {
 
 struct cm_dev;
 struct cm_conn;
+struct cm_mc;
 
 /* One rdma_cm_id. */
 struct cm_id {
@@ -122,6 +123,7 @@ struct cm_id {
 				     * after an MRA its service timeout (cm_wire_mra) */
 	ev_timer timer;
 	uint32_t events_reported;
+	struct cm_mc *mcs;          /* multicast memberships (cm_mcast.c) */
 };
 
 /* One queued event. */

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
+#include "emu/cm/cm_mcast.h"
 #include "emu/ctl/client.h"
 #include "emu/ctl/objects.h"
 #include "emu/nic/device.h"
@@ -688,6 +689,21 @@ static int cmd_migrate_id(struct ucma_ctx *x)
 	return 0;
 }
 
+static int cmd_join_ip_mcast(struct ucma_ctx *x)
+{
+	return cm_cmd_join_ip_mcast(x->c, x->in, x->out, x->n_out);
+}
+
+static int cmd_join_mcast(struct ucma_ctx *x)
+{
+	return cm_cmd_join_mcast(x->c, x->in, x->out, x->n_out);
+}
+
+static int cmd_leave_mcast(struct ucma_ctx *x)
+{
+	return cm_cmd_leave_mcast(x->c, x->in, x->out, x->n_out);
+}
+
 static int cmd_unsupported(struct ucma_ctx *x)
 {
 	return EOPNOTSUPP;
@@ -713,13 +729,15 @@ static const struct ucma_desc cmds[] = {
 	CMD(GET_OPTION, cmd_unsupported, 0, 0),
 	CMD(SET_OPTION, cmd_set_option, sizeof(struct rdma_ucm_set_option), 0),
 	CMD(NOTIFY, cmd_notify, sizeof(struct rdma_ucm_notify), 0),
-	CMD(JOIN_IP_MCAST, cmd_unsupported, 0, 0),
-	CMD(LEAVE_MCAST, cmd_unsupported, 0, 0),
+	CMD(JOIN_IP_MCAST, cmd_join_ip_mcast, sizeof(struct rdma_ucm_join_ip_mcast),
+	    sizeof(struct rdma_ucm_create_id_resp)),
+	CMD(LEAVE_MCAST, cmd_leave_mcast, sizeof(struct rdma_ucm_destroy_id),
+	    sizeof(struct rdma_ucm_destroy_id_resp)),
 	CMD(MIGRATE_ID, cmd_migrate_id, sizeof(struct rdma_ucm_migrate_id), sizeof(struct rdma_ucm_migrate_resp)),
 	CMD(QUERY, cmd_query, sizeof(struct rdma_ucm_query), 0),
 	CMD(BIND, cmd_bind, sizeof(struct rdma_ucm_bind), 0),
 	CMD(RESOLVE_ADDR, cmd_resolve_addr, sizeof(struct rdma_ucm_resolve_addr), 0),
-	CMD(JOIN_MCAST, cmd_unsupported, 0, 0),
+	CMD(JOIN_MCAST, cmd_join_mcast, sizeof(struct rdma_ucm_join_mcast), sizeof(struct rdma_ucm_create_id_resp)),
 };
 
 int op_ucma(struct ctl_client *c, struct ctl_call *call)

@@ -8,6 +8,7 @@
 #include "emu/cm/cm.h"
 #include "emu/ctl/admin.h"
 #include "emu/ctl/client.h"
+#include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "emu/nic/capture_stream.h"
 #include "emu/nic/mem_wb.h"
@@ -95,6 +96,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)pc.local_ack_timeout_err, (unsigned long long)pc.rnr_nak_retry_err);
 	quota_status(d, fp);
 	eth_status(d, fp);
+	mcast_status(d, fp);
 	if (d->capture && d->capture_stream)
 		fprintf(fp, "capture on file=%s frames=%llu dropped=%llu\n", d->capture_path,
 			(unsigned long long)pcapw_frames(d->capture),

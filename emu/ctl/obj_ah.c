@@ -7,6 +7,7 @@
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
 #include "emu/ctl/objects.h"
+#include "emu/nic/doorbell.h"
 #include "emu/ctl/quota.h"
 
 #include <errno.h>
@@ -63,6 +64,12 @@ int op_destroy_ah(struct ctl_client *c, struct ctl_call *call)
 
 	if (!ah)
 		return EINVAL;
+	/* mlx5 copies the address vector into the UD WQE at post time, so a
+	 * send posted before ibv_destroy_ah still goes out (mckey destroys its
+	 * AH right after posting): the client's posted WQEs are taken first.
+	 * Each QP's ring holds at most its depth, so this ends. */
+	while (doorbell_post_wqes(c))
+		;
 	ah_free(c, ah);
 	return 0;
 }

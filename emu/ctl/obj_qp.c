@@ -10,6 +10,7 @@
 #include "emu/nic/mem_window.h"
 #include "emu/nic/doorbell.h"
 #include "emu/nic/engine_glue.h"
+#include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
@@ -136,6 +137,7 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 		engine_qp_destroy(qp);
 	/* its type 2 windows are bound to it: they become free */
 	mw_qp_gone(c, qp->qpn);
+	mcast_qp_gone(d->mcast, qp->qpn);
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
 	qp->pd->users--;
@@ -299,6 +301,9 @@ int op_destroy_qp(struct ctl_client *c, struct ctl_call *call)
 	rc = raw_qp_op_check(qp, UROCE_OP_DESTROY_QP);
 	if (rc)
 		return rc;
+	/* the kernel's uverbs refuses it while the QP is attached to a group */
+	if (mcast_qp_groups(c->dev->mcast, qp->qpn))
+		return EBUSY;
 	resp->async_events_reported = qp->async_events;
 	ulog(ULOG_INFO, "client#%u destroyed qpn 0x%x", c->id, qp->qpn);
 	qp_free(c, qp);

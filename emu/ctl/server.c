@@ -3,6 +3,7 @@
  * the message formats and every errno are specified in include/uroce/abi.h).
  */
 #include "config.h"
+#include "emu/mcast/mcast.h"
 #include "emu/ctl/server.h"
 #include "emu/ctl/client.h"
 #include "emu/nic/device.h"
@@ -68,6 +69,8 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_RESIZE_CQ] = { op_resize_cq, "RESIZE_CQ", 1, 1, F_HELLO },
 	[UROCE_OP_MODIFY_CQ] = { op_modify_cq, "MODIFY_CQ", 0, 0, F_HELLO },
 	[UROCE_OP_ADVISE_MR] = { op_advise_mr, "ADVISE_MR", 0, 0, F_HELLO },
+	[UROCE_OP_ATTACH_MCAST] = { op_attach_mcast, "ATTACH_MCAST", 0, 0, F_HELLO },
+	[UROCE_OP_DETACH_MCAST] = { op_detach_mcast, "DETACH_MCAST", 0, 0, F_HELLO },
 	[UROCE_OP_CREATE_FLOW] = { op_create_flow, "CREATE_FLOW", 0, 0, F_HELLO },
 	[UROCE_OP_DESTROY_FLOW] = { op_destroy_flow, "DESTROY_FLOW", 0, 0, F_HELLO | F_HANDLE },
 	[UROCE_OP_CREATE_WQ] = { op_create_wq, "CREATE_WQ", 1, 1, F_HELLO },

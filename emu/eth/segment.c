@@ -12,8 +12,10 @@
 #include "emu/eth/eth_int.h"
 #include "emu/ctl/objects.h"
 #include "emu/log.h"
+#include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "emu/nic/nic_time.h"
+#include "emu/nic/udp_port.h"
 #include "netstack/packet.h"
 #include "netstack/pcap_writer.h"
 
@@ -211,6 +213,8 @@ static void segment_rx(struct eth_port *p, size_t dlen, const struct sockaddr_st
 	}
 	p->st.rx_frames++;
 	fdb_learn(p, v + VXLAN_HLEN + 6, from, flen);
+	if (mcast_frame_rx(p->dev, v + VXLAN_HLEN, dlen - VXLAN_HLEN))
+		return;
 	eth_deliver(p, v + VXLAN_HLEN, dlen - VXLAN_HLEN, NULL);
 }
 
@@ -283,6 +287,15 @@ int eth_port_open(struct uroce_dev *d, const struct eth_cfg *cfg)
 		if (fd >= 0)
 			close(fd);
 		return 0;
+	}
+	/* the buffers of the device's RoCE socket: a burst of multicast
+	 * datagrams (docs/multicast.md) arrives here as frames; FORCE needs
+	 * CAP_NET_ADMIN, else net.core.rmem_max caps it */
+	{
+		int want = UDP_PORT_BUF_BYTES;
+
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
+			setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
 	}
 	p->fd = fd;
 	ev_io_init(&p->io, segment_readable, fd, EV_READ);

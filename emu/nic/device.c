@@ -2,6 +2,7 @@
  * device.c - the emulated device's identity, limits and port (see device.h).
  */
 #include "config.h"
+#include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "netstack/pcap_writer.h"
 #include "emu/ctl/client.h"
@@ -74,6 +75,9 @@ static void fill_attr(struct uroce_dev *d)
 	 * (docs/transport.md, "Atomics"). */
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = DEV_MAX_AH;
+	a->max_mcast_grp = MCAST_MAX_GROUPS;
+	a->max_mcast_qp_attach = MCAST_MAX_QP_ATTACH;
+	a->max_total_mcast_qp_attach = MCAST_MAX_TOTAL_ATTACH;
 	a->max_srq = DEV_MAX_SRQ;
 	a->max_srq_wr = DEV_MAX_SRQ_WR;
 	a->max_srq_sge = DEV_MAX_SRQ_SGE;
@@ -174,6 +178,7 @@ void dev_fini(struct uroce_dev *d)
 {
 	if (d->clock.page)
 		ev_timer_stop(d->loop, &d->clock_timer);
+	mcast_dev_fini(d);
 	engine_fini(d);
 	udp_port_close(&d->udp, d->loop);
 	hca_clock_fini(&d->clock);

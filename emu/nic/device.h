@@ -29,6 +29,7 @@ struct mem_wb;
 struct pcapw;
 struct xport_dev;
 struct cm_dev;
+struct mcast_dev;
 
 /* Limits the device reports (ibv_query_device) and enforces. */
 #define DEV_MAX_QP 65536u
@@ -95,6 +96,7 @@ struct uroce_dev {
 	void (*qp1_rx)(struct uroce_dev *d, const uint8_t *buf, size_t len, const union ibv_gid *sgid,
 		       const union ibv_gid *dgid, uint16_t sport, bool verified);
 	struct eth_port *eth;           /* raw packet QPs and their segment (emu/eth/eth.h) */
+	struct mcast_dev *mcast;        /* multicast groups (emu/mcast/mcast.h), NULL until used */
 	struct mem_wb *wb;              /* write-behind of memory writes (mem_wb.c), or NULL */
 	int *sport_fd;                  /* send-only socket per UDP source port
 					 * (port.c): 0 not tried, -1 unusable */

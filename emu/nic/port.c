@@ -11,6 +11,7 @@
 #include "emu/nic/mem_wb.h"
 #include "emu/nic/nic_time.h"
 #include "emu/log.h"
+#include "emu/mcast/mcast.h"
 #include "emu/xport/xport.h"
 #include "netstack/icrc.h"
 #include "netstack/packet.h"
@@ -134,6 +135,8 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 
 	if (xmit_announces(pkt, len))
 		mem_wb_flush(d);
+	if (mcast_gid_is_multicast(dgid->raw))
+		return mcast_xmit(d, dgid->raw, sport, tclass, pkt, len);
 	fd = sport_socket(d, sport);
 
 	memset(&to, 0, sizeof(to));

@@ -24,39 +24,16 @@ static uint8_t qp_transport(enum ibv_qp_type type)
 	}
 }
 
-static int input(struct xport_dev *dev, const void *buf, size_t len,
-		 const union ibv_gid *sgid, const union ibv_gid *dgid,
-		 uint16_t sport, uint16_t dport, bool verified)
+/* Hand parsed packet PKT to QP: transport and state checks, then the
+ * responder or the completer, then the QP's run. */
+static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const struct roce_l3 *l3,
+		   const void *buf, size_t len)
 {
-	struct roce_l3 l3;
-	struct roce_pkt pkt;
-	struct xport_qp *qp;
+	struct roce_pkt pkt = *pkt_in;
+	struct xport_dev *dev = qp->dev;
+	const union ibv_gid *sgid = (const union ibv_gid *)l3->src;
 	bool responder_up, requester_up;
 
-	if (!dev || !buf || !sgid || !dgid) {
-		if (dev)
-			dev->stats.rx_bad++;
-		return EBADMSG;
-	}
-	memset(&l3, 0, sizeof(l3));
-	l3.kind = roce_addr_is_v4mapped(sgid->raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
-	memcpy(l3.src, sgid->raw, 16);
-	memcpy(l3.dst, dgid->raw, 16);
-	l3.sport = sport;
-	l3.dport = dport;
-	if ((verified ? roce_parse_udp_verified(buf, len, &l3, &pkt)
-		      : roce_parse_udp(buf, len, &l3, &pkt)) != ROCE_OK || !pkt.op) {
-		dev->stats.rx_bad++;
-		/* the ICRC decides even when a damaged header failed first */
-		if (roce_icrc_udp_check(buf, len, &l3, NULL, NULL) == ROCE_E_ICRC)
-			dev->stats.rx_bad_icrc++;
-		return EBADMSG;
-	}
-	qp = xport_qp_lookup(dev, pkt.h.dqpn);
-	if (!qp) {
-		dev->stats.rx_no_qp++;
-		return ENOENT;
-	}
 	qp->stats.rx_pkts++;
 	if (pkt.op->transport != qp_transport(qp->type) ||
 	    (pkt.op->flags & ROCE_OPF_UNSUPPORTED)) {
@@ -84,10 +61,10 @@ static int input(struct xport_dev *dev, const void *buf, size_t len,
 		}
 		if (xport_resp_busy(qp)) {
 			if (!xport_resp_read_restart(qp, &pkt))
-				xport_resp_enqueue(qp, &l3, buf, len);
+				xport_resp_enqueue(qp, l3, buf, len);
 		}
 		else
-			xport_resp_input(qp, &pkt, &l3, buf, len);
+			xport_resp_input(qp, &pkt, l3, buf, len);
 	} else if (pkt.op->flags & ROCE_OPF_RESPONSE) {
 		if (!requester_up) {
 			qp->stats.dropped++;
@@ -102,6 +79,53 @@ static int input(struct xport_dev *dev, const void *buf, size_t len,
 	return 0;
 }
 
+/* Parse and check the received payload BUF into L3 and PKT (counted in
+ * the device's rx_bad / rx_bad_icrc when it fails). 0 or EBADMSG. */
+static int parse(struct xport_dev *dev, const void *buf, size_t len,
+		 const union ibv_gid *sgid, const union ibv_gid *dgid,
+		 uint16_t sport, uint16_t dport, bool verified,
+		 struct roce_l3 *l3, struct roce_pkt *pkt)
+{
+	if (!dev || !buf || !sgid || !dgid) {
+		if (dev)
+			dev->stats.rx_bad++;
+		return EBADMSG;
+	}
+	memset(l3, 0, sizeof(*l3));
+	l3->kind = roce_addr_is_v4mapped(sgid->raw) ? ROCE_L3_IPV4 : ROCE_L3_IPV6;
+	memcpy(l3->src, sgid->raw, 16);
+	memcpy(l3->dst, dgid->raw, 16);
+	l3->sport = sport;
+	l3->dport = dport;
+	if ((verified ? roce_parse_udp_verified(buf, len, l3, pkt)
+		      : roce_parse_udp(buf, len, l3, pkt)) != ROCE_OK || !pkt->op) {
+		dev->stats.rx_bad++;
+		/* the ICRC decides even when a damaged header failed first */
+		if (roce_icrc_udp_check(buf, len, l3, NULL, NULL) == ROCE_E_ICRC)
+			dev->stats.rx_bad_icrc++;
+		return EBADMSG;
+	}
+	return 0;
+}
+
+static int input(struct xport_dev *dev, const void *buf, size_t len,
+		 const union ibv_gid *sgid, const union ibv_gid *dgid,
+		 uint16_t sport, uint16_t dport, bool verified)
+{
+	struct roce_l3 l3;
+	struct roce_pkt pkt;
+	struct xport_qp *qp;
+
+	if (parse(dev, buf, len, sgid, dgid, sport, dport, verified, &l3, &pkt))
+		return EBADMSG;
+	qp = xport_qp_lookup(dev, pkt.h.dqpn);
+	if (!qp) {
+		dev->stats.rx_no_qp++;
+		return ENOENT;
+	}
+	return deliver(qp, &pkt, &l3, buf, len);
+}
+
 int xport_input(struct xport_dev *dev, const void *buf, size_t len,
 		const union ibv_gid *sgid, const union ibv_gid *dgid,
 		uint16_t sport, uint16_t dport)
@@ -114,4 +138,30 @@ int xport_input_verified(struct xport_dev *dev, const void *buf, size_t len,
 			 uint16_t sport, uint16_t dport)
 {
 	return input(dev, buf, len, sgid, dgid, sport, dport, true);
+}
+
+int xport_input_mcast(struct xport_dev *dev, const void *buf, size_t len,
+		      const union ibv_gid *sgid, const union ibv_gid *dgid,
+		      uint16_t sport, uint16_t dport, bool verified,
+		      const uint32_t *qpns, unsigned int n)
+{
+	struct roce_l3 l3;
+	struct roce_pkt pkt;
+	unsigned int i, taken = 0;
+
+	if (parse(dev, buf, len, sgid, dgid, sport, dport, verified, &l3, &pkt))
+		return EBADMSG;
+	/* IBTA 10.5.2.2 (C10-41): a multicast packet names QP 0xFFFFFF and
+	 * is a UD SEND */
+	if (pkt.h.dqpn != ROCE_QPN_MASK || pkt.op->transport != ROCE_TRANSPORT_UD) {
+		dev->stats.rx_no_qp++;
+		return ENOENT;
+	}
+	for (i = 0; i < n; i++) {
+		struct xport_qp *qp = xport_qp_lookup(dev, qpns[i]);
+
+		if (qp && deliver(qp, &pkt, &l3, buf, len) == 0)
+			taken++;
+	}
+	return taken ? 0 : EAGAIN;
 }

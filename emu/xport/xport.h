@@ -443,6 +443,20 @@ int xport_input_verified(struct xport_dev *dev, const void *pkt, size_t len,
 			 uint16_t sport, uint16_t dport);
 
 /*
+ * xport_input_mcast - a received RoCEv2 payload sent to a multicast group
+ * (dgid, IBTA 10.5): parsed and checked once (as xport_input; VERIFIED as
+ * xport_input_verified), then handed to each of the N QPs QPNS names (the
+ * group's attached QPs; a QPN the engine does not know is skipped). The
+ * packet must name destination QP 0xFFFFFF and be a UD request (IBTA
+ * 10.5.2.2), else ENOENT. Returns 0 if at least one QP took it, EBADMSG,
+ * ENOENT, or EAGAIN (no QP took it: state, Q_Key).
+ */
+int xport_input_mcast(struct xport_dev *dev, const void *pkt, size_t len,
+		      const union ibv_gid *sgid, const union ibv_gid *dgid,
+		      uint16_t sport, uint16_t dport, bool verified,
+		      const uint32_t *qpns, unsigned int n);
+
+/*
  * Coalesced ACKs (IBTA Vol 1 9.7.5.1; emu/xport/ack.c): with ON, the RC
  * responder holds the ACK a packet with AckReq earns, a newer one of the
  * same QP replacing it, until xport_ack_flush; the caller must then call

@@ -77,6 +77,8 @@ enum uroce_op {
 	UROCE_OP_RESIZE_CQ = 22,   /* fds: [new ring memfd] */
 	UROCE_OP_MODIFY_CQ = 23,
 	UROCE_OP_ADVISE_MR = 26,
+	UROCE_OP_ATTACH_MCAST = 27,
+	UROCE_OP_DETACH_MCAST = 28,
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -687,6 +689,33 @@ struct uroce_destroy_srq_resp {
 	uint32_t reserved;
 };
 
+/* -------------------------------------------------------------- multicast */
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST (ibv_attach_mcast(3), IBTA 10.5; docs/multicast.md).
+ *   qp_handle  a UD QP of this client (another type: EINVAL, as the kernel's
+ *              ib_attach_mcast)
+ *   lid        the MLID as the application gave it; RoCE has no LIDs, so it
+ *              is kept for the record only (the kernel checks LIDs on IB
+ *              ports only)
+ *   gid        the MGID: a multicast GID, ff00::/8 or an IPv4-mapped
+ *              ::ffff:224.0.0.0/100 (rdma_is_multicast_addr), else EINVAL
+ *   reserved   0 (EINVAL)
+ * ATTACH: a QP already attached to the group: 0 (as uverbs); ENOMEM when the
+ * device has max_mcast_grp groups and this is a new one, the group has
+ * max_mcast_qp_attach QPs, or the device max_total_mcast_qp_attach
+ * attachments. DETACH: EINVAL when the QP is not attached to the group.
+ * DESTROY_QP of a QP still attached: EBUSY (the kernel's uverbs). Reply:
+ * uroce_hdr only.
+ */
+struct uroce_mcast_req {
+	struct uroce_hdr hdr;
+	uint32_t qp_handle;
+	uint16_t lid;
+	uint16_t reserved;
+	uint8_t gid[16];
+};
+
 #include "uroce/abi_admin.h"
 #include "uroce/abi_cq_mr.h"
 #include "uroce/abi_cm.h"
@@ -716,6 +745,8 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_RESIZE_CQ: return sizeof(struct uroce_resize_cq_req);
 	case UROCE_OP_MODIFY_CQ: return sizeof(struct uroce_modify_cq_req);
 	case UROCE_OP_ADVISE_MR: return sizeof(struct uroce_advise_mr_req);
+	case UROCE_OP_ATTACH_MCAST:
+	case UROCE_OP_DETACH_MCAST: return sizeof(struct uroce_mcast_req);
 	case UROCE_OP_CREATE_CQ: return sizeof(struct uroce_create_cq_req);
 	case UROCE_OP_CREATE_QP: return sizeof(struct uroce_create_qp_req);
 	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_req);

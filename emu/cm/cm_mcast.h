@@ -1,0 +1,31 @@
+/*
+ * cm_mcast.h - rdma_cm multicast joins of a RoCEv2 device (cm_mcast.c).
+ * Each command takes the zero-padded command struct IN and writes its
+ * answer to OUT (*N_OUT bytes).
+ */
+#ifndef UROCE_EMU_CM_MCAST_H
+#define UROCE_EMU_CM_MCAST_H
+
+#include <stdint.h>
+
+struct cm_conn;
+struct cm_id;
+
+/* JOIN_IP_MCAST / JOIN_MCAST: a membership of the id for an IPv4 group
+ * (224.0.0.0/4), answered with its handle (struct rdma_ucm_create_id_resp)
+ * and followed by RDMA_CM_EVENT_MULTICAST_JOIN (uid: the command's; id: the
+ * membership's handle; param.ud: qp_num 0xFFFFFF, qkey 0x01234567, AH to
+ * MGID ::ffff:<group> with hop limit 64). ENOENT (no such id), EINVAL (id
+ * not bound / address-resolved, not UD, join_flags, address size, not an
+ * IPv4 group), EOPNOTSUPP (IPv6 group: the kernel's RoCEv2 answer), ENOMEM
+ * (1024 memberships per id, or the event queue is full). */
+int cm_cmd_join_ip_mcast(struct cm_conn *c, const uint8_t *in, uint8_t *out, uint32_t *n_out);
+int cm_cmd_join_mcast(struct cm_conn *c, const uint8_t *in, uint8_t *out, uint32_t *n_out);
+/* LEAVE_MCAST (struct rdma_ucm_destroy_id naming a membership): forgets
+ * it; answers struct rdma_ucm_destroy_id_resp. ENOENT: no membership of
+ * this connection. The QP was detached by librdmacm before. */
+int cm_cmd_leave_mcast(struct cm_conn *c, const uint8_t *in, uint8_t *out, uint32_t *n_out);
+/* Forget every membership of ID (it is destroyed). */
+void cm_mc_free_all(struct cm_id *id);
+
+#endif /* UROCE_EMU_CM_MCAST_H */
