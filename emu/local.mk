@@ -36,7 +36,7 @@ emu_liburoced_la_SOURCES = \
 	emu/eth/eth.h emu/eth/eth_int.h emu/eth/frame.c emu/eth/frame.h emu/eth/segment.c \
 	emu/eth/steer.c emu/eth/raw_qp.c emu/eth/raw_rx.c emu/eth/raw_rq.c emu/eth/raw_cqe.c emu/eth/rss.c emu/eth/rss_table.c emu/eth/counters.c
 emu_liburoced_la_SOURCES += emu/ctl/obj_dm.c
-emu_liburoced_la_SOURCES += emu/mcast/mcast.h emu/mcast/table.c emu/mcast/ops.c emu/mcast/path.c
+emu_liburoced_la_SOURCES += emu/mcast/mcast.h emu/mcast/table.c emu/mcast/ops.c emu/mcast/path.c emu/mcast/rx.c
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_liburoced_la_LIBADD = emu/libxport.la netstack/libnetstack.la netstack/libpcapw.la $(LIBEV_LIBS)
 noinst_HEADERS += include/uroce/abi_dm.h
@@ -51,3 +51,5 @@ emu_liburoced_la_SOURCES += emu/eth/raw_held.c emu/eth/raw_stride.c emu/eth/raw_
 emu_liburoced_la_SOURCES += emu/cm/cm_dup.c
 emu_liburoced_la_SOURCES += emu/eth/tso.c emu/eth/tso.h emu/eth/raw_tso.c
 emu_liburoced_la_SOURCES += emu/cm/cm_mcast.c emu/cm/cm_mcast.h
+noinst_HEADERS += include/uroce/abi_mcast.h
+noinst_HEADERS += include/uroce/abi_asserts.h

@@ -138,7 +138,12 @@ void cm_id_free(struct cm_id *id)
 	struct cm_dev *cm = id->cm;
 	struct cm_id *o;
 
-	cm_mc_free_all(id);
+	while (id->mcs) { /* its multicast memberships (cm_mcast.c) */
+		struct cm_mc *m = id->mcs;
+
+		id->mcs = m->next;
+		free(m);
+	}
 	if (id->listener) {
 		id->listener->pending--;
 		cm->n_pending--;

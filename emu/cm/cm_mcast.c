@@ -25,14 +25,6 @@
 /* Memberships of one id (the kernel bounds them by memory only). */
 #define CM_MC_PER_ID 1024u
 
-struct cm_mc {
-	struct cm_mc *next;
-	uint32_t handle;    /* the name LEAVE_MCAST uses; from the id handle space */
-	uint64_t uid;       /* librdmacm's struct cma_multicast, copied into the event */
-	uint8_t mgid[16];
-	uint32_t events_reported;
-};
-
 static unsigned int count(const struct cm_id *id)
 {
 	unsigned int n = 0;
@@ -168,14 +160,4 @@ int cm_cmd_leave_mcast(struct cm_conn *c, const uint8_t *in, uint8_t *out, uint3
 		}
 	}
 	return ENOENT;
-}
-
-void cm_mc_free_all(struct cm_id *id)
-{
-	while (id->mcs) {
-		struct cm_mc *m = id->mcs;
-
-		id->mcs = m->next;
-		free(m);
-	}
 }

@@ -25,7 +25,13 @@ int cm_cmd_join_mcast(struct cm_conn *c, const uint8_t *in, uint8_t *out, uint32
  * it; answers struct rdma_ucm_destroy_id_resp. ENOENT: no membership of
  * this connection. The QP was detached by librdmacm before. */
 int cm_cmd_leave_mcast(struct cm_conn *c, const uint8_t *in, uint8_t *out, uint32_t *n_out);
-/* Forget every membership of ID (it is destroyed). */
-void cm_mc_free_all(struct cm_id *id);
+/* One membership of an id (struct cm_id's mcs list); cm_id_free frees them. */
+struct cm_mc {
+	struct cm_mc *next;
+	uint32_t handle;    /* the name LEAVE_MCAST uses; from the id handle space */
+	uint64_t uid;       /* librdmacm's struct cma_multicast, copied into the event */
+	uint8_t mgid[16];
+	uint32_t events_reported;
+};
 
 #endif /* UROCE_EMU_CM_MCAST_H */

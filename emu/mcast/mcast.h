@@ -28,6 +28,7 @@
 struct uroce_dev;
 struct ctl_client;
 struct ctl_call;
+union ibv_gid;
 
 struct mcast_group {
 	uint8_t mgid[16];
@@ -89,13 +90,21 @@ int op_detach_mcast(struct ctl_client *c, struct ctl_call *call);
 /*
  * mcast_xmit - a UD datagram (BTH .. ICRC, LEN bytes) a QP of D sends to the
  * group DGID from UDP source port SPORT with TCLASS: its ICRC computed for
- * (this device's address -> the group), recorded by a capture, queued for
+ * (ME, this device's GID -> the group), recorded by a capture, queued for
  * this device's attached QPs (delivered from the event loop, never inside
  * the engine), and sent on the segment as an Ethernet frame. 0, or
  * EAFNOSUPPORT (a group of the other address family), EMSGSIZE.
  */
-int mcast_xmit(struct uroce_dev *d, const uint8_t dgid[16], uint16_t sport, uint8_t tclass,
-	       const void *pkt, size_t len);
+int mcast_xmit(struct uroce_dev *d, const union ibv_gid *me, const uint8_t dgid[16],
+	       uint16_t sport, uint8_t tclass, const void *pkt, size_t len);
+
+/*
+ * mcast_deliver - one datagram (BTH .. ICRC) from SGID to group DGID, to the
+ * group's QPs on D, counted in *OK when taken (rx.c). VERIFIED: its ICRC is
+ * the one this device computed.
+ */
+void mcast_deliver(struct uroce_dev *d, const uint8_t sgid[16], const uint8_t dgid[16],
+		   uint16_t sport, const uint8_t *pkt, size_t len, bool verified, uint64_t *ok);
 
 /*
  * mcast_frame_rx - FRAME (LEN bytes, from the segment) if it is a RoCEv2

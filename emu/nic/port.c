@@ -135,8 +135,12 @@ int port_xmit(struct uroce_dev *d, const union ibv_gid *dgid, uint16_t sport, ui
 
 	if (xmit_announces(pkt, len))
 		mem_wb_flush(d);
-	if (mcast_gid_is_multicast(dgid->raw))
-		return mcast_xmit(d, dgid->raw, sport, tclass, pkt, len);
+	if (mcast_gid_is_multicast(dgid->raw)) {
+		union ibv_gid me;
+
+		local_gid(d, me.raw);
+		return mcast_xmit(d, &me, dgid->raw, sport, tclass, pkt, len);
+	}
 	fd = sport_socket(d, sport);
 
 	memset(&to, 0, sizeof(to));

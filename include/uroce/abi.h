@@ -689,33 +689,7 @@ struct uroce_destroy_srq_resp {
 	uint32_t reserved;
 };
 
-/* -------------------------------------------------------------- multicast */
-
-/*
- * ATTACH_MCAST / DETACH_MCAST (ibv_attach_mcast(3), IBTA 10.5; docs/multicast.md).
- *   qp_handle  a UD QP of this client (another type: EINVAL, as the kernel's
- *              ib_attach_mcast)
- *   lid        the MLID as the application gave it; RoCE has no LIDs, so it
- *              is kept for the record only (the kernel checks LIDs on IB
- *              ports only)
- *   gid        the MGID: a multicast GID, ff00::/8 or an IPv4-mapped
- *              ::ffff:224.0.0.0/100 (rdma_is_multicast_addr), else EINVAL
- *   reserved   0 (EINVAL)
- * ATTACH: a QP already attached to the group: 0 (as uverbs); ENOMEM when the
- * device has max_mcast_grp groups and this is a new one, the group has
- * max_mcast_qp_attach QPs, or the device max_total_mcast_qp_attach
- * attachments. DETACH: EINVAL when the QP is not attached to the group.
- * DESTROY_QP of a QP still attached: EBUSY (the kernel's uverbs). Reply:
- * uroce_hdr only.
- */
-struct uroce_mcast_req {
-	struct uroce_hdr hdr;
-	uint32_t qp_handle;
-	uint16_t lid;
-	uint16_t reserved;
-	uint8_t gid[16];
-};
-
+#include "uroce/abi_mcast.h"
 #include "uroce/abi_admin.h"
 #include "uroce/abi_cq_mr.h"
 #include "uroce/abi_cm.h"
@@ -805,23 +779,6 @@ static inline size_t uroce_resp_size(unsigned int op)
 #include "uroce/abi_clock.h"
 #include "uroce/abi_ring.h"
 
-/* Compile-time checks of the sizes documented here and in the two parts. */
-_Static_assert(sizeof(struct uroce_hdr) == 24, "uroce_hdr is 24 bytes");
-_Static_assert(sizeof(struct uroce_cq_ring_hdr) == UROCE_CQ_RING_HDR_SIZE, "CQ ring header");
-_Static_assert(sizeof(struct mlx5_cqe64) == 64, "mlx5_cqe64 is 64 bytes");
-_Static_assert(sizeof(struct uroce_qp_ring_hdr) == UROCE_QP_RING_HDR_SIZE, "QP ring header");
-_Static_assert(sizeof(struct uroce_send_wqe) == 64, "send WQE header is 64 bytes");
-_Static_assert(sizeof(struct uroce_recv_wqe) == 16, "recv WQE header is 16 bytes");
-_Static_assert(sizeof(struct uroce_sge) == 16, "SGE is 16 bytes");
-_Static_assert(sizeof(struct uroce_srq_ring_hdr) == UROCE_SRQ_RING_HDR_SIZE, "SRQ ring header");
-_Static_assert(sizeof(struct uroce_clock_page) <= UROCE_CLOCK_PAGE_SIZE, "clock page fits");
-_Static_assert(sizeof(struct ib_uverbs_async_event_desc) == 16, "async event record");
-_Static_assert(sizeof(struct ib_uverbs_comp_event_desc) == 8, "completion event record");
-_Static_assert(sizeof(struct uroce_hello_resp) <= UROCE_MSG_MAX, "HELLO reply fits");
-_Static_assert(sizeof(struct uroce_modify_qp_req) <= UROCE_MSG_MAX, "MODIFY_QP fits");
-_Static_assert(sizeof(struct uroce_query_qp_resp) <= UROCE_MSG_MAX, "QUERY_QP reply fits");
-_Static_assert(sizeof(struct uroce_advise_mr_req) <= UROCE_MSG_MAX, "ADVISE_MR fits");
-_Static_assert(sizeof(struct uroce_ucma_req) <= UROCE_MSG_MAX, "UCMA request fits");
-_Static_assert(sizeof(struct uroce_ucma_resp) <= UROCE_MSG_MAX, "UCMA reply fits");
+#include "uroce/abi_asserts.h"
 
 #endif /* UROCE_ABI_H */
