@@ -404,6 +404,13 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	pthread_mutex_unlock(&ibqp->mutex);
 	unread = resp.async_events_reported >
 		 __atomic_load_n(&qp->async_events_read, __ATOMIC_ACQUIRE);
+	/* As mlx5_destroy_qp: the QP's unpolled CQEs leave its CQs (their wr_ids
+	 * name work the application frees now); the daemon writes none after
+	 * its answer. */
+	if (ibqp->recv_cq)
+		uroce_cq_clean(to_ucq(ibqp->recv_cq), ibqp->qp_num);
+	if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+		uroce_cq_clean(to_ucq(ibqp->send_cq), ibqp->qp_num);
 	uroce_qp_table_remove(ctx, qp);
 	if (ibqp->recv_cq)
 		uroce_cq_forget_qp(to_ucq(ibqp->recv_cq), qp);

@@ -77,6 +77,14 @@ int ucma_dev_by_addr(const struct ucma_dev *devs, int n, const struct sockaddr *
 bool ucma_addr_is_any(const struct sockaddr *addr);
 
 /*
+ * Whether addr is a loopback address (127.0.0.0/8, ::1). The kernel's rdma_cm
+ * binds such an address as it binds the wildcard (cma.c cma_any_addr is
+ * cma_zero_addr || cma_loopback_addr); a uroce device's own address is that
+ * device's all the same.
+ */
+bool ucma_addr_is_loopback(const struct sockaddr *addr);
+
+/*
  * The device for a route to dst: the one whose address the kernel's routing
  * picks as the source (a UDP socket connect(2)ed to dst, getsockname(2)), else 0.
  */

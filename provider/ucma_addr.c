@@ -50,6 +50,15 @@ bool ucma_addr_is_any(const struct sockaddr *addr)
 	return false;
 }
 
+bool ucma_addr_is_loopback(const struct sockaddr *addr)
+{
+	if (addr->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)addr)->sin_addr.s_addr) >> 24) == 127;
+	if (addr->sa_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)addr)->sin6_addr);
+	return false;
+}
+
 int ucma_dev_by_route(const struct ucma_dev *devs, int n, const struct sockaddr *dst)
 {
 	struct sockaddr_storage to, src;

@@ -449,15 +449,13 @@ static int do_addr(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in, 
 	if (dev < 0) {
 		if (!ch->ndevs)
 			return ENODEV;
-		if (src && !ucma_addr_is_any(src)) {
+		if (src && !ucma_addr_is_any(src))
 			dev = ucma_dev_by_addr(ch->devs, ch->ndevs, src);
-			if (dev < 0)
-				return ENODEV;
-		} else if (dst) {
-			dev = ucma_dev_by_route(ch->devs, ch->ndevs, dst);
-		} else {
-			dev = 0;
-		}
+		/* a loopback address no device has is bound as the wildcard (cma_any_addr) */
+		if (dev < 0 && src && !ucma_addr_is_any(src) && !ucma_addr_is_loopback(src))
+			return ENODEV;
+		if (dev < 0)
+			dev = dst ? ucma_dev_by_route(ch->devs, ch->ndevs, dst) : 0;
 		err = realize(ch, app_id, dev);
 		if (err)
 			return err;

@@ -199,7 +199,7 @@ if V6_MODE:
     port6 = 20000 + os.getpid() % 20000
     hl = L.create(1)
     check('v6: bind ::1', 0, L.ucma(BIND, struct.pack('<IHH', hl, 28, 0) + sin6('::1', port6))[0])
-    check('v6: bind an IPv4 address on an IPv6 device', 19, C.bind(C.create(5), '127.0.0.1', 0))
+    check('v6: bind an IPv4 address on an IPv6 device', 19, C.bind(C.create(5), '192.0.2.1', 0))
     check('v6: listen', 0, L.listen(hl))
     hc = C.create(2)
     st = C.ucma(RESOLVE_ADDR, struct.pack('<IIHHI', hc, 2000, 0, 28, 0) + bytes(128) + sin6('::1', port6))[0]
@@ -374,7 +374,23 @@ print(f'params {LPORT} {P.guid} {A.guid}', flush=True)
 
 # ---- bind rules
 h = P.create(1)
-check('bind to an address that is not the device\'s', 19, P.bind(h, '127.0.0.9', LPORT))   # ENODEV
+check('bind to an address that is not the device\'s', 19, P.bind(h, '192.0.2.9', LPORT))   # ENODEV
+# A loopback address that is not the device's binds as the wildcard, and the
+# wildcard binds no device (cma.c cma_any_addr): QUERY_ROUTE answers
+# node_guid 0 and port_num 0 (ucma.c ucma_query_route), the address as bound.
+for ip, uid in (('127.0.0.9', 5), ('0.0.0.0', 6)):
+    hl = P.create(uid)
+    check(f'bind to {ip}', 0, P.bind(hl, ip, 0))
+    st, q = P.ucma(QUERY_ROUTE, struct.pack('<QII', 0, hl, 0), 208)
+    check(f'bound to {ip}: no device (node_guid, port_num)', (0, bytes(8), 0), (st, q[0:8], q[196]))
+    check(f'bound to {ip}: src_addr', socket.inet_aton(ip), q[136 + 4:136 + 8])
+    st, q = P.query(hl, 0)
+    check(f'bound to {ip}: query addr: node_guid 0, port_num 0, pkey 0', (0, bytes(8), 0, 0),
+          (st, q[0:8], q[8], struct.unpack_from('<H', q, 10)[0]))
+    check(f'listen on {ip}', 0, P.listen(hl))
+    st, q = P.ucma(QUERY_ROUTE, struct.pack('<QII', 0, hl, 0), 208)
+    check(f'listening on {ip}: still no device', bytes(8), q[0:8])
+    check(f'destroy the {ip} listener', 0, P.destroy(hl)[0])
 check('bind with addr_size 128 (not sockaddr_in\'s)', 22,
       P.ucma(BIND, struct.pack('<IHH', h, 128, 0) + sin('127.0.0.1', LPORT))[0])
 check('bind to the device address', 0, P.bind(h, '127.0.0.1', LPORT))

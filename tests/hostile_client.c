@@ -307,7 +307,7 @@ static void cq_devnull(struct msg *m) { cq(m, 8, 16, 0, devnull()); }
 static void cq_small(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(64, 1)); }
 static void cq_badnent(struct msg *m) { cq(m, 8, 8, 0, dup(X.sealed_ring)); }
 static void cq_zero(struct msg *m) { cq(m, 0, 1, 0, dup(X.sealed_ring)); }
-static void cq_toomany(struct msg *m) { cq(m, 65536, 131072, 0, dup(X.sealed_ring)); }
+static void cq_toomany(struct msg *m) { cq(m, 4194304, 8388608, 0, dup(X.sealed_ring)); }
 static void cq_flags(struct msg *m) { cq(m, 8, 16, 0x80, dup(X.sealed_ring)); }
 static void cq_chan_pipe(struct msg *m)
 {

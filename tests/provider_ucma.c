@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -95,27 +96,76 @@ START_TEST(ids_kept)
 }
 END_TEST
 
-/* An address that is no uroce device's: ENODEV, as the kernel for a local address without RDMA device. */
+/* An address that is no uroce device's (nor loopback): ENODEV, as the kernel for a local address without RDMA device. */
 START_TEST(bind_enodev)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct sockaddr_in sa = addr4("127.0.0.99", 7471);
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in sa = addr4("192.0.2.99", 7471);
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(7471) };
 	struct rdma_cm_id *id;
 
 	ck_assert_ptr_nonnull(ch);
+	ck_assert_int_eq(inet_pton(AF_INET6, "2001:db8::99", &s6.sin6_addr), 1);
 	ck_assert_int_eq(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), 0);
 	errno = 0;
 	ck_assert_int_eq(rdma_bind_addr(id, (struct sockaddr *)&sa), -1);
 	ck_assert_int_eq(errno, ENODEV);
 	errno = 0;
-	ck_assert_int_eq(rdma_bind_addr(id, (struct sockaddr *)&s6), -1); /* ::1 is no device's either */
+	ck_assert_int_eq(rdma_bind_addr(id, (struct sockaddr *)&s6), -1);
 	ck_assert_int_eq(errno, ENODEV);
 	/* A resolve from such a source: ENODEV too, before any daemon is asked. */
 	errno = 0;
 	ck_assert_int_eq(rdma_resolve_addr(id, (struct sockaddr *)&sa, (struct sockaddr *)&sa, 1000), -1);
 	ck_assert_int_eq(errno, ENODEV);
 	ck_assert_int_eq(rdma_destroy_id(id), 0);
+	rdma_destroy_event_channel(ch);
+}
+END_TEST
+
+/*
+ * The kernel's cma_any_addr: a loopback address that is no device's (127.0.0.99,
+ * ::1) binds as the wildcard does, and neither attaches a device (id->verbs NULL,
+ * the address kept as bound); the device's own address attaches it. Listening
+ * there works.
+ */
+START_TEST(bind_loopback_any)
+{
+	static const struct { const char *ip; bool dev; } rows[] = {
+		{ "127.0.0.99", false }, { "::1", false }, { "0.0.0.0", false }, { "127.0.0.1", true },
+	};
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(ch);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct sockaddr_storage ss = { 0 }, got;
+		struct rdma_cm_id *id;
+		socklen_t len;
+
+		if (strchr(rows[i].ip, ':')) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			s6->sin6_family = AF_INET6;
+			ck_assert_int_eq(inet_pton(AF_INET6, rows[i].ip, &s6->sin6_addr), 1);
+			len = sizeof(*s6);
+		} else {
+			*(struct sockaddr_in *)&ss = addr4(rows[i].ip, 0);
+			len = sizeof(struct sockaddr_in);
+		}
+		ck_assert_int_eq(rdma_create_id(ch, &id, NULL, RDMA_PS_TCP), 0);
+		ck_assert_msg(rdma_bind_addr(id, (struct sockaddr *)&ss) == 0, "bind %s: %s", rows[i].ip, strerror(errno));
+		ck_assert_msg((id->verbs != NULL) == rows[i].dev, "%s: verbs %p", rows[i].ip, (void *)id->verbs);
+		memcpy(&got, rdma_get_local_addr(id), len);
+		ck_assert_int_eq(got.ss_family, ss.ss_family);
+		if (ss.ss_family == AF_INET)
+			ck_assert_uint_eq(((struct sockaddr_in *)&got)->sin_addr.s_addr, ((struct sockaddr_in *)&ss)->sin_addr.s_addr);
+		else
+			ck_assert_mem_eq(&((struct sockaddr_in6 *)&got)->sin6_addr, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+		ck_assert_uint_ne(rdma_get_src_port(id), 0);
+		ck_assert_int_eq(rdma_listen(id, 4), 0);
+		ck_assert_msg((id->verbs != NULL) == rows[i].dev, "%s listening: verbs %p", rows[i].ip, (void *)id->verbs);
+		ck_assert_int_eq(rdma_destroy_id(id), 0);
+	}
 	rdma_destroy_event_channel(ch);
 }
 END_TEST
@@ -382,6 +432,7 @@ int main(void)
 	tcase_add_test(p, channel_fd);
 	tcase_add_test(p, ids_kept);
 	tcase_add_test(p, bind_enodev);
+	tcase_add_test(p, bind_loopback_any);
 	tcase_add_test(p, set_option_kept);
 	tcase_add_test(p, kept_id_state_errors);
 	tcase_add_test(p, migrate_kept);

@@ -12,7 +12,7 @@ CK_RUN_CASE=provider timeout 300 "$UROCE" run -- "$top_builddir/tests/provider_u
 rc=$?
 cat "$T/ucma.out"
 expect_eq "provider_ucma (case provider) exit status" 0 "$rc"
-expect_line "provider_ucma: all 9 checks passed" "$T/ucma.out" "100%%: Checks: 9, Failures: 0, Errors: 0"
+expect_line "provider_ucma: all 10 checks passed" "$T/ucma.out" "100%%: Checks: 10, Failures: 0, Errors: 0"
 CK_FORK=yes timeout 120 "$UROCE" run -- "$top_builddir/tests/provider_ucma_dlopen" >"$T/dl.out" 2>&1
 rc=$?
 cat "$T/dl.out"

@@ -390,8 +390,13 @@ START_TEST(deferred_create_and_replay)
 	ck_assert_uint_eq(a.st_ino, b.st_ino);
 	/* An address no device has: ENODEV, nothing sent. */
 	ck_assert_uint_eq(create_id(fd, 0x3333, RDMA_PS_TCP), 2);
-	ck_assert_int_eq(bind_ip(fd, 2, "127.0.0.3"), ENODEV);
+	ck_assert_int_eq(bind_ip(fd, 2, "192.0.2.3"), ENODEV);
 	ck_assert_int_eq(nlog(&fk[0]) + nlog(&fk[1]), 2 + 3);
+	/* A loopback address no device has is the wildcard (cma_any_addr): the first device. */
+	ck_assert_int_eq(bind_ip(fd, 2, "127.0.0.3"), 0);
+	ck_assert_int_eq(nlog(&fk[0]), 2 + 2);
+	ck_assert_int_eq(nlog(&fk[1]), 3);
+	ck_assert_uint_eq(fk[0].log[3].cmd, RDMA_USER_CM_CMD_BIND_IP);
 	ucma_chan_close(fd);
 	close(fd);
 }

@@ -25,6 +25,9 @@
  *   reset_cleans     a QP moved to RESET loses its unpolled CQEs from a shared,
  *                    wrapped CQ (as mlx5); the other QP's stay, in order, and
  *                    the QP's next receive completes with its own wr_id
+ *   destroy_cleans   a QP destroyed with 12 unpolled CQEs (5 receives, 7
+ *                    flushed) in a shared CQ: none of them is polled after
+ *                    (mlx5_destroy_qp), the other QP's 5 stay in order
  *   inline_max       max_inline_data 256 (the device's limit) accepted, 257
  *                    EINVAL; 256-byte inline WRITE and SEND arrive exact
  */
@@ -367,7 +370,7 @@ START_TEST(resize_held)
 	sends(&c, 125, 5, buf, mr->lkey);
 	expect_imm(cqb, 115, 15);
 	ck_assert_int_eq(ibv_resize_cq(cqb, 0), EINVAL);
-	ck_assert_int_eq(ibv_resize_cq(cqb, 65536), EINVAL);
+	ck_assert_int_eq(ibv_resize_cq(cqb, 4194304), EINVAL); /* max_cqe + 1 */
 	conn_close(&c, false);
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 	env_close(&e);
@@ -625,6 +628,42 @@ START_TEST(reset_cleans)
 }
 END_TEST
 
+START_TEST(destroy_cleans)
+{
+	struct env e;
+	struct conn c1, c2;
+	struct ibv_cq *cqb;
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	unsigned char *buf = calloc(1, 4096);
+
+	env_open(&e);
+	mr = ibv_reg_mr(e.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	cqb = ibv_create_cq(e.ctx, 63, NULL, NULL, 0);
+	conn_open(&e, &c1, e.pd, e.pd, cqb);
+	conn_open(&e, &c2, e.pd, e.pd, cqb);
+	post_recvs(&c1, 12, buf, mr->lkey);
+	post_recvs(&c2, 12, buf, mr->lkey);
+	for (uint32_t i = 0; i < 5; i++) {
+		sends(&c1, i, 1, buf, mr->lkey);
+		sends(&c2, 100 + i, 1, buf, mr->lkey);
+	}
+	/* B1 to ERR flushes its 7 other receives: 12 CQEs of B1 unpolled, 5 of B2 */
+	ck_assert_int_eq(ibv_modify_qp(c1.b, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_ERR },
+				       IBV_QP_STATE), 0);
+	ck_assert_int_eq(ibv_destroy_qp(c1.b), 0);
+	/* none of B1's CQEs (their wr_ids name freed work) is polled any more */
+	expect_imm(cqb, 100, 5);
+	ck_assert_int_eq(ibv_poll_cq(cqb, 1, &wc), 0);
+	ck_assert_int_eq(ibv_destroy_qp(c1.a), 0);
+	ck_assert_int_eq(ibv_destroy_cq(c1.cqa), 0);
+	conn_close(&c2, false);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	env_close(&e);
+	free(buf);
+}
+END_TEST
+
 START_TEST(inline_max)
 {
 	struct env e;
@@ -690,6 +729,7 @@ int main(void)
 	tcase_add_test(tc, moderate_events);
 	tcase_add_test(tc, ignore_overrun);
 	tcase_add_test(tc, reset_cleans);
+	tcase_add_test(tc, destroy_cleans);
 	tcase_add_test(tc, inline_max);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);

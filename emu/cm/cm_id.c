@@ -172,15 +172,46 @@ void cm_id_free(struct cm_id *id)
 	free(id);
 }
 
-/* Whether IP (v4-mapped or IPv6) is the device's address or the wildcard. */
+/* Whether IP (v4-mapped or IPv6) is a loopback address: 127.0.0.0/8, ::1. */
+static bool is_loopback(const uint8_t ip[16])
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	return (roce_addr_is_v4mapped(ip) && ip[12] == 127) || !memcmp(ip, v6lo, 16);
+}
+
+/*
+ * Whether IP (v4-mapped or IPv6) is the device's address or, in *ANY, counts
+ * as the wildcard: 0.0.0.0, ::, and a loopback address that is not the
+ * device's own (the kernel's cma_any_addr: rdma_bind_addr attaches no device
+ * to a loopback address, and a listener there hears every address).
+ */
 static bool addr_ok(const struct cm_dev *cm, const uint8_t ip[16], bool *any)
 {
 	static const uint8_t zero[16], v4any[16] = { [10] = 0xff, [11] = 0xff };
 	union ibv_gid me;
 
 	cm_dev_gid(cm, &me);
-	*any = !memcmp(ip, zero, 16) || !memcmp(ip, v4any, 16);
-	return *any || !memcmp(ip, me.raw, 16);
+	if (!memcmp(ip, me.raw, 16)) {
+		*any = false;
+		return true;
+	}
+	*any = !memcmp(ip, zero, 16) || !memcmp(ip, v4any, 16) || is_loopback(ip);
+	return *any;
+}
+
+bool cm_id_has_device(const struct cm_id *id)
+{
+	uint8_t ip[16];
+	bool any;
+
+	if (id->state == CS_IDLE)
+		return false;
+	if (id->state != CS_BOUND && id->state != CS_LISTEN)
+		return true;
+	cm_sa_ip(&id->src, ip, NULL);
+	addr_ok(id->cm, ip, &any);
+	return !any;
 }
 
 /* Do bound ids A (being bound to IP:PORT) and O conflict? */

@@ -213,6 +213,12 @@ void cm_id_free(struct cm_id *id);
  * already, bad family size), EAFNOSUPPORT (AF_IB), ENODEV (not the device's
  * address), EACCES (port < 1024, not root), EADDRINUSE, EADDRNOTAVAIL. */
 int cm_id_bind(struct cm_id *id, const struct sockaddr *sa, socklen_t len);
+/* Whether ID has a device as the kernel's rdma_cm sees it (cm_id->device):
+ * not while idle, nor while bound or listening on the wildcard or a loopback
+ * address (cma.c cma_any_addr: rdma_bind_addr acquires no device for them);
+ * queries then answer node_guid 0 (ucma.c ucma_query_route), which leaves
+ * librdmacm's id->verbs NULL. */
+bool cm_id_has_device(const struct cm_id *id);
 /* The listener of port space PS and PORT for destination DST_IP (16 bytes,
  * v4-mapped): one bound to that address first, else a wildcard one. */
 struct cm_id *cm_find_listener(struct cm_dev *cm, uint16_t ps, uint16_t port, const uint8_t dst_ip[16]);

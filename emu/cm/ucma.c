@@ -331,14 +331,16 @@ static int query_addr(struct ucma_ctx *x, struct cm_id *id)
 	struct rdma_ucm_query_addr_resp r;
 
 	memset(&r, 0, sizeof(r));
-	r.node_guid = htobe64(id->cm->dev->node_guid);
-	r.port_num = 1;
-	r.pkey = 0xffff;
+	if (cm_id_has_device(id)) { /* else all zero: ucma_query_device_addr */
+		r.node_guid = htobe64(id->cm->dev->node_guid);
+		r.port_num = 1;
+		r.pkey = 0xffff;
+		r.ibdev_index = 0xffffffff; /* no netlink index: librdmacm matches by node GUID */
+	}
 	r.src_size = sa_size(&id->src);
 	memcpy(&r.src_addr, &id->src, r.src_size);
 	r.dst_size = sa_size(&id->dst);
 	memcpy(&r.dst_addr, &id->dst, r.dst_size);
-	r.ibdev_index = 0xffffffff; /* no netlink index: librdmacm matches by node GUID */
 	answer(x, &r, sizeof(r));
 	return 0;
 }
@@ -367,7 +369,8 @@ static void sib(const struct cm_id *id, const uint8_t gid[16], uint16_t port, st
 {
 	memset(s, 0, sizeof(*s));
 	s->sib_family = AF_IB;
-	s->sib_pkey = htobe16(0xffff);
+	if (cm_id_has_device(id))
+		s->sib_pkey = htobe16(0xffff);
 	memcpy(&s->sib_addr, gid, 16);
 	s->sib_sid = htobe64((uint64_t)id->ps << 16 | port);
 	s->sib_sid_mask = htobe64(~0ull);
@@ -382,11 +385,14 @@ static int query_gid(struct ucma_ctx *x, struct cm_id *id)
 	uint16_t port;
 
 	memset(&r, 0, sizeof(r));
-	r.node_guid = htobe64(id->cm->dev->node_guid);
-	r.port_num = 1;
-	r.pkey = 0xffff;
-	r.ibdev_index = 0xffffffff;
-	cm_dev_gid(id->cm, &me);
+	memset(&me, 0, sizeof(me)); /* no device: rdma_read_gids gives zeros */
+	if (cm_id_has_device(id)) {
+		r.node_guid = htobe64(id->cm->dev->node_guid);
+		r.port_num = 1;
+		r.pkey = 0xffff;
+		r.ibdev_index = 0xffffffff;
+		cm_dev_gid(id->cm, &me);
+	}
 	cm_sa_ip(&id->src, ip, &port);
 	sib(id, me.raw, port, &s);
 	r.src_size = sizeof(s);
@@ -434,9 +440,11 @@ static int cmd_query_route(struct ucma_ctx *x)
 	if ((rc = get_id(x, cmd.id, &id)))
 		return rc;
 	memset(&r, 0, sizeof(r));
-	r.node_guid = htobe64(id->cm->dev->node_guid);
-	r.port_num = 1;
-	r.ibdev_index = 0xffffffff;
+	if (cm_id_has_device(id)) { /* else ucma_query_route stops at the addresses */
+		r.node_guid = htobe64(id->cm->dev->node_guid);
+		r.port_num = 1;
+		r.ibdev_index = 0xffffffff;
+	}
 	memcpy(&r.src_addr, &id->src, sa_size(&id->src));
 	memcpy(&r.dst_addr, &id->dst, sa_size(&id->dst));
 	if (has_route(id)) {

@@ -36,7 +36,7 @@ struct mcast_dev;
 #define DEV_MAX_QP_WR 4096u
 #define DEV_MAX_SGE 16u
 #define DEV_MAX_CQ 4096u
-#define DEV_MAX_CQE 65535u         /* ring of 65536 CQEs = 4 MiB */
+#define DEV_MAX_CQE 4194303u       /* mlx5 (log_max_cq_sz 22); ring of 2^22 CQEs = 256 MiB */
 #define DEV_MAX_MR 65535u
 #define DEV_MAX_MW 65535u         /* memory windows; keys share the MR key table */
 #define DEV_MAX_PD 4096u

@@ -228,7 +228,9 @@ void xport_resp_clear(struct xport_qp *qp)
 	}
 	qp->rxq_len = 0;
 	qp->resp.job_head = qp->resp.job_tail;
-	xport_ack_forget(qp);
+	/* the held ACK answers requests already executed and completed: a NIC
+	 * would have sent it, and the requester's send waits for it */
+	xport_ack_send_held(qp);
 }
 
 void xport_qp_fatal(struct xport_qp *qp, int event)

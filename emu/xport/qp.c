@@ -67,6 +67,7 @@ struct xport_qp *xport_qp_lookup(struct xport_dev *dev, uint32_t qpn)
 /* Back to the RESET state: nothing outstanding, all sequence state zero. */
 static void qp_reset(struct xport_qp *qp)
 {
+	xport_ack_send_held(qp); /* while the path and PSNs are still those it answers */
 	xport_srq_give_back(qp);
 	qp->sq.head = qp->sq.req = qp->sq.comp = 0;
 	qp->rq.head = qp->rq.tail = 0;

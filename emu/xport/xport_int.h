@@ -428,7 +428,7 @@ bool xport_resp_busy(const struct xport_qp *qp);
  * BUDGET packets. Returns true if work remains. */
 bool xport_resp_run(struct xport_qp *qp, uint32_t budget);
 /* Free the queued request packets (reset, ERR, destroy); a held ACK is
- * dropped. */
+ * sent first (it answers requests already completed). */
 void xport_resp_clear(struct xport_qp *qp);
 /* Coalesced ACKs (ack.c): the ACK earned by PSN, sent now or held;
  * send QP's held ACK now (before another response); drop it. */
