@@ -447,20 +447,22 @@ static int do_addr(struct ucma_chan *ch, const struct cmd_desc *d, uint8_t *in, 
 	if (err)
 		return err;
 	if (dev < 0) {
+		bool wild = src && ucma_addr_is_any(src);
+
 		if (!ch->ndevs)
 			return ENODEV;
-		if (src && !ucma_addr_is_any(src))
+		if (src && !wild)
 			dev = ucma_dev_by_addr(ch->devs, ch->ndevs, src);
 		/* a loopback address no device has is bound as the wildcard (cma_any_addr) */
-		if (dev < 0 && src && !ucma_addr_is_any(src) && !ucma_addr_is_loopback(src))
+		if (dev < 0 && src && !wild && !ucma_addr_is_loopback(src))
 			return ENODEV;
+		wild = wild || (src && dev < 0);
 		if (dev < 0)
 			dev = dst ? ucma_dev_by_route(ch->devs, ch->ndevs, dst) : 0;
 		err = realize(ch, app_id, dev);
 		if (err)
 			return err;
-		if (src && ucma_addr_is_any(src) && (cmd == RDMA_USER_CM_CMD_BIND_IP ||
-						     cmd == RDMA_USER_CM_CMD_BIND))
+		if (wild && (cmd == RDMA_USER_CM_CMD_BIND_IP || cmd == RDMA_USER_CM_CMD_BIND))
 			set_any(ch, app_id);
 	}
 	return forward(ch, d, cmd, in, in_len, out);
