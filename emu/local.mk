@@ -45,3 +45,4 @@ emu_uroced_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_uroced_LDADD = emu/liburoced.la $(LIBEV_LIBS)
 emu_liburoced_la_SOURCES += emu/nic/udp_gso.c emu/nic/udp_gso.h
 emu_liburoced_la_SOURCES += emu/eth/raw_held.c emu/eth/raw_stride.c emu/eth/raw_write.c
+emu_liburoced_la_SOURCES += emu/ctl/obj_xrcd.c

@@ -50,6 +50,7 @@ struct ctl_client {
 	struct cm_conn *cm;     /* a CM connection (CM_HELLO done), emu/cm/ */
 
 	struct obj_table pds, mrs, mws, cqs, qps, ahs, srqs;
+	struct obj_table xrcds;  /* struct ctl_xrcd (obj_xrcd.c) */
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
 };

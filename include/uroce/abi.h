@@ -77,6 +77,8 @@ enum uroce_op {
 	UROCE_OP_RESIZE_CQ = 22,   /* fds: [new ring memfd] */
 	UROCE_OP_MODIFY_CQ = 23,
 	UROCE_OP_ADVISE_MR = 26,
+	UROCE_OP_OPEN_XRCD = 29,   /* fds: [] (a private XRCD) or [the file naming a shared one] */
+	UROCE_OP_CLOSE_XRCD = 30,
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -682,6 +684,7 @@ struct uroce_destroy_srq_resp {
 #include "uroce/abi_cq_mr.h"
 #include "uroce/abi_cm.h"
 #include "uroce/abi_flow.h"
+#include "uroce/abi_xrc.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
@@ -711,6 +714,8 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_req);
 	case UROCE_OP_QUERY_QP: return sizeof(struct uroce_query_qp_req);
 	case UROCE_OP_CREATE_AH: return sizeof(struct uroce_create_ah_req);
+	case UROCE_OP_OPEN_XRCD: return sizeof(struct uroce_open_xrcd_req);
+	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_req);
 	case UROCE_OP_ADMIN_STATUS:
 	case UROCE_OP_ADMIN_CAPTURE_START:
 	case UROCE_OP_ADMIN_CAPTURE_STOP:
@@ -751,6 +756,8 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_ADMIN_STATUS: return sizeof(struct uroce_admin_status_resp);
 	case UROCE_OP_CM_HELLO: return sizeof(struct uroce_cm_hello_resp);
 	case UROCE_OP_UCMA: return sizeof(struct uroce_ucma_resp);
+	case UROCE_OP_OPEN_XRCD: return sizeof(struct uroce_open_xrcd_resp);
+	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_resp);
 	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }
