@@ -98,6 +98,7 @@ void client_destroy(struct ctl_client *c)
 	/* its WQ indirection tables, now unused */
 	eth_client_gone(c);
 	DRAIN(c, srqs, struct ctl_srq, srq_free);
+	DRAIN(c, xrcds, struct ctl_xrcd, xrcd_free);
 	DRAIN(c, ahs, struct ctl_ah, ah_free);
 	DRAIN(c, mws, struct ctl_mw, mw_free);
 	DRAIN(c, mrs, struct ctl_mr, mr_free);

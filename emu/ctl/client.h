@@ -51,6 +51,7 @@ struct ctl_client {
 
 	struct obj_table pds, mrs, mws, cqs, qps, ahs, srqs;
 	struct obj_table dms;   /* device memory (obj_dm.c) */
+	struct obj_table xrcds;  /* struct ctl_xrcd (obj_xrcd.c) */
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
 };

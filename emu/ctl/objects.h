@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <ev.h>
 #include <infiniband/verbs.h>
 #include "uroce/abi.h"
@@ -211,6 +212,8 @@ int op_create_srq(struct ctl_client *c, struct ctl_call *call);
 int op_modify_srq(struct ctl_client *c, struct ctl_call *call);
 int op_query_srq(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_srq(struct ctl_client *c, struct ctl_call *call);
+int op_open_xrcd(struct ctl_client *c, struct ctl_call *call);
+int op_close_xrcd(struct ctl_client *c, struct ctl_call *call);
 int op_create_ah(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_ah(struct ctl_client *c, struct ctl_call *call);
 int op_admin_status(struct ctl_client *c, struct ctl_call *call);
@@ -230,6 +233,26 @@ void cq_free(struct ctl_client *c, struct ctl_cq *cq);
 void qp_free(struct ctl_client *c, struct ctl_qp *qp);
 void ah_free(struct ctl_client *c, struct ctl_ah *ah);
 void srq_free(struct ctl_client *c, struct ctl_srq *srq);
+
+/* An XRC domain of the device (IBTA Annex A14.2.1): private to one client
+ * or named by an inode and shared by every client that opens it
+ * (ibv_open_xrcd(3)); it lives while any client holds a handle of it. */
+struct xrcd_dom {
+	struct xrcd_dom *next;   /* on uroce_dev.xrcds */
+	uint32_t xrcdn;          /* device-wide number, never 0 */
+	bool shared;             /* named by (st_dev, st_ino) below */
+	dev_t st_dev;
+	ino_t st_ino;
+	int pin_fd;              /* the file, held so the inode is not reused; -1 */
+	uint32_t handles;        /* client handles of it, all clients */
+};
+
+/* One client's handle of an XRC domain (OPEN_XRCD, abi_xrc.h). */
+struct ctl_xrcd {
+	uint32_t handle;
+	struct xrcd_dom *dom;
+};
+void xrcd_free(struct ctl_client *c, struct ctl_xrcd *x);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err

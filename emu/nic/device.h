@@ -114,6 +114,8 @@ struct uroce_dev {
 	struct id_alloc srqns;
 
 	struct dev_counts counts;
+	struct xrcd_dom *xrcds;         /* open XRC domains (emu/ctl/obj_xrcd.c) */
+	uint32_t n_xrcds;
 	struct dev_qp_totals retired;   /* of destroyed QPs */
 	uint64_t link_downed;           /* PORT_ACTIVE -> PORT_DOWN transitions */
 	struct sysfs_stats *sysfs;      /* --sysfs counter files (sysfs_stats.c), or NULL */

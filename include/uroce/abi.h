@@ -79,6 +79,8 @@ enum uroce_op {
 	UROCE_OP_ADVISE_MR = 26,
 	UROCE_OP_ATTACH_MCAST = 27,
 	UROCE_OP_DETACH_MCAST = 28,
+	UROCE_OP_OPEN_XRCD = 29,   /* fds: [] (a private XRCD) or [the file naming a shared one] */
+	UROCE_OP_CLOSE_XRCD = 30,
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -695,6 +697,7 @@ struct uroce_destroy_srq_resp {
 #include "uroce/abi_cm.h"
 #include "uroce/abi_flow.h"
 #include "uroce/abi_dm.h"
+#include "uroce/abi_xrc.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
@@ -726,6 +729,8 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_MODIFY_QP: return sizeof(struct uroce_modify_qp_req);
 	case UROCE_OP_QUERY_QP: return sizeof(struct uroce_query_qp_req);
 	case UROCE_OP_CREATE_AH: return sizeof(struct uroce_create_ah_req);
+	case UROCE_OP_OPEN_XRCD: return sizeof(struct uroce_open_xrcd_req);
+	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_req);
 	case UROCE_OP_ADMIN_STATUS:
 	case UROCE_OP_ADMIN_CAPTURE_START:
 	case UROCE_OP_ADMIN_CAPTURE_STOP:
@@ -772,6 +777,8 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_ALLOC_DM: return sizeof(struct uroce_alloc_dm_resp);
 	case UROCE_OP_FREE_DM: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_REG_DM_MR: return sizeof(struct uroce_reg_mr_resp);
+	case UROCE_OP_OPEN_XRCD: return sizeof(struct uroce_open_xrcd_resp);
+	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_resp);
 	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }
