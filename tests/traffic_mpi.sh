@@ -15,6 +15,8 @@
 # failure this test first caught: "Failed to create UCP worker" when the
 # device had no SRQ) and the same program must give the same results; UCX
 # may then carry the ranks' data through shared memory.
+# Where the installed UCX has UCX_FENCE_MODE, both runs pass it as weak
+# (ucx_setup in tests/lib.sh; MPI_Win_fence is ucp_worker_fence).
 . "$top_srcdir/tests/lib.sh"
 
 if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
@@ -24,6 +26,7 @@ fi
 mpicc -O2 -o "$T/traffic_mpi" "$top_srcdir/tests/traffic_mpi.c" || fail "mpicc tests/traffic_mpi.c"
 
 up --dev uroce0 --mtu 1024
+ucx_setup
 
 # udp_counter NAME: NAME=N from the device's `udp` status line.
 udp_counter() {
@@ -34,7 +37,7 @@ rx0=$(udp_counter rx_bytes) tx0=$(udp_counter tx_bytes)
 SIZE=65536 ITERS=1000 EPOCHS=20
 timeout 240 "$UROCE" run -- mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
 	--mca pml ucx --mca osc ucx \
-	-x UCX_NET_DEVICES=uroce0:1 -x UCX_TLS=^sm -x UCX_LOG_LEVEL=info \
+	-x UCX_NET_DEVICES=uroce0:1 ${UCX_FENCE_MODE:+-x UCX_FENCE_MODE=$UCX_FENCE_MODE} -x UCX_TLS=^sm -x UCX_LOG_LEVEL=info \
 	"$T/traffic_mpi" $SIZE $ITERS $EPOCHS >"$T/mpi.log" 2>&1
 rc=$?
 cat "$T/mpi.log"
@@ -65,7 +68,7 @@ done
 # the MPI results are exact whatever lanes UCX picks between two local ranks.
 timeout 240 "$UROCE" run -- mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
 	--mca pml ucx --mca osc ucx \
-	-x UCX_NET_DEVICES=uroce0:1 -x UCX_LOG_LEVEL=info \
+	-x UCX_NET_DEVICES=uroce0:1 ${UCX_FENCE_MODE:+-x UCX_FENCE_MODE=$UCX_FENCE_MODE} -x UCX_LOG_LEVEL=info \
 	"$T/traffic_mpi" $SIZE 100 4 >"$T/mpi_default.log" 2>&1
 rc=$?
 cat "$T/mpi_default.log"
