@@ -27,6 +27,9 @@ mpicc -O2 -o "$T/traffic_mpi" "$top_srcdir/tests/traffic_mpi.c" || fail "mpicc t
 
 up --dev uroce0 --mtu 1024
 ucx_setup
+# An endpoint configuration to the peer rank, as UCX logs it: "ep_cfg[N]: "
+# (UCX 1.13), "NAME intra-node cfg#N " (1.18; "self cfg#N" is the rank's own).
+EPCFG='(ep_cfg\[[0-9]+\]:|-node cfg#[0-9]+) '
 
 # udp_counter NAME: NAME=N from the device's `udp` status line.
 udp_counter() {
@@ -47,11 +50,11 @@ expect_line "ping-pong result" "$T/mpi.log" "pingpong ok $((SIZE * ITERS * 2))"
 expect_line "one-sided result" "$T/mpi.log" "rma ok $EPOCHS"
 # Each rank logs its endpoint configurations: to the peer, tag matching
 # and RMA lanes on rc_verbs/uroce0:1; to itself, UCX's self transport.
-_tag=$(grep -c 'ep_cfg\[[0-9]*\]: tag(rc_verbs/uroce0:1)$' "$T/mpi.log")
+_tag=$(grep -cE "$EPCFG"'tag\(rc_verbs/uroce0:1\)$' "$T/mpi.log")
 expect_eq "tag endpoint configurations with rc_verbs/uroce0:1 (one per rank)" 2 "$_tag"
-_rma=$(grep -c 'ep_cfg\[[0-9]*\]: rma(rc_verbs/uroce0:1) amo_am(rc_verbs/uroce0:1)$' "$T/mpi.log")
+_rma=$(grep -cE "$EPCFG"'rma\(rc_verbs/uroce0:1\) +amo_am\(rc_verbs/uroce0:1\)$' "$T/mpi.log")
 expect_eq "RMA endpoint configurations on rc_verbs/uroce0:1 (one per rank)" 2 "$_rma"
-_tls=$(sed -n 's/.*ep_cfg\[[0-9]*\]: //p' "$T/mpi.log" | grep -o '[a-z_]*/[a-z0-9:]*' | sort -u | tr '\n' ' ')
+_tls=$(sed -nE 's/.*(ep_cfg\[[0-9]*\]:|cfg#[0-9]*) //p' "$T/mpi.log" | grep -o '[a-z_]*/[a-z0-9:]*' | sort -u | tr '\n' ' ')
 expect_eq "transports of all endpoint lanes" "rc_verbs/uroce0:1 self/memory0 " "$_tls"
 
 rx1=$(udp_counter rx_bytes) tx1=$(udp_counter tx_bytes)
@@ -79,7 +82,7 @@ expect_line "one-sided result (UCX defaults)" "$T/mpi_default.log" "rma ok 4"
 # Each rank's endpoint to its peer keeps an rc_verbs/uroce0:1 lane among
 # UCX's shared-memory ones, for tag matching and for RMA.
 for _k in tag rma; do
-	_ranks=$(grep "ep_cfg\\[[0-9]*\\]: $_k(.*rc_verbs/uroce0:1" "$T/mpi_default.log" |
+	_ranks=$(grep -E "$EPCFG$_k\\(.*rc_verbs/uroce0:1" "$T/mpi_default.log" |
 		sed -n "s/.*\\[[^:]*:\\([0-9]*\\) *:.*/\\1/p" | sort -u | wc -l)
 	expect_eq "ranks with a $_k lane on rc_verbs/uroce0:1 (UCX defaults)" 2 "$_ranks"
 done

@@ -14,7 +14,8 @@
 # with active messages: lane amo_am); UCT atomics add_lat, fadd, cswap on
 # rc_verbs, whose capture holds >= 1000 FETCH_ADD / COMPARE_SWAP requests,
 # each with one ATOMIC Acknowledge. No speed is asserted. Source:
-# docs/clients.md §4. UCX's options for this host's UCX (the fence mode,
+# docs/clients.md §4. UCX 1.13 logs an endpoint configuration as
+# "ep_cfg[0]: tag(...)", 1.18 as "NAME intra-node cfg#0 tag(...)". UCX's options for this host's UCX (the fence mode,
 # ucx_perftest's MPI mode off) come from ucx_setup (tests/lib.sh).
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
@@ -50,7 +51,7 @@ perf_default() {
 	for _side in srv cli; do
 		expect_eq "$1 default $_side: ERROR lines" "" "$(grep 'UCX  ERROR' "$T/$_side.log")"
 		expect_eq "$1 default $_side: an rc_verbs/uroce0:1 lane" 1 \
-			"$(grep -c "ep_cfg\[0\]: $2(.*rc_verbs/uroce0:1.*)\$" "$T/$_side.log")"
+			"$(grep -c "\(ep_cfg\[0\]:\|cfg#0\) $2(.*rc_verbs/uroce0:1.*)\$" "$T/$_side.log")"
 	done
 	expect_eq "$1 default: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
 	_rx1=$(udp_counter rx_packets) _tx1=$(udp_counter tx_packets)
@@ -79,7 +80,7 @@ perf() {
 	for _side in srv cli; do
 		expect_eq "$1 $_side: ERROR lines" "" "$(grep 'UCX  ERROR' "$T/$_side.log")"
 		expect_eq "$1 $_side: endpoint on rc_verbs/uroce0:1" 1 \
-			"$(grep -c "ep_cfg\[0\]: $2(rc_verbs/uroce0:1)\$" "$T/$_side.log")"
+			"$(grep -c "\(ep_cfg\[0\]:\|cfg#0\) $2(rc_verbs/uroce0:1)\$" "$T/$_side.log")"
 	done
 	expect_eq "$1: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
 	echo "ok: ucx_perftest -t $1: $(grep '^Final:' "$T/cli.log")"
