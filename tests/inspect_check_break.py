@@ -43,7 +43,7 @@ HDRS = {
 SEND_FIRST, SEND_MIDDLE, SEND_LAST_IMM, SEND_ONLY = 0x00, 0x01, 0x03, 0x04
 WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST = 0x06, 0x07, 0x08
 READ_REQ, READ_FIRST, READ_MIDDLE, READ_LAST, READ_ONLY = 0x0C, 0x0D, 0x0E, 0x0F, 0x10
-ACK, ATOMIC_ACK, CMP_SWAP, SEND_ONLY_INV = 0x11, 0x12, 0x13, 0x17
+ACK, ATOMIC_ACK, CMP_SWAP, FETCH_ADD, SEND_ONLY_INV = 0x11, 0x12, 0x13, 0x14, 0x17
 
 
 def is_req(op):
@@ -280,8 +280,15 @@ def breaks(cap):
         q.set_op(ACK)
         q.eth[:] = q.eth[:4]
         yield "ATOMIC ACK sent as a plain ACK", "atomic.plain_ack", aa + 1, {aa: q.frame()}, (), []
-        s = cap.find(lambda i, p: p.op in (SEND_ONLY, 0x02, SEND_LAST_IMM) and p.sport == P[aa].sport
-                     and p.dqpn != P[aa].dqpn)
+        # a SEND of the request flow the ATOMIC ACK answers: that of the last
+        # atomic request before it at its PSN (same destination QPN and UDP
+        # port, the flow's key in --check), not any SEND on the ACK's port
+        # (clients that set a flow label send every QP pair from one port)
+        r = max((i for i in range(aa) if P[i].roce and P[i].op in (CMP_SWAP, FETCH_ADD)
+                 and P[i].psn == P[aa].psn), default=None)
+        s = None if r is None else \
+            cap.find(lambda i, p: p.op in (SEND_ONLY, 0x02, SEND_LAST_IMM) and p.dqpn == P[r].dqpn
+                     and p.sport == P[r].sport)
         if s is not None and s < aa:
             q = clone(aa)
             q.set_psn(P[s].psn)

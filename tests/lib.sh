@@ -276,27 +276,70 @@ devinfo_ok() {
 	echo "ok: hca_core_clock ${_clk}kHZ"
 }
 
-# pyverbs_run TIMEOUT COUNT TEST...: rdma-core 44's python tests (Debian's
-# python3-pyverbs ships them gzipped; docs/clients.md §3) on uroce0 through
-# `uroce run`, output in $T/py.log. Fails unless run_tests.py exits 0,
-# ran exactly COUNT tests, printed no FAIL/ERROR line and ended with OK.
+# pyverbs_major: the major version of rdma-core whose pyverbs tests are
+# installed (Debian's python3-pyverbs, e.g. 44 on Debian 12, 56 on Debian 13);
+# UROCE_PYVERBS_MAJOR overrides it.
+pyverbs_major() {
+	if [ -n "${UROCE_PYVERBS_MAJOR:-}" ]; then
+		echo "$UROCE_PYVERBS_MAJOR"
+		return
+	fi
+	dpkg-query -W -f='${Version}' python3-pyverbs 2>/dev/null | sed 's/^[0-9]*://; s/[^0-9].*//'
+}
+
+# pyverbs_run TIMEOUT TEST...: rdma-core's python tests (Debian's
+# python3-pyverbs ships them, gzipped; docs/clients.md §3) on uroce0 through
+# `uroce run`, by tests/pyverbs_results.py, which records each test's
+# outcome by unittest id. The outcomes must be exactly those of
+# tests/pyverbs/MAJOR/$TEST_NAME.tsv for the installed rdma-core MAJOR
+# (pyverbs_major): one line per test, "ID<TAB>ok" or "ID<TAB>skip<TAB>REASON";
+# the dma-buf reasons, which depend on the host's GPU node
+# (/dev/dri/renderD*: absent, not accessible, or without dma-buf), all read
+# "dmabuf: no usable /dev/dri/renderD node". Also: run_tests.py exits 0,
+# "Ran N tests" with N the file's lines, no FAIL/ERROR, unittest's OK line.
+# PYVERBS_HOST_SKIPS (lines "ID<TAB>REASON"): tests the file says pass but
+# this host cannot run (huge pages), expected to skip with REASON instead.
+# UROCE_PYVERBS_RECORD=1 writes the file from this run (the host's skips of
+# PYVERBS_HOST_SKIPS written as ok) and then checks as usual: a test that
+# fails or errors still fails the check. Output in $T/py.log, $T/py.results.
 pyverbs_run() {
-	_to=$1 _count=$2
-	shift 2
+	_to=$1
+	shift
 	_src=/usr/share/doc/rdma-core/tests
 	[ -f "$_src/run_tests.py" ] || fail "pyverbs tests" "$_src/run_tests.py (Debian package python3-pyverbs)" "missing"
+	_major=$(pyverbs_major)
+	[ -n "$_major" ] || fail "rdma-core version of python3-pyverbs" "a number (dpkg-query, or set UROCE_PYVERBS_MAJOR)" "none"
+	_want=$top_srcdir/tests/pyverbs/$_major/$TEST_NAME.tsv
 	rm -rf "$T/rdma"
 	mkdir "$T/rdma" && cp -r "$_src" "$T/rdma/" && gunzip "$T/rdma/tests/"*.gz ||
 		fail "copying and unpacking $_src"
-	(cd "$T/rdma" && timeout "$_to" "$UROCE" run -- /usr/bin/python3 tests/run_tests.py \
-		--dev uroce0 --port 1 --gid 0 -v "$@") >"$T/py.log" 2>&1
+	(cd "$T/rdma" && timeout "$_to" "$UROCE" run -- /usr/bin/python3 "$top_srcdir/tests/pyverbs_results.py" \
+		"$T/py.raw" tests/run_tests.py --dev uroce0 --port 1 --gid 0 -v "$@") >"$T/py.log" 2>&1
 	_rc=$?
 	cat "$T/py.log"
-	echo "==== summary"
+	echo "==== summary (rdma-core $_major)"
 	grep -E '^Ran [0-9]+ tests' "$T/py.log"
 	tail -n 1 "$T/py.log"
+	[ -f "$T/py.raw" ] || fail "pyverbs results" "$T/py.raw written by tests/pyverbs_results.py" "missing"
+	sed -E 's,	(Device /dev/dri/renderD[0-9]+ is not present|Lack of permission to access /dev/dri/renderD[0-9]+|Allocating dmabuf is not supported by /dev/dri/renderD[0-9]+)$,	dmabuf: no usable /dev/dri/renderD node,' \
+		"$T/py.raw" | LC_ALL=C sort >"$T/py.results"
+	printf '%s\n' "${PYVERBS_HOST_SKIPS:-}" | sed '/^$/d' >"$T/py.hostskips"
+	if [ "${UROCE_PYVERBS_RECORD:-0}" = 1 ]; then
+		mkdir -p "$(dirname "$_want")"
+		awk -F '\t' 'FILENAME == ARGV[1] { h[$1 "\tskip\t" $2] = $1 "\tok"; next }
+			{ print ($0 in h) ? h[$0] : $0 }' "$T/py.hostskips" "$T/py.results" >"$_want"
+		echo "recorded: $_want ($(wc -l <"$_want") tests)"
+	fi
+	[ -f "$_want" ] || fail "pyverbs expectations for rdma-core $_major" \
+		"$_want (record it: UROCE_PYVERBS_RECORD=1 make check TESTS=tests/$TEST_NAME.sh, then check every line)" "missing"
+	awk -F '\t' 'FILENAME == ARGV[1] { h[$1] = $2; next }
+		($1 in h) && $2 == "ok" { print $1 "\tskip\t" h[$1]; next } { print }' \
+		"$T/py.hostskips" "$_want" | LC_ALL=C sort >"$T/py.want"
+	_diff=$(diff "$T/py.want" "$T/py.results")
+	expect_eq "each test's outcome, as in tests/pyverbs/$_major/$TEST_NAME.tsv (diff: < expected, > actual)" "" "$_diff"
+	echo "ok: $(grep -c '	ok$' "$T/py.results") passed, $(grep -c '	skip	' "$T/py.results") skipped, each one by id"
 	expect_eq "run_tests.py exit status" 0 "$_rc"
-	expect_eq "tests run" "Ran $_count tests" "$(sed -n 's/^\(Ran [0-9]* tests\) in .*/\1/p' "$T/py.log")"
+	expect_eq "tests run" "Ran $(wc -l <"$T/py.want") tests" "$(sed -n 's/^\(Ran [0-9]* tests\) in .*/\1/p' "$T/py.log")"
 	expect_eq "FAIL/ERROR lines" "" "$(grep -E '^(FAIL|ERROR):' "$T/py.log")"
 	case $(tail -n 1 "$T/py.log") in
 	OK | "OK (skipped="*")") echo "ok: $(tail -n 1 "$T/py.log")" ;;
@@ -304,31 +347,24 @@ pyverbs_run() {
 	esac
 }
 
-# pyverbs_passed_exact NAMES: the tests that passed in $T/py.log (unittest
-# -v names one by its docstring's first line, else "name (module.Class.name)")
-# are exactly NAMES (one per line, any order): none missing, none extra.
-pyverbs_passed_exact() {
-	sed -n 's/ \.\.\. ok$//p' "$T/py.log" | sort >"$T/passed"
-	printf '%s\n' "$1" | sort >"$T/passed.want"
-	_diff=$(diff "$T/passed.want" "$T/passed")
-	expect_eq "tests passed, by name (diff: < expected, > actual)" "" "$_diff"
-	echo "ok: $(wc -l <"$T/passed") tests passed, each one named"
-}
-
-# pyverbs_skips_exact LINES: the skip reasons in $T/py.log, counted, are
-# exactly LINES ("COUNT REASON", one per line, any order). A reason may
-# start its own line: a provider message on stderr (EOPNOTSUPP's reason)
-# ends the "name ... " line before unittest prints "skipped". The dma-buf
-# tests skip for a reason that depends on the host's GPU node
-# (/dev/dri/renderD*: absent, not accessible, or without dma-buf): all
-# three read "dmabuf: no usable /dev/dri/renderD node" here.
-pyverbs_skips_exact() {
-	sed -n "s/^\(.* \.\.\. \)\{0,1\}skipped '\(.*\)'\$/\2/p" "$T/py.log" |
-		sed -E 's,^(Device /dev/dri/renderD[0-9]+ is not present|Lack of permission to access /dev/dri/renderD[0-9]+|Allocating dmabuf is not supported by /dev/dri/renderD[0-9]+)$,dmabuf: no usable /dev/dri/renderD node,' |
-		sort | uniq -c | sed 's/^ *//' | sort >"$T/skips"
-	echo "skip reasons:"
-	cat "$T/skips"
-	printf '%s\n' "$1" | sort >"$T/skips.want"
-	_diff=$(diff "$T/skips.want" "$T/skips")
-	expect_eq "skip reasons and counts (diff: < expected, > actual)" "" "$_diff"
+# ucx_setup: the options this host's UCX needs on uroce0 (docs/clients.md §4),
+# found by asking the installed UCX, not by its version:
+#   - UCX_FENCE_MODE=weak (exported) where `ucx_info -c` lists UCX_FENCE_MODE:
+#     UCX 1.16 and later choose the "strong" fence, a flush(remote) that needs
+#     a flush key only mlx5's DEVX memory domain creates; on rc_verbs it fails
+#     with "Unsupported operation";
+#   - UCX_PERFTEST_ARGS="-P 0" where `ucx_perftest -h` lists -P (UCX built
+#     with MPI: with stdin not a terminal, ucx_perftest takes MPI mode and,
+#     outside mpirun, runs as a job of one process), else empty.
+ucx_setup() {
+	if ucx_info -c 2>/dev/null | grep -q '^UCX_FENCE_MODE='; then
+		UCX_FENCE_MODE=weak
+		export UCX_FENCE_MODE
+		echo "ucx: UCX_FENCE_MODE=weak (ucx_info -c lists UCX_FENCE_MODE)"
+	fi
+	UCX_PERFTEST_ARGS=
+	if ucx_perftest -h </dev/null 2>&1 | grep -q -- '-P <0|1>'; then
+		UCX_PERFTEST_ARGS="-P 0"
+		echo "ucx: ucx_perftest -P 0 (its help lists -P: built with MPI)"
+	fi
 }

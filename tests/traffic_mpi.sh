@@ -15,6 +15,8 @@
 # failure this test first caught: "Failed to create UCP worker" when the
 # device had no SRQ) and the same program must give the same results; UCX
 # may then carry the ranks' data through shared memory.
+# Where the installed UCX has UCX_FENCE_MODE, both runs pass it as weak
+# (ucx_setup in tests/lib.sh; MPI_Win_fence is ucp_worker_fence).
 . "$top_srcdir/tests/lib.sh"
 
 if ! command -v mpicc >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
@@ -24,6 +26,10 @@ fi
 mpicc -O2 -o "$T/traffic_mpi" "$top_srcdir/tests/traffic_mpi.c" || fail "mpicc tests/traffic_mpi.c"
 
 up --dev uroce0 --mtu 1024
+ucx_setup
+# An endpoint configuration to the peer rank, as UCX logs it: "ep_cfg[N]: "
+# (UCX 1.13), "NAME intra-node cfg#N " (1.18; "self cfg#N" is the rank's own).
+EPCFG='(ep_cfg\[[0-9]+\]:|-node cfg#[0-9]+) '
 
 # udp_counter NAME: NAME=N from the device's `udp` status line.
 udp_counter() {
@@ -34,7 +40,7 @@ rx0=$(udp_counter rx_bytes) tx0=$(udp_counter tx_bytes)
 SIZE=65536 ITERS=1000 EPOCHS=20
 timeout 240 "$UROCE" run -- mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
 	--mca pml ucx --mca osc ucx \
-	-x UCX_NET_DEVICES=uroce0:1 -x UCX_TLS=^sm -x UCX_LOG_LEVEL=info \
+	-x UCX_NET_DEVICES=uroce0:1 ${UCX_FENCE_MODE:+-x UCX_FENCE_MODE=$UCX_FENCE_MODE} -x UCX_TLS=^sm -x UCX_LOG_LEVEL=info \
 	"$T/traffic_mpi" $SIZE $ITERS $EPOCHS >"$T/mpi.log" 2>&1
 rc=$?
 cat "$T/mpi.log"
@@ -44,12 +50,14 @@ expect_line "ping-pong result" "$T/mpi.log" "pingpong ok $((SIZE * ITERS * 2))"
 expect_line "one-sided result" "$T/mpi.log" "rma ok $EPOCHS"
 # Each rank logs its endpoint configurations: to the peer, tag matching
 # and RMA lanes on rc_verbs/uroce0:1; to itself, UCX's self transport.
-_tag=$(grep -c 'ep_cfg\[[0-9]*\]: tag(rc_verbs/uroce0:1)$' "$T/mpi.log")
+_tag=$(grep -cE "$EPCFG"'tag\(rc_verbs/uroce0:1\)$' "$T/mpi.log")
 expect_eq "tag endpoint configurations with rc_verbs/uroce0:1 (one per rank)" 2 "$_tag"
-_rma=$(grep -c 'ep_cfg\[[0-9]*\]: rma(rc_verbs/uroce0:1) amo_am(rc_verbs/uroce0:1)$' "$T/mpi.log")
+_rma=$(grep -cE "$EPCFG"'rma\(rc_verbs/uroce0:1\) +amo_am\(rc_verbs/uroce0:1\)$' "$T/mpi.log")
 expect_eq "RMA endpoint configurations on rc_verbs/uroce0:1 (one per rank)" 2 "$_rma"
-_tls=$(sed -n 's/.*ep_cfg\[[0-9]*\]: //p' "$T/mpi.log" | grep -o '[a-z_]*/[a-z0-9:]*' | sort -u | tr '\n' ' ')
-expect_eq "transports of all endpoint lanes" "rc_verbs/uroce0:1 self/memory0 " "$_tls"
+# (UCX 1.13 names the self transport's device memory0, 1.18 memory)
+_tls=$(sed -nE 's/.*(ep_cfg\[[0-9]*\]:|cfg#[0-9]*) //p' "$T/mpi.log" | grep -o '[a-z_]*/[a-z0-9:]*' |
+	sed 's,^self/memory0$,self/memory,' | sort -u | tr '\n' ' ')
+expect_eq "transports of all endpoint lanes" "rc_verbs/uroce0:1 self/memory " "$_tls"
 
 rx1=$(udp_counter rx_bytes) tx1=$(udp_counter tx_bytes)
 # Each rank Puts and Accumulates 8 KiB to its peer per epoch (its own
@@ -65,7 +73,7 @@ done
 # the MPI results are exact whatever lanes UCX picks between two local ranks.
 timeout 240 "$UROCE" run -- mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 \
 	--mca pml ucx --mca osc ucx \
-	-x UCX_NET_DEVICES=uroce0:1 -x UCX_LOG_LEVEL=info \
+	-x UCX_NET_DEVICES=uroce0:1 ${UCX_FENCE_MODE:+-x UCX_FENCE_MODE=$UCX_FENCE_MODE} -x UCX_LOG_LEVEL=info \
 	"$T/traffic_mpi" $SIZE 100 4 >"$T/mpi_default.log" 2>&1
 rc=$?
 cat "$T/mpi_default.log"
@@ -76,7 +84,7 @@ expect_line "one-sided result (UCX defaults)" "$T/mpi_default.log" "rma ok 4"
 # Each rank's endpoint to its peer keeps an rc_verbs/uroce0:1 lane among
 # UCX's shared-memory ones, for tag matching and for RMA.
 for _k in tag rma; do
-	_ranks=$(grep "ep_cfg\\[[0-9]*\\]: $_k(.*rc_verbs/uroce0:1" "$T/mpi_default.log" |
+	_ranks=$(grep -E "$EPCFG$_k\\(.*rc_verbs/uroce0:1" "$T/mpi_default.log" |
 		sed -n "s/.*\\[[^:]*:\\([0-9]*\\) *:.*/\\1/p" | sort -u | wc -l)
 	expect_eq "ranks with a $_k lane on rc_verbs/uroce0:1 (UCX defaults)" 2 "$_ranks"
 done

@@ -14,9 +14,12 @@
 # with active messages: lane amo_am); UCT atomics add_lat, fadd, cswap on
 # rc_verbs, whose capture holds >= 1000 FETCH_ADD / COMPARE_SWAP requests,
 # each with one ATOMIC Acknowledge. No speed is asserted. Source:
-# docs/clients.md §4.
+# docs/clients.md §4. UCX 1.13 logs an endpoint configuration as
+# "ep_cfg[0]: tag(...)", 1.18 as "NAME intra-node cfg#0 tag(...)". UCX's options for this host's UCX (the fence mode,
+# ucx_perftest's MPI mode off) come from ucx_setup (tests/lib.sh).
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
+ucx_setup
 
 timeout 60 "$UROCE" run -- ucx_info -d >"$T/info.log" 2>&1
 expect_eq "ucx_info -d exit status" 0 "$?"
@@ -40,7 +43,7 @@ udp_counter() {
 perf_default() {
 	_rx0=$(udp_counter rx_packets) _tx0=$(udp_counter tx_packets)
 	_p=$(free_tcp_port)
-	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -n $3"
+	_b="$UROCE run -- ucx_perftest $UCX_PERFTEST_ARGS -p $_p -t $1 -n $3"
 	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
 	_rc=$?
 	cat "$T/cli.log"
@@ -48,7 +51,7 @@ perf_default() {
 	for _side in srv cli; do
 		expect_eq "$1 default $_side: ERROR lines" "" "$(grep 'UCX  ERROR' "$T/$_side.log")"
 		expect_eq "$1 default $_side: an rc_verbs/uroce0:1 lane" 1 \
-			"$(grep -c "ep_cfg\[0\]: $2(.*rc_verbs/uroce0:1.*)\$" "$T/$_side.log")"
+			"$(grep -c "\(ep_cfg\[0\]:\|cfg#0\) $2(.*rc_verbs/uroce0:1.*)\$" "$T/$_side.log")"
 	done
 	expect_eq "$1 default: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
 	_rx1=$(udp_counter rx_packets) _tx1=$(udp_counter tx_packets)
@@ -66,7 +69,7 @@ export UCX_TLS=rc_verbs,ud_verbs
 # perf TEST LANE ITERS [ARGS]: ucx_perftest -t TEST -n ITERS ARGS; LANE tag or rma.
 perf() {
 	_p=$(free_tcp_port)
-	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -n $3 ${4:-}"
+	_b="$UROCE run -- ucx_perftest $UCX_PERFTEST_ARGS -p $_p -t $1 -n $3 ${4:-}"
 	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
 	_rc=$?
 	for _side in srv cli; do
@@ -77,7 +80,7 @@ perf() {
 	for _side in srv cli; do
 		expect_eq "$1 $_side: ERROR lines" "" "$(grep 'UCX  ERROR' "$T/$_side.log")"
 		expect_eq "$1 $_side: endpoint on rc_verbs/uroce0:1" 1 \
-			"$(grep -c "ep_cfg\[0\]: $2(rc_verbs/uroce0:1)\$" "$T/$_side.log")"
+			"$(grep -c "\(ep_cfg\[0\]:\|cfg#0\) $2(rc_verbs/uroce0:1)\$" "$T/$_side.log")"
 	done
 	expect_eq "$1: Final iterations" "$3" "$(awk '$1 == "Final:" { print $2 }' "$T/cli.log")"
 	echo "ok: ucx_perftest -t $1: $(grep '^Final:' "$T/cli.log")"
@@ -104,7 +107,7 @@ perf ucp_cswap amo_am 1000
 uct_amo() {
 	_p=$(free_tcp_port)
 	uroce capture start uroce0 "$T/$1.pcap" >/dev/null || fail "capture start"
-	_b="$UROCE run -- ucx_perftest -p $_p -t $1 -x rc_verbs -d uroce0:1 -n 1000"
+	_b="$UROCE run -- ucx_perftest $UCX_PERFTEST_ARGS -p $_p -t $1 -x rc_verbs -d uroce0:1 -n 1000"
 	pair 120 "$_p" "$_b" "$_b 127.0.0.1"
 	_rc=$?
 	uroce capture stop uroce0 >/dev/null || fail "capture stop"
