@@ -4,3 +4,5 @@
 # (inspect_lua_live.sh).
 TESTS += tests/inspect_lua.py
 EXTRA_DIST += tests/inspect_lua.py
+TESTS += tests/inspect_lua_live.sh
+EXTRA_DIST += tests/inspect_lua_live.sh
