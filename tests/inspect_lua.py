@@ -17,6 +17,9 @@ real tshark (`-X lua_script:`), table-driven, exact values:
   good, `-Y 'roce.icrc.status == "bad"'` finds none;
 - another UDP port only with -o roce.udp_port; a frame cut by the snapshot
   length, IPv4 options or an IPv4 fragment: no verdict;
+- flow analysis on the sample: roce.analysis.retransmission,
+  max_psn, nak, rnr_wait and rnr_nak_frame on exactly the frames and with
+  the values of `uroce inspect --flows`;
 - loaded from the per-user plugin directory without -X.
 """
 import os
@@ -222,6 +225,24 @@ check_eq([g["frame.number"] for g in got if g["roce.icrc.status"] == ""], ["39",
 v2 = [f for f in (r[4] for r in read_pcap(SAMPLE)[2]) if etype_off(f)[0] != 0x8915]
 check_eq([g["roce.icrc.computed"] for g in got if g["roce.icrc.status"] == "good"],
          [hx(icrc_oracle(f)) for f in v2], "sample: computed = the zlib oracle")
+
+# -- flow analysis on the sample: the values of `uroce inspect --flows` ---
+# (requests: repeats 2, RNR waits 1 total 10000 ns; responses: repeats 2,
+# NAKs PSN_SEQ_ERR 1, REM_ACCESS_ERR 1, RNR 1)
+got = tshark(SAMPLE, "-Y", "roce.analysis.retransmission || roce.analysis.nak || roce.analysis.rnr_wait",
+             fields=["roce.analysis.retransmission", "roce.analysis.max_psn", "roce.analysis.nak",
+                     "roce.analysis.rnr_wait", "roce.analysis.rnr_nak_frame"])
+check_eq([tuple(g.values()) for g in got],
+         [("22", "", "", "RNR", "", ""),
+          ("23", "1", "1013", "", "0.000010000", "22"),
+          ("24", "1", "1013", "", "", ""),
+          ("26", "", "", "PSN_SEQ_ERR", "", ""),
+          ("27", "1", "1015", "", "", ""),
+          ("28", "1", "1014", "REM_ACCESS_ERR", "", "")], "sample: roce.analysis fields")
+rc, out, _ = run([os.path.join(os.environ.get("top_builddir", "."), "tools", "inspect", "uroce-inspect"),
+                  "--flows", SAMPLE])
+check_eq(sum(int(l.split("repeats ")[1]) for l in out.splitlines() if l.startswith("flow ")), 4,
+         "sample: inspect --flows repeats (the same rule)")
 
 # -- other port; frames that get no verdict --------------------------------
 g01 = [r[3] for r in rows if r[0] == "G01"][0]

@@ -9,7 +9,11 @@
 #   the frames `uroce inspect` does not call ok (bad ICRC, or malformed when
 #   the flipped bit broke a header), as many as the daemon's corrupted
 #   counter; every other RoCE frame is "good"; the computed ICRC of each bad
-#   frame equals inspect's expected ICRC where inspect decoded it.
+#   frame equals inspect's expected ICRC where inspect decoded it;
+# - lossy (--fault loss=5% dup=5% reorder=10%:2ms, seeded): the plugin's
+#   roce.analysis.retransmission frames are as many as the repeats of
+#   `uroce inspect --flows` (the same rule), its NAKs by code as many as
+#   inspect's, and there are some of each.
 . "$top_srcdir/tests/lib.sh"
 INSPECT="$top_builddir/tools/inspect/uroce-inspect"
 PLUGIN="$top_srcdir/tools/wireshark/uroce.lua"
@@ -77,3 +81,25 @@ expect_eq "corrupt: computed ICRC = inspect's expected ICRC" \
 expect_eq "corrupt: the plugin's fields in -T fields" "bad" \
 	"$(ts "$T/corrupt.pcap" "frame.number == $(head -1 "$T/bad.lua" | cut -d' ' -f1)" roce.icrc.status)"
 echo "ok: corrupt: $corrupted corrupted packets, each bad in the plugin; $(awk '$2 == "ok"' "$T/corrupt.inspect" | grep -c .) good"
+
+up --dev uroce0 --mtu 1024 --seed 11 --fault 'loss=5% dup=5% reorder=10%:2ms' --pcap "$T/lossy.pcap"
+timeout "$(tmo 120)" "$UROCE" run -- "$top_builddir/tests/fault_replay" 150 >"$T/replay.out" 2>&1 ||
+	{ tail -5 "$T/replay.out"; fail "fault_replay under loss"; }
+perftest ib_write_bw bw 65536 200 -s 65536 -n 200 >"$T/bw.log" || { cat "$T/bw.log"; fail "ib_write_bw"; }
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+"$INSPECT" --flows --json --port "$UROCE_PORT" "$T/lossy.pcap" >"$T/lossy.json"
+want=$($PY -c '
+import json, sys
+fl = [json.loads(l)["flow"] for l in open(sys.argv[1]) if l.startswith("{\"flow\"")]
+naks = {}
+for f in fl:
+    for k, n in f["stats"]["naks"].items():
+        naks[k] = naks.get(k, 0) + n
+print(sum(f["repeats"] for f in fl), " ".join("%s=%d" % (k, naks[k]) for k in sorted(naks) if naks[k]))
+' "$T/lossy.json")
+rt=$(ts "$T/lossy.pcap" roce.analysis.retransmission frame.number | grep -c .)
+naks=$(ts "$T/lossy.pcap" roce.analysis.nak roce.analysis.nak | sort | uniq -c | awk '{printf "%s%s=%d", s, $2, $1; s=" "}')
+expect_eq "lossy: retransmissions and NAKs = inspect --flows" "$want" "$rt $naks"
+[ "$rt" -gt 0 ] || fail "lossy: retransmissions" "> 0" "$rt"
+[ -n "$naks" ] || fail "lossy: NAKs" "some" "none"
+echo "ok: lossy: $rt retransmissions, NAKs $naks"

@@ -7,7 +7,9 @@
 --   roce.icrc.wire      the 4 ICRC bytes the packet carries, wire order
 --   roce.icrc.ip_id     IPv4 only, when the exact check fails: the IP ID with
 --                       which the ICRC verifies (docs/icrc.md)
--- and expert info for a bad ICRC.
+-- and expert info for a bad ICRC; then, for packets with a good ICRC, the
+-- flow analysis of `uroce inspect --flows` (roce.analysis.*: retransmission,
+-- NAKs, the wait after an RNR NAK) with expert info.
 --
 -- The ICRC (docs/wire-format.md §2.1, IBA §7.8.1, Annex A17.3.3): CRC-32
 -- (IEEE 802.3, reflected, polynomial 0x04C11DB7) over eight 0xFF bytes, the
@@ -27,6 +29,7 @@ local bit = bit
 local band, bor, bxor, bnot = bit.band, bit.bor, bit.bxor, bit.bnot
 local rshift, lshift, tobit = bit.rshift, bit.lshift, bit.tobit
 local sbyte, schar = string.byte, string.char
+local floor = math.floor   -- an integer in Lua 5.4, where / always gives a float
 
 local U32 = 4294967296
 local function u32(x) return x % U32 end
@@ -37,12 +40,26 @@ local f_status = ProtoField.string("roce.icrc.status", "ICRC status")
 local f_computed = ProtoField.uint32("roce.icrc.computed", "ICRC computed (wire order)", base.HEX)
 local f_wire = ProtoField.uint32("roce.icrc.wire", "ICRC in the packet (wire order)", base.HEX)
 local f_ip_id = ProtoField.uint16("roce.icrc.ip_id", "IPv4 ID the ICRC verifies with", base.HEX)
-roce.fields = { f_status, f_computed, f_wire, f_ip_id }
+local f_retrans = ProtoField.bool("roce.analysis.retransmission", "Retransmission")
+local f_max_psn = ProtoField.uint32("roce.analysis.max_psn", "Highest PSN the flow sent before")
+local f_nak = ProtoField.string("roce.analysis.nak", "NAK")
+local f_rnr_wait = ProtoField.relative_time("roce.analysis.rnr_wait", "Time since the RNR NAK")
+local f_rnr_frame = ProtoField.framenum("roce.analysis.rnr_nak_frame", "RNR NAK in frame")
+roce.fields = { f_status, f_computed, f_wire, f_ip_id, f_retrans, f_max_psn, f_nak, f_rnr_wait, f_rnr_frame }
 
 local e_bad = ProtoExpert.new("roce.icrc.bad", "Bad ICRC", expert.group.CHECKSUM, expert.severity.ERROR)
 local e_ip_id = ProtoExpert.new("roce.icrc.ip_id_differs",
 	"ICRC verifies with another IPv4 ID", expert.group.CHECKSUM, expert.severity.WARN)
-roce.experts = { e_bad, e_ip_id }
+local e_retrans = ProtoExpert.new("roce.analysis.retransmission.expert",
+	"Retransmission", expert.group.SEQUENCE, expert.severity.NOTE)
+local e_nak_seq = ProtoExpert.new("roce.analysis.nak_seq", "PSN sequence error NAK",
+	expert.group.SEQUENCE, expert.severity.WARN)
+local e_nak_rnr = ProtoExpert.new("roce.analysis.nak_rnr", "RNR NAK", expert.group.SEQUENCE, expert.severity.NOTE)
+local e_nak_fatal = ProtoExpert.new("roce.analysis.nak_fatal", "NAK", expert.group.RESPONSE_CODE,
+	expert.severity.ERROR)
+local e_rnr_retry = ProtoExpert.new("roce.analysis.rnr_retry", "Retry after an RNR NAK",
+	expert.group.SEQUENCE, expert.severity.NOTE)
+roce.experts = { e_bad, e_ip_id, e_retrans, e_nak_seq, e_nak_rnr, e_nak_fatal, e_rnr_retry }
 
 roce.prefs.udp_port = Pref.uint("RoCEv2 UDP port", 4791,
 	"UDP destination port of RoCEv2 (IANA 4791; uroce's tests use others)")
@@ -53,6 +70,7 @@ roce.prefs.any_ip_id = Pref.bool("Accept any IPv4 ID", false,
 local fx_ip = Field.new("ip.version")
 local fx_ipv6 = Field.new("ipv6.version")
 local fx_udp_dport = Field.new("udp.dstport")
+local fx_time = Field.new("frame.time_epoch")
 
 -- CRC-32 table, reflected polynomial 0xEDB88320
 local POLY = tobit(0xEDB88320)
@@ -97,7 +115,7 @@ local function xinv_pow(n)
 	while k > 0 do
 		if k % 2 == 1 then r = mulmod(r, b) end
 		b = mulmod(b, b)
-		k = (k - k % 2) / 2
+		k = floor(k / 2)
 	end
 	xinv_pow_cache[n] = r
 	return r
@@ -142,14 +160,14 @@ local function ip_part(tvb, udp_off)
 		local total = be16(h, 3)
 		local masked = h:sub(1, 1) .. "\255" .. h:sub(3, 8) .. "\255" .. h:sub(10, 10)
 			.. "\255\255" .. h:sub(13, 20)
-		return masked, total - 20, total, be16(h, 5)
+		return masked, total - 20, total, be16(h, 5), h:sub(13, 16), h:sub(17, 20)
 	elseif ip6 then
 		if ip6 + 40 ~= udp_off or tvb:len() < udp_off then return nil end
 		local h = tvb:raw(ip6, 40)
 		if sbyte(h, 7) ~= 17 then return nil end
 		local masked = schar(bor(sbyte(h, 1), 0x0f), 255, 255, 255) .. h:sub(5, 7) .. "\255"
 			.. h:sub(9, 40)
-		return masked, be16(h, 5), nil, nil
+		return masked, be16(h, 5), nil, nil, h:sub(9, 24), h:sub(25, 40)
 	end
 	return nil
 end
@@ -157,8 +175,8 @@ end
 local function wire_order(reg_crc)
 	-- the CRC value's bytes least significant first, read big-endian
 	local c = u32(reg_crc)
-	local b0, b1, b2 = c % 256, (c - c % 256) / 256 % 256, (c - c % 65536) / 65536 % 256
-	local b3 = (c - c % 16777216) / 16777216
+	local b0, b1, b2 = c % 256, floor(c / 256) % 256, floor(c / 65536) % 256
+	local b3 = floor(c / 16777216)
 	return ((b0 * 256 + b1) * 256 + b2) * 256 + b3
 end
 
@@ -166,7 +184,7 @@ end
 -- starts at udp_off, or nil when it cannot be checked (not RoCEv2 as above,
 -- or cut short by the capture's snapshot length)
 local function check(tvb, udp_off)
-	local masked_ip, udp_len, total, ip_id = ip_part(tvb, udp_off)
+	local masked_ip, udp_len, total, ip_id, src, dst = ip_part(tvb, udp_off)
 	if not masked_ip then return nil end
 	-- UDP header 8, BTH 12, ICRC 4
 	if udp_len < 8 + 12 + 4 or tvb:len() < udp_off + udp_len then return nil end
@@ -187,12 +205,99 @@ local function check(tvb, udp_off)
 		wire = ((sbyte(w, 1) * 256 + sbyte(w, 2)) * 256 + sbyte(w, 3)) * 256 + sbyte(w, 4),
 		good = crc == wire_le,
 		icrc_off = udp_off + udp_len - 4,
+		src = src, dst = dst, ports = u:sub(1, 4), bth = bth,
+		aeth = udp_len >= 8 + 12 + 4 + 4 and tvb:raw(udp_off + 20, 1) or nil,
 	}
 	if not v.good and total then
 		local d = ip_id_fit(bxor(crc, wire_le), total)
 		if d then v.ip_id, v.header_ip_id = bxor(ip_id, d), ip_id end
 	end
 	return v
+end
+
+-- Flow analysis, the rules of `uroce inspect --flows` (docs/inspect.md): a
+-- flow is one direction of one QP (addresses, UDP ports, dest QPN, requests
+-- or responses); a packet whose PSN is not after the highest its flow sent
+-- is a retransmission (or a duplicate, or late).  RNR NAK to retry: the next
+-- request the other way between the same addresses at the NAK's PSN.
+-- State is built on the first pass in frame order and kept per frame.
+local flows, rnr_pending, per_frame = {}, {}, {}
+
+function roce.init()
+	flows, rnr_pending, per_frame = {}, {}, {}
+end
+
+local NAK_NAMES = { [0] = "PSN_SEQ_ERR", "INVALID_REQ", "REM_ACCESS_ERR", "REM_OP_ERR", "INVALID_RD_REQ" }
+
+local function psn_after(a, b)
+	local d = (a - b) % 16777216
+	return d ~= 0 and d < 8388608
+end
+
+-- analyse(v, pinfo): the analysis of one packet with a good ICRC, or nil
+local function analyse(v, pinfo)
+	local op = sbyte(v.bth, 1)
+	local transport = op - op % 32
+	-- RC, UC and UD opcodes the codec decodes; CNP and XRC are left out
+	if not (transport == 0 and op <= 0x17 and op ~= 0x15) and not (transport == 0x20 and op <= 0x0b + 0x20)
+		and not (op == 0x64 or op == 0x65) then return nil end
+	local dqpn = be16(v.bth, 7) + sbyte(v.bth, 6) * 65536
+	local psn = be16(v.bth, 11) + sbyte(v.bth, 10) * 65536
+	local response = transport == 0 and op >= 0x0d and op <= 0x12
+	local key = v.src .. v.dst .. v.ports .. dqpn .. (response and "r" or "q")
+	local a = {}
+	local fl = flows[key]
+	if not fl then
+		flows[key] = { max = psn }
+	elseif not psn_after(psn, fl.max) then
+		a.retrans, a.max = true, fl.max
+	else
+		fl.max = psn
+	end
+	local now = fx_time().value
+	if response and op ~= 0x0e and v.aeth then
+		local syn = sbyte(v.aeth, 1)
+		local kind = floor(syn / 32) % 4
+		if kind == 1 then
+			a.nak = "RNR"
+			rnr_pending[v.dst .. v.src .. psn] = { t = now, frame = pinfo.number }
+		elseif kind == 3 then
+			a.nak = NAK_NAMES[syn % 32] or string.format("NAK_0x%02x", syn % 32)
+		end
+	elseif not response then
+		local k = v.src .. v.dst .. psn
+		local n = rnr_pending[k]
+		if n then
+			a.rnr_wait, a.rnr_frame = now - n.t, n.frame
+			rnr_pending[k] = nil
+		end
+	end
+	return a
+end
+
+local function add_analysis(t, tvb, a)
+	if a.retrans then
+		t:add(f_retrans, true):set_generated()
+		t:add(f_max_psn, a.max):set_generated()
+		t:add_proto_expert_info(e_retrans, string.format(
+			"Retransmission: PSN not after %d, the highest this flow sent", a.max))
+	end
+	if a.nak then
+		t:add(f_nak, a.nak):set_generated()
+		if a.nak == "RNR" then
+			t:add_proto_expert_info(e_nak_rnr)
+		elseif a.nak == "PSN_SEQ_ERR" then
+			t:add_proto_expert_info(e_nak_seq)
+		else
+			t:add_proto_expert_info(e_nak_fatal, "NAK " .. a.nak)
+		end
+	end
+	if a.rnr_wait then
+		t:add(f_rnr_wait, a.rnr_wait):set_generated()
+		t:add(f_rnr_frame, a.rnr_frame):set_generated()
+		t:add_proto_expert_info(e_rnr_retry, string.format("Retry %s s after the RNR NAK in frame %d",
+			tostring(a.rnr_wait), a.rnr_frame))
+	end
 end
 
 function roce.dissector(tvb, pinfo, tree)
@@ -220,6 +325,14 @@ function roce.dissector(tvb, pinfo, tree)
 			v.computed, v.wire))
 	end
 	t:append_text(good and ", ICRC good" or ", ICRC BAD")
+	if good then
+		local a = per_frame[pinfo.number]
+		if a == nil and not pinfo.visited then
+			a = analyse(v, pinfo) or false
+			per_frame[pinfo.number] = a
+		end
+		if a then add_analysis(t, tvb, a) end
+	end
 end
 
 register_postdissector(roce)
