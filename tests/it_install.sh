@@ -128,6 +128,7 @@ $PREFIX/include/infiniband/urocedv.h
 $PREFIX/lib/libibverbs/liburoce-rdmav$PABI.so
 $PREFIX/lib/systemd/system/uroce.service
 $PREFIX/lib/tmpfiles.d/uroce.conf
+$PREFIX/lib/wireshark/plugins/uroce.lua
 $PREFIX/libexec/uroce/uroce-capture
 $PREFIX/libexec/uroce/uroce-doctor
 $PREFIX/libexec/uroce/uroce-down
