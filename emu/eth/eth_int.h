@@ -154,6 +154,13 @@ static inline uint32_t eth_max_frame(const struct eth_port *p, const uint8_t *f,
  * IBV_WC_LOC_LEN_ERR, and the QP goes to ERR (raw_tso.c). */
 void raw_tso_send(struct ctl_qp *qp, const struct xport_send_wqe *w, struct xport_cqe *c);
 
+/* Gathers send WQE W's bytes (inline, or its SGEs through the QP's PD) into
+ * BUF (CAP bytes). Returns the length, or 0 with *st set: IBV_WC_LOC_LEN_ERR
+ * (over CAP, or SGEs totalling under MIN), IBV_WC_LOC_PROT_ERR (an SGE the
+ * lkey does not cover; raw_gather.c). */
+uint32_t raw_gather(struct ctl_qp *qp, const struct xport_send_wqe *w, uint8_t *buf, uint32_t cap,
+		    uint32_t min, enum ibv_wc_status *st);
+
 /* Offer FRAME (LEN bytes) to the device's raw QPs through its rules.
  * FROM_QP: the raw QP that sent it (never given its own frame back), or
  * NULL for a frame from the segment. */

@@ -106,43 +106,6 @@ void raw_qp_modify(struct ctl_qp *qp, enum ibv_qp_state next)
 		raw_flush_rq(qp);
 }
 
-/* Gathers the frame of send WQE W into BUF (at most CAP bytes). Returns
- * the frame length, or sets *st. */
-static uint32_t gather(struct ctl_qp *qp, const struct xport_send_wqe *w, uint8_t *buf, uint32_t cap,
-		       enum ibv_wc_status *st)
-{
-	struct uroce_dev *d = qp->owner->dev;
-	uint64_t total = 0;
-
-	if (w->send_flags & IBV_SEND_INLINE) {
-		total = w->inline_len;
-		if (total > cap) {
-			*st = IBV_WC_LOC_LEN_ERR;
-			return 0;
-		}
-		memcpy(buf, w->inline_data, w->inline_len);
-		return (uint32_t)total;
-	}
-	for (uint32_t i = 0; i < w->num_sge; i++)
-		total += w->sg_list[i].length;
-	if (total > cap || total < RAW_MIN_FRAME) {
-		*st = IBV_WC_LOC_LEN_ERR;
-		return 0;
-	}
-	total = 0;
-	for (uint32_t i = 0; i < w->num_sge; i++) {
-		const struct ibv_sge *s = &w->sg_list[i];
-
-		if (mem_access_qp(d, qp->pd->pdn, qp->qpn, false, s->lkey, s->addr, buf + total, s->length,
-				  0, XPORT_MEM_READ) != XPORT_MEM_OK) {
-			*st = IBV_WC_LOC_PROT_ERR;
-			return 0;
-		}
-		total += s->length;
-	}
-	return (uint32_t)total;
-}
-
 /* Executes send WQE W: one frame out, then its completion. */
 static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 {
@@ -166,7 +129,7 @@ static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 		raw_tso_send(qp, w, &c);
 		return;
 	}
-	len = gather(qp, w, frame, sizeof(frame), &st);
+	len = raw_gather(qp, w, frame, sizeof(frame), RAW_MIN_FRAME, &st);
 	if (st == IBV_WC_SUCCESS && (w->opcode != IBV_WR_SEND || len < RAW_MIN_FRAME))
 		st = IBV_WC_LOC_QP_OP_ERR;
 	/* longer than the port's MTU allows: a ConnectX completes the WQE

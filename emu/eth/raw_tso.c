@@ -16,39 +16,6 @@
 
 #include <string.h>
 
-/* Gathers W's payload (its SGEs or inline bytes) into BUF, which holds
- * UROCE_MAX_TSO bytes; the wqe reader bounded byte_len. Returns the length,
- * or sets *st (IBV_WC_LOC_PROT_ERR, IBV_WC_LOC_LEN_ERR). */
-static uint32_t gather_payload(struct ctl_qp *qp, const struct xport_send_wqe *w, uint8_t *buf,
-			       enum ibv_wc_status *st)
-{
-	struct uroce_dev *d = qp->owner->dev;
-	uint64_t total = 0;
-
-	if (w->send_flags & IBV_SEND_INLINE) {
-		memcpy(buf, w->inline_data, w->inline_len);
-		return w->inline_len;
-	}
-	for (uint32_t i = 0; i < w->num_sge; i++)
-		total += w->sg_list[i].length;
-	if (total > UROCE_MAX_TSO) {
-		*st = IBV_WC_LOC_LEN_ERR;
-		return 0;
-	}
-	total = 0;
-	for (uint32_t i = 0; i < w->num_sge; i++) {
-		const struct ibv_sge *s = &w->sg_list[i];
-
-		if (mem_access_qp(d, qp->pd->pdn, qp->qpn, false, s->lkey, s->addr, buf + total, s->length,
-				  0, XPORT_MEM_READ) != XPORT_MEM_OK) {
-			*st = IBV_WC_LOC_PROT_ERR;
-			return 0;
-		}
-		total += s->length;
-	}
-	return (uint32_t)total;
-}
-
 void raw_tso_send(struct ctl_qp *qp, const struct xport_send_wqe *w, struct xport_cqe *c)
 {
 	static uint8_t payload[UROCE_MAX_TSO];
@@ -59,7 +26,7 @@ void raw_tso_send(struct ctl_qp *qp, const struct xport_send_wqe *w, struct xpor
 	uint32_t len, n, first;
 	bool csum = w->send_flags & IBV_SEND_IP_CSUM;
 
-	len = gather_payload(qp, w, payload, &st);
+	len = raw_gather(qp, w, payload, UROCE_MAX_TSO, 0, &st);
 	/* a header TSO cannot cut by: the WQE is malformed */
 	if (st == IBV_WC_SUCCESS && !tso_hdr_check(w->tso_hdr, w->tso_hdr_sz, &fi))
 		st = IBV_WC_LOC_QP_OP_ERR;
