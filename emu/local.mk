@@ -54,3 +54,4 @@ emu_liburoced_la_SOURCES += emu/cm/cm_mcast.c emu/cm/cm_mcast.h
 noinst_HEADERS += include/uroce/abi_mcast.h
 noinst_HEADERS += include/uroce/abi_asserts.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrcd.c
+noinst_HEADERS += include/uroce/abi_xrc.h
