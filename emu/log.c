@@ -49,6 +49,11 @@ void ulog_set_level(enum ulog_level level)
 	log_level = level;
 }
 
+int ulog_fd(void)
+{
+	return log_fp ? fileno(log_fp) : -1;
+}
+
 void ulog_close(void)
 {
 	if (log_fp)

@@ -22,6 +22,8 @@ int ulog_open(const char *path);
 void ulog_set_level(enum ulog_level level);
 
 /* Close the log file (back to stderr). */
+/* The log's file descriptor, or -1 when the log is stderr. */
+int ulog_fd(void);
 void ulog_close(void);
 
 /* Write one line (a newline is added). */

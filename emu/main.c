@@ -456,9 +456,12 @@ static void daemon_ready(int ready_fd)
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
-		/* Nobody may wait on our inherited stderr: the log (--log) is
-		 * where a daemon reports. */
-		dup2(null, 2);
+		/* Nobody may wait on our inherited stderr. What the C library
+		 * and the sanitizers print there when the daemon dies (an
+		 * abort's reason, a UBSan report, which ignores log_path when
+		 * linked with ASan) lands in the log (--log), after its
+		 * lines: the file is shared, opened with O_APPEND. */
+		dup2(ulog_fd() >= 0 ? ulog_fd() : null, 2);
 		close(null);
 	}
 	close(ready_fd);

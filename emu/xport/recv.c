@@ -31,7 +31,6 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 {
 	struct roce_pkt pkt = *pkt_in;
 	struct xport_dev *dev = qp->dev;
-	const union ibv_gid *sgid = (const union ibv_gid *)l3->src;
 	bool responder_up, requester_up;
 
 	qp->stats.rx_pkts++;
@@ -49,7 +48,7 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 	/* A connected QP takes packets from its remote address only (IBTA
 	 * Vol 1 §9.6 header validation; docs/security.md): the dgid given
 	 * with the AV at RTR. */
-	if (qp->type != IBV_QPT_UD && responder_up && memcmp(sgid->raw, qp->attr.dgid.raw, 16)) {
+	if (qp->type != IBV_QPT_UD && responder_up && memcmp(l3->src, qp->attr.dgid.raw, 16)) {
 		qp->stats.dropped++;
 		dev->stats.rx_bad_src++;
 		return EACCES;
