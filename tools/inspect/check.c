@@ -36,6 +36,9 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	long fi;
 
 	c->packets++;
+	memset(&c->last, 0, sizeof(c->last));
+	c->last.flow = c->last.req_flow = -1;
+	c->last.nak_answered = -1;
 	if (r->status == INSP_SKIPPED)
 		return;
 	if (r->status == INSP_MALFORMED) {
@@ -64,6 +67,8 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 		return;
 	}
 	c->checked++;
+	c->last.flow = fi;
+	c->last.response = key.key.response;
 	if (!c->v[fi].have_t) {
 		c->v[fi].have_t = 1;
 		c->v[fi].t_first = rec_ns(r);
@@ -79,6 +84,7 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 				"%s at PSN %" PRIu32 " carries %" PRIu32 " bytes, more than the path MTU %" PRIu32,
 				r->pkt.op->name, h->psn, r->pkt.payload_len, c->pmtu);
 	} else {
+		c->last.req_flow = fi;
 		chk_request(c, fi, r);
 	}
 	c->prev_flow = fi;

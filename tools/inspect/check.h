@@ -88,6 +88,54 @@ struct insp_flow_stats {
 /* Fill *ST for the flow with KEY's key fields; -1 (and zeros) when the checker never saw it. */
 int insp_check_flow_stats(struct insp_check *c, const struct insp_flow *key, struct insp_flow_stats *st);
 
+/*
+ * What the checker made of the last frame fed to insp_check_add (for the
+ * PSN graph, psn_trace.h): the same decisions the statistics count, so a
+ * picture and `--flows` agree.  KIND of a request: NEW (a PSN sent for the
+ * first time, in order or after a jump), LATE (first seen after a higher
+ * one: out_of_order), RESEND (sent before: retransmitted), DUP (the same
+ * PSN back to back: duplicates).  A READ response gets NEW, RESEND or DUP
+ * the same way (response set); any other response (ACK, NAK, RNR NAK,
+ * ATOMIC Acknowledge) ACK.  OTHER: not followed (skipped, malformed, bad
+ * ICRC, CNP, UD, flows beyond the limit).  NAK_ANSWERED: the request
+ * answered a pending NAK (INSP_NAK_SEQ or INSP_NAK_RNR; -1 none), sent at
+ * NAK_T_NS (capture time).  FLOW: the packet's checker flow (-1 none);
+ * REQ_FLOW: the request flow it belongs to (itself for a request, the
+ * paired request flow for a response, -1 when unpaired).
+ */
+enum insp_check_kind {
+	INSP_CK_OTHER = 0,
+	INSP_CK_NEW,
+	INSP_CK_LATE,
+	INSP_CK_RESEND,
+	INSP_CK_DUP,
+	INSP_CK_ACK,
+};
+
+struct insp_check_verdict {
+	long flow, req_flow;
+	int kind;		/* enum insp_check_kind */
+	int response;		/* a response packet */
+	int nak_answered;	/* INSP_NAK_SEQ, INSP_NAK_RNR, or -1 */
+	int64_t nak_t_ns;
+};
+
+/* The verdict on the frame last fed (valid until the next insp_check_add). */
+const struct insp_check_verdict *insp_check_last(const struct insp_check *c);
+
+/*
+ * Checker flow FLOW (an index of a verdict): its key name with the dqpn,
+ * "RoCEv2 a:p > b:p dqpn 0x000022", into BUF (LEN bytes).
+ */
+void insp_check_flow_name(const struct insp_check *c, long flow, char *buf, size_t len);
+
+/*
+ * The message latencies of request flow FLOW (ns, in no set order;
+ * what `--flows` takes its p50/p99/max from); *N their count.  NULL when
+ * there are none.  The array belongs to the checker.
+ */
+const uint64_t *insp_check_flow_latency(const struct insp_check *c, long flow, size_t *n);
+
 void insp_check_free(struct insp_check *c);
 
 #endif /* UROCE_TOOLS_INSPECT_CHECK_H */

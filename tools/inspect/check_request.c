@@ -117,6 +117,10 @@ static void request_answers_naks(struct insp_check *c, long fi, const struct ins
 		if (n->psn == psn || (roce_psn_after(psn, n->psn) && !roce_psn_after(psn, n->max_at))) {
 			int64_t waited = rec_ns(r) - n->t_ns;
 
+			if (c->last.nak_answered < 0) {
+				c->last.nak_answered = n->rnr ? INSP_NAK_RNR : INSP_NAK_SEQ;
+				c->last.nak_t_ns = n->t_ns;
+			}
 			if (n->rnr && waited > 0) {
 				fl->rnr_waits++;
 				fl->rnr_wait_ns += (uint64_t)waited;
@@ -148,9 +152,11 @@ static void request_old_psn(struct insp_check *c, long fi, const struct insp_rec
 	if (o) {
 		if (c->prev_flow == fi && c->prev_psn == psn && c->prev_frame + 1 == r->frame) {
 			/* the same packet again, back to back: a copy, not a resend */
+			c->last.kind = INSP_CK_DUP;
 			c->duplicates++;
 			fl->dups++;
 		} else {
+			c->last.kind = INSP_CK_RESEND;
 			c->retransmitted++;
 			c->retransmitted_bytes += r->pkt.payload_len;
 			fl->retx_pkts++;
@@ -168,6 +174,7 @@ static void request_old_psn(struct insp_check *c, long fi, const struct insp_rec
 				psn, op->name, r->pkt.payload_len, roce_opcode_name(o->opcode), o->payload_len);
 		return;
 	}
+	c->last.kind = INSP_CK_LATE;
 	c->out_of_order++;
 	fl->ooo++;
 	fl->goodput_bytes += r->pkt.payload_len;
@@ -237,6 +244,7 @@ void chk_request(struct insp_check *c, long fi, const struct insp_rec *r)
 	}
 
 	/* a new PSN: remember it, advance */
+	c->last.kind = INSP_CK_NEW;
 	chk_hist_put(c, fl, r);
 	fl->goodput_bytes += r->pkt.payload_len;
 	if (op->flags & ROCE_OPF_FIRST)

@@ -141,6 +141,8 @@ void chk_response(struct insp_check *c, long ri, const struct insp_rec *r)
 	struct cflow *q;
 	struct hist *o;
 
+	c->last.kind = INSP_CK_ACK;
+	c->last.req_flow = qi;
 	if (has_aeth && ((syn & 0x80) || (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RESERVED ||
 			 ((syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK && (syn & ROCE_AETH_VALUE_MASK) > 3))) {
 		chk_finding(c, r->frame, R_AETH_RESERVED, ri,
@@ -180,10 +182,13 @@ void chk_response(struct insp_check *c, long ri, const struct insp_rec *r)
 			rf->have_rd_max = 1;
 			rf->rd_max = psn;
 			rf->goodput_bytes += r->pkt.payload_len;
+			c->last.kind = INSP_CK_NEW;
 		} else if (c->prev_flow == ri && c->prev_psn == psn && c->prev_frame + 1 == r->frame) {
+			c->last.kind = INSP_CK_DUP;
 			c->duplicates++;
 			rf->dups++;
 		} else {
+			c->last.kind = INSP_CK_RESEND;
 			c->retransmitted++;
 			c->retransmitted_bytes += r->pkt.payload_len;
 			rf->retx_pkts++;

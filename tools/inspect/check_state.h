@@ -202,6 +202,7 @@ struct insp_check {
 	uint32_t prev_psn;
 	uint64_t prev_frame;
 	int nomem;
+	struct insp_check_verdict last;	/* what the last frame was (insp_check_last) */
 };
 
 /* ---- Small helpers -------------------------------------------------------- */

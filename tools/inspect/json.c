@@ -97,3 +97,8 @@ void jsonw_hex(struct jsonw *j, const char *k, uint64_t val, int digits)
 	key(j, k);
 	fprintf(j->fp, "\"0x%0*" PRIx64 "\"", digits, val);
 }
+
+void jsonw_key(struct jsonw *j, const char *k)
+{
+	key(j, k);
+}

@@ -33,5 +33,7 @@ void jsonw_bool(struct jsonw *j, const char *key, int val);
 void jsonw_u16_array(struct jsonw *j, const char *key, const uint16_t *vals, unsigned n);
 /* A string "0x%0*x" (e.g. the ICRC as 8 hex digits). */
 void jsonw_hex(struct jsonw *j, const char *key, uint64_t val, int digits);
+/* Only KEY and its colon: the caller writes the value (an array) to j->fp. */
+void jsonw_key(struct jsonw *j, const char *key);
 
 #endif /* UROCE_TOOLS_INSPECT_JSON_H */

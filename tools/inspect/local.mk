@@ -20,3 +20,10 @@ tools_inspect_uroce_inspect_LDADD += -lpthread
 # --graph and --timeline: the capture as a conversation between QP endpoints
 tools_inspect_uroce_inspect_SOURCES += tools/inspect/graph.c tools/inspect/graph.h \
 	tools/inspect/graph_svg.c tools/inspect/graph_timeline.c
+# --psn-graph and --latency-svg: PSN over time per request flow, latency histogram
+tools_inspect_uroce_inspect_SOURCES += tools/inspect/check_view.c \
+	tools/inspect/psn_trace.c tools/inspect/psn_trace.h tools/inspect/psn_plot.c tools/inspect/psn_plot.h \
+	tools/inspect/psn_svg.c tools/inspect/psn_svg.h tools/inspect/psn_json.c tools/inspect/psn_json.h \
+	tools/inspect/psn_output.c tools/inspect/psn_output.h tools/inspect/svg_util.c tools/inspect/svg_util.h \
+	tools/inspect/latency_hist.c tools/inspect/latency_hist.h tools/inspect/latency_svg.c
+tools_inspect_uroce_inspect_LDADD += -lm

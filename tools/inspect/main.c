@@ -1,6 +1,7 @@
 /*
  * inspect_main.c - `uroce inspect FILE [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]`: read a pcap or
  * (also [--graph OUT.svg] [--timeline] [--flow N], graph.h)
+ * (also [--psn-graph OUT.svg] [--latency-svg OUT.svg], psn_output.h)
  * pcapng capture, decode every RoCEv1/RoCEv2 packet, verify its ICRC, print
  * one line (or JSON object) per RoCE packet and a summary.
  *
@@ -26,6 +27,7 @@
 #include "follow.h"
 #include "graph.h"
 #include "print.h"
+#include "psn_output.h"
 #include "stats.h"
 
 #define PROG "uroce inspect"
@@ -36,7 +38,8 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]\n"
-		"                     [--graph OUT.svg | --timeline] [--flow N] [--follow] FILE.pcap\n"
+		"                     [--graph OUT.svg | --timeline] [--psn-graph OUT.svg]\n"
+		"                     [--latency-svg OUT.svg] [--flow N] [--follow] FILE.pcap\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
@@ -53,10 +56,18 @@ static void usage(FILE *fp)
 		"              per packet; at most %u arrows) and print only the summary\n"
 		"  --timeline  instead of the packets, per flow (QP pair) its packets in time\n"
 		"              order with microseconds since the flow's first packet\n"
-		"  --flow N    with --graph/--timeline: only flow N (as --timeline numbers them)\n"
+		"  --psn-graph OUT.svg  write the PSN-over-time graph of each RC/UC request\n"
+		"              flow (requests, resends by cause, ACK line, NAKs, RNR waits, READ\n"
+		"              responses, message ends; at most %u flows); with --json, the\n"
+		"              figures behind it (one object per flow)\n"
+		"  --latency-svg OUT.svg  write the histogram of message latencies (first\n"
+		"              request packet to the completing response; log-scaled bins);\n"
+		"              with --json, its bins\n"
+		"  --flow N    with --graph/--timeline/--psn-graph/--latency-svg: only flow N\n"
+		"              (the QP pair as --timeline numbers them)\n"
 		"  exit status: 0 all good, 1 malformed packet or bad ICRC (--check: a finding),\n"
 		"  2 usage/file error\n",
-		ROCE_UDP_PORT, GRAPH_MAX);
+		ROCE_UDP_PORT, GRAPH_MAX, PSN_MAX_PANELS);
 }
 
 static int parse_port(const char *s, uint16_t *port)
@@ -122,6 +133,8 @@ struct opts {
 	int json, summary_only, flows, check, follow;
 	int timeline;		/* --timeline */
 	const char *graph;	/* --graph OUT.svg, or NULL */
+	const char *psn_graph;	/* --psn-graph OUT.svg, or NULL */
+	const char *lat_svg;	/* --latency-svg OUT.svg, or NULL */
 	unsigned long flow;	/* --flow N, 1-based; 0 = all */
 	uint16_t port;
 	unsigned long mtu;	/* --mtu, bytes; 0 = learned */
@@ -155,6 +168,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "graph", required_argument, NULL, 'g' },
 		{ "timeline", no_argument, NULL, 't' },
 		{ "flow", required_argument, NULL, 'F' },
+		{ "psn-graph", required_argument, NULL, 'P' },
+		{ "latency-svg", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -198,6 +213,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 't':
 			o->timeline = 1;
 			break;
+		case 'P':
+			o->psn_graph = optarg;
+			break;
+		case 'L':
+			o->lat_svg = optarg;
+			break;
 		case 'F': {
 			char *end;
 
@@ -225,8 +246,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->path = argv[optind];
 
-	if (o->flow && !o->graph && !o->timeline) {
-		fprintf(stderr, PROG ": --flow needs --graph or --timeline\n");
+	if (o->flow && !o->graph && !o->timeline && !o->psn_graph && !o->lat_svg) {
+		fprintf(stderr, PROG ": --flow needs --graph, --timeline, --psn-graph or --latency-svg\n");
 		return 2;
 	}
 	if (o->timeline && o->json) {
@@ -305,17 +326,20 @@ int main(int argc, char **argv)
 	struct insp_check *checker = NULL;
 	static struct insp_flows flow_table;
 	struct insp_graph *graph = NULL;
+	static struct psn_trace trace;
+	int psn;
 	pcap_t *pc;
 
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	psn = o.psn_graph || o.lat_svg;
 	pc = open_capture(o.path, o.follow, &dlt);
 	if (!pc)
 		return 2;
 	if (o.follow)
 		setvbuf(stdout, NULL, _IOLBF, 0); /* each packet's line as it comes */
-	if (o.check || o.flows) {
+	if (o.check || o.flows || psn) {
 		checker = insp_check_new((uint32_t)o.mtu);
 		if (!checker) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -324,7 +348,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (o.graph || o.timeline) {
+	if (o.graph || o.timeline || psn) {
 		graph = insp_graph_new();
 		if (!graph) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -351,10 +375,12 @@ int main(int argc, char **argv)
 			insp_flows_add(&flow_table, &rec);
 		if (checker)
 			insp_check_add(checker, &rec);
+		if (psn)
+			psn_trace_add(&trace, checker, &rec);
 		if (graph)
 			insp_graph_add(graph, &rec);
 		if (rec.status == INSP_SKIPPED || o.summary_only || o.check || o.graph ||
-		    o.timeline)
+		    o.timeline || psn)
 			continue;
 		if (o.json)
 			insp_print_json(stdout, &rec);
@@ -372,6 +398,13 @@ int main(int argc, char **argv)
 	}
 	if (graph && graph_output(graph, &o) != 0)
 		status = 2;
+	else if (psn) {
+		struct psn_opts po = { o.psn_graph, o.lat_svg, o.json, (uint32_t)o.flow, o.path };
+
+		if (psn_output(&trace, checker, graph, &po) != 0)
+			status = 2;
+	}
+	psn_trace_free(&trace);
 	insp_graph_free(graph);
 	if (o.flows && o.json)
 		insp_flows_print_json(stdout, &flow_table, checker);
