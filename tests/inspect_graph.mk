@@ -2,3 +2,7 @@
 # by an XML parser and rendered by rsvg-convert) and the Wireshark ICRC plugin.
 TESTS += tests/inspect_graph.py
 EXTRA_DIST += tests/inspect_graph.py
+# `uroce inspect --psn-graph/--latency-svg`: columns, resends by cause and bins
+# exact against --flows, the SVG read back and rendered, 100,000 packets
+TESTS += tests/inspect_psn_graph.py
+EXTRA_DIST += tests/inspect_psn_graph.py

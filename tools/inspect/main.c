@@ -247,7 +247,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->path = argv[optind];
 
 	if (o->flow && !o->graph && !o->timeline && !o->psn_graph && !o->lat_svg) {
-		fprintf(stderr, PROG ": --flow needs --graph, --timeline, --psn-graph or --latency-svg\n");
+		fprintf(stderr, PROG ": --flow needs --graph or --timeline (or --psn-graph, --latency-svg)\n");
 		return 2;
 	}
 	if (o->timeline && o->json) {
