@@ -38,8 +38,8 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: " PROG " [--json] [--summary] [--flows] [--check [--mtu N]] [--port N]\n"
-		"                     [--graph OUT.svg | --timeline] [--psn-graph OUT.svg]\n"
-		"                     [--latency-svg OUT.svg] [--flow N] [--follow] FILE.pcap\n"
+		"                     [--graph OUT.svg | --timeline] [--flow N] [--follow] FILE.pcap\n"
+		"                     [--psn-graph OUT.svg] [--latency-svg OUT.svg]\n"
 		"  Decode the RoCEv2 (UDP port N, default %u) and RoCEv1 (Ethertype 0x8915)\n"
 		"  packets of a pcap or pcapng file and verify each ICRC.\n"
 		"  --json      one JSON object per packet and one summary object\n"
