@@ -18,7 +18,7 @@
 #define RIGHT 30
 #define WIDTH (LEFT + PSN_COLS + RIGHT)
 #define LEGEND 110		/* px: document title and legend */
-#define PTITLE 34		/* px above a plot: the flow's name */
+#define PTITLE 46		/* px above a plot: the flow's name and counts */
 #define PLOT_H 360
 #define AXIS 44			/* px below a plot: time labels */
 #define PANEL (PTITLE + PLOT_H + AXIS)
@@ -30,7 +30,7 @@ static const struct style {
 	int marks;		/* 1: <rect> per column, 2: hollow <rect>, 0: in one path */
 } styles[PS__COUNT] = {
 	[PS_REQ] = { "#1f4e9c", 0 },
-	[PS_MSG_END] = { "#000000", 0 },
+	[PS_MSG_END] = { "#9e9e9e", 0 },
 	[PS_RETX_SEQ] = { "#d62728", 1 },
 	[PS_RETX_RNR] = { "#ef6c00", 1 },
 	[PS_RETX_TIMEOUT] = { "#8e24aa", 1 },
@@ -204,10 +204,10 @@ void psn_svg_panel(FILE *fp, size_t index, uint32_t flow, const char *name, cons
 	unsigned s;
 
 	fprintf(fp, "<g class=\"panel\" data-flow=\"%" PRIu32 "\">\n<text x=\"%d\" y=\"%d\" font-size=\"13\">"
-		"flow %" PRIu32 ": ", flow, LEFT, top - 10, flow);
+		"flow %" PRIu32 ": ", flow, LEFT, top - 26, flow);
 	svg_text(fp, name);
-	fprintf(fp, ": %" PRIu64 " requests, %" PRIu64 " resends (sequence NAK %" PRIu64 ", RNR NAK %"
-		PRIu64 ", timeout %" PRIu64 "), %zu RNR waits</text>\n",
+	fprintf(fp, "</text>\n<text x=\"%d\" y=\"%d\">%" PRIu64 " requests, %" PRIu64 " resends (sequence NAK %"
+		PRIu64 ", RNR NAK %" PRIu64 ", timeout %" PRIu64 "), %zu RNR waits</text>\n", LEFT, top - 9,
 		f->counts[PS_REQ] + f->counts[PS_RETX_SEQ] + f->counts[PS_RETX_RNR] + f->counts[PS_RETX_TIMEOUT] +
 		f->counts[PS_DUP], f->counts[PS_RETX_SEQ] + f->counts[PS_RETX_RNR] + f->counts[PS_RETX_TIMEOUT],
 		f->counts[PS_RETX_SEQ], f->counts[PS_RETX_RNR], f->counts[PS_RETX_TIMEOUT], f->nrnr);
@@ -217,9 +217,9 @@ void psn_svg_panel(FILE *fp, size_t index, uint32_t flow, const char *name, cons
 			p->band[i].c1 - p->band[i].c0 + 1, PLOT_H, RNR_COLOR, p->band[i].n);
 	axes(fp, p, top);
 	ack_line(fp, p, top);
+	dense(fp, p, top, PS_MSG_END);
 	dense(fp, p, top, PS_REQ);
 	dense(fp, p, top, PS_READ_RESP);
-	dense(fp, p, top, PS_MSG_END);
 	for (s = 0; s < PS__COUNT; s++)
 		if (styles[s].marks)
 			marks(fp, p, top, s);
