@@ -6,3 +6,6 @@ EXTRA_DIST += tests/inspect_graph.py
 # exact against --flows, the SVG read back and rendered, 100,000 packets
 TESTS += tests/inspect_psn_graph.py
 EXTRA_DIST += tests/inspect_psn_graph.py
+# the same against --flows on uroce's own capture of a lossy perftest run
+TESTS += tests/inspect_psn_graph_live.sh
+EXTRA_DIST += tests/inspect_psn_graph_live.sh

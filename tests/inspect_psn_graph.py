@@ -62,8 +62,11 @@ def reth(tmpl, length):
     return bytes(e)
 
 
+PORT_ARGS = []     # --port N of a real capture
+
+
 def run_json(path, *args):
-    rc, out, err = inspect(path, "--json", *args)
+    rc, out, err = inspect(path, "--json", *(PORT_ARGS + list(args)))
     objs = [json.loads(line) for line in out.splitlines()]
     return rc, objs, err
 
@@ -114,6 +117,73 @@ def bin_of(v):
     return (e[k], e[k + 1])
 
 
+# ---- against --flows: any capture ------------------------------------------
+
+
+def compare(path, what, flow=None):
+    """Panels of PATH (or of --flow FLOW) against --flows; returns the panels."""
+    fl = flows_of(path)
+    out_svg = os.path.join(tmp, os.path.basename(path) + ".svg")
+    args = ["--psn-graph", out_svg, "--latency-svg", out_svg + ".lat.svg"]
+    if flow:
+        args += ["--flow", str(flow)]
+    rc, objs, err = run_json(path, *args)
+    check_eq((rc, err), (0, ""), "%s: exit status, stderr" % what)
+    pg = [o["psn_graph"] for o in objs if "psn_graph" in o]
+    lh = [o["latency_histogram"] for o in objs if "latency_histogram" in o]
+    by_name = {}
+    for f in fl:
+        name = "%s %s > %s dqpn 0x%06x" % (
+            "RoCEv%d" % f["version"],
+            ("[%s]:%d" % (f["src"], f["sport"]) if ":" in f["src"] else "%s:%d" % (f["src"], f["sport"]))
+            if f["version"] == 2 else f["src"],
+            ("[%s]:%d" % (f["dst"], f["dport"]) if ":" in f["dst"] else "%s:%d" % (f["dst"], f["dport"]))
+            if f["version"] == 2 else f["dst"], f["destqp"])
+        by_name.setdefault(name, []).append(f)
+    msgs = 0
+    for g in pg:
+        req = [f for f in by_name.get(g["name"], []) if f["kind"] == "requests"]
+        if not check_eq(len(req), 1, "%s: panel %s is a request flow of --flows" % (what, g["name"])):
+            continue
+        req = req[0]
+        msgs += req["stats"]["messages"]
+        check_eq(sum(g["counts"][k] for k in RETX), req["stats"]["retransmitted"],
+                 "%s: %s resends = --flows" % (what, g["name"]))
+        check_eq((g["psn_first"], g["counts"]["req"] + g["counts"]["dup"] + sum(g["counts"][k] for k in RETX)),
+                 (req["first_psn"], req["packets"]), "%s: %s first PSN and packets" % (what, g["name"]))
+        check(g["psn_min"] <= req["first_psn"] and g["psn_max"] >= req["max_psn"],
+              "%s: %s y range %d..%d holds the request PSNs %d..%d" % (
+                  what, g["name"], g["psn_min"], g["psn_max"], req["first_psn"], req["max_psn"]))
+        for k, v in g["series"].items():
+            check_eq(sum(c[3] for c in v), g["counts"][k], "%s: series %s sums to its count" % (what, k))
+    check_eq(sum(b["count"] for b in lh[0]["bins"]) if lh else -1, msgs,
+             "%s: histogram sums to the messages of --flows" % what)
+    if not flow:
+        check_eq(sum(g["counts"]["read_retx"] for g in pg),
+                 sum(f["stats"]["retransmitted"] for f in fl if f["kind"] == "responses"),
+                 "%s: READ responses again = --flows retransmitted of the response flows" % what)
+        check_eq(sum(g["counts"]["read_dup"] + g["counts"]["dup"] for g in pg),
+                 sum(f["stats"]["duplicates"] for f in fl), "%s: duplicates = --flows duplicates" % what)
+    root = svg_root(out_svg, what)
+    check_eq(sorted(int(p.get("data-flow")) for p in groups(root, "panel")), sorted(g["flow"] for g in pg),
+             "%s: one SVG panel per request flow" % what)
+    return pg
+
+
+
+# --capture FILE --port N: only this, on a real capture (inspect_psn_graph_live.sh)
+if len(sys.argv) == 5 and sys.argv[1] == "--capture" and sys.argv[3] == "--port":
+    PORT_ARGS[:] = ["--port", sys.argv[4]]
+    pg = compare(sys.argv[2], "capture")
+    retx = sum(sum(g["counts"][k] for k in RETX) for g in pg)
+    check(retx > 0, "capture: resends drawn: %d" % retx)
+    for g in pg:
+        print("flow %d %s: %s" % (g["flow"], g["name"], " ".join("%s %d" % kv for kv in g["counts"].items())))
+    render(os.path.join(tmp, os.path.basename(sys.argv[2]) + ".svg"), "capture SVG")
+    render(os.path.join(tmp, os.path.basename(sys.argv[2]) + ".svg.lat.svg"), "capture latency SVG")
+    shutil.rmtree(tmp)
+    finish("inspect_psn_graph --capture")
+
 # ---- the lossy exchange ----------------------------------------------------
 
 SEND_LAST = 0x02
@@ -159,7 +229,7 @@ check_eq((g["flow"], g["name"], g["first_frame"], g["t0_ns"], g["span_ns"], g["c
          (1, "RoCEv2 192.168.0.1:49730 > 192.168.0.2:4791 dqpn 0x000022", 1, 1000000000, 31000, 1000),
          "lossy: the panel")
 check_eq(g["counts"], {"req": 6, "msg_end": 4, "retx_seq": 1, "retx_rnr": 1, "retx_timeout": 0, "dup": 1,
-                       "read_resp": 3, "read_retx": 1, "ack": 7, "nak_seq": 1, "nak_rnr": 1, "nak_fatal": 0},
+                       "read_resp": 3, "read_retx": 1, "read_dup": 0, "ack": 7, "nak_seq": 1, "nak_rnr": 1, "nak_fatal": 0},
          "lossy: points per series")
 req_flow, resp_flow = fl[0], fl[1]
 check_eq(sum(g["counts"][k] for k in RETX), req_flow["stats"]["retransmitted"],
@@ -195,12 +265,13 @@ for k, v in S.items():
 root = svg_root(svg, "lossy")
 panels = groups(root, "panel")
 check_eq([p.get("data-flow") for p in panels], ["1"], "lossy SVG: one panel, flow 1")
-check_eq(len(groups(root, "legend-item")), 13, "lossy SVG: 12 series and the RNR wait in the legend")
+check_eq(len(groups(root, "legend-item")), 14, "lossy SVG: 13 series and the RNR wait in the legend")
 if panels:
     pn = panels[0]
     check_eq(sum(marks_n(pn, k) for k in RETX), req_flow["stats"]["retransmitted"],
              "lossy SVG: resend marks = --flows retransmitted")
-    for k in ("retx_seq", "retx_rnr", "retx_timeout", "dup", "read_retx", "nak_seq", "nak_rnr", "nak_fatal"):
+    for k in ("retx_seq", "retx_rnr", "retx_timeout", "dup", "read_retx", "read_dup", "nak_seq", "nak_rnr",
+              "nak_fatal"):
         check_eq(marks_n(pn, k), g["counts"][k], "lossy SVG: %s marks" % k)
     rnr = [r for r in pn.iter(SVG + "rect") if r.get("class") == "rnr-wait"]
     check_eq([r.get("data-n") for r in rnr], ["1"], "lossy SVG: one RNR wait band")
@@ -232,52 +303,7 @@ check_eq(sorted((int(r.get("data-lo")), int(r.get("data-hi")), int(r.get("data-n
          sorted((lo, hi, 1) for lo, hi in full), "latency SVG: one bar per bin with messages")
 render(lsvg, "latency SVG")
 
-# ---- real captures: kernel rxe and the sample ------------------------------
-
-
-def compare(path, what, flow=None):
-    """Panels of PATH (or of --flow FLOW) against --flows; returns the panels."""
-    fl = flows_of(path)
-    out_svg = os.path.join(tmp, os.path.basename(path) + ".svg")
-    args = ["--psn-graph", out_svg, "--latency-svg", out_svg + ".lat.svg"]
-    if flow:
-        args += ["--flow", str(flow)]
-    rc, objs, err = run_json(path, *args)
-    check_eq((rc, err), (0, ""), "%s: exit status, stderr" % what)
-    pg = [o["psn_graph"] for o in objs if "psn_graph" in o]
-    lh = [o["latency_histogram"] for o in objs if "latency_histogram" in o]
-    by_name = {}
-    for f in fl:
-        name = "%s %s > %s dqpn 0x%06x" % (
-            "RoCEv%d" % f["version"],
-            ("[%s]:%d" % (f["src"], f["sport"]) if ":" in f["src"] else "%s:%d" % (f["src"], f["sport"]))
-            if f["version"] == 2 else f["src"],
-            ("[%s]:%d" % (f["dst"], f["dport"]) if ":" in f["dst"] else "%s:%d" % (f["dst"], f["dport"]))
-            if f["version"] == 2 else f["dst"], f["destqp"])
-        by_name.setdefault(name, []).append(f)
-    msgs = 0
-    for g in pg:
-        req = [f for f in by_name.get(g["name"], []) if f["kind"] == "requests"]
-        if not check_eq(len(req), 1, "%s: panel %s is a request flow of --flows" % (what, g["name"])):
-            continue
-        req = req[0]
-        msgs += req["stats"]["messages"]
-        check_eq(sum(g["counts"][k] for k in RETX), req["stats"]["retransmitted"],
-                 "%s: %s resends = --flows" % (what, g["name"]))
-        check_eq((g["psn_first"], g["counts"]["req"] + g["counts"]["dup"] + sum(g["counts"][k] for k in RETX)),
-                 (req["first_psn"], req["packets"]), "%s: %s first PSN and packets" % (what, g["name"]))
-        check(g["psn_min"] <= req["first_psn"] and g["psn_max"] >= req["max_psn"],
-              "%s: %s y range %d..%d holds the request PSNs %d..%d" % (
-                  what, g["name"], g["psn_min"], g["psn_max"], req["first_psn"], req["max_psn"]))
-        for k, v in g["series"].items():
-            check_eq(sum(c[3] for c in v), g["counts"][k], "%s: series %s sums to its count" % (what, k))
-    check_eq(sum(b["count"] for b in lh[0]["bins"]) if lh else -1, msgs,
-             "%s: histogram sums to the messages of --flows" % what)
-    root = svg_root(out_svg, what)
-    check_eq(sorted(int(p.get("data-flow")) for p in groups(root, "panel")), sorted(g["flow"] for g in pg),
-             "%s: one SVG panel per request flow" % what)
-    return pg
-
+# ---- kernel rxe captures and the sample ------------------------------------
 
 for name in ("rxe-ipv4.pcap", "rxe-ipv6.pcap"):
     pg = compare(os.path.join(TOP_SRCDIR, "tests", "data", name), name)

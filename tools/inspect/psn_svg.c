@@ -37,6 +37,7 @@ static const struct style {
 	[PS_DUP] = { "#8c564b", 1 },
 	[PS_READ_RESP] = { "#2e7d32", 0 },
 	[PS_READ_RETX] = { "#9e9d24", 1 },
+	[PS_READ_DUP] = { "#6d4c41", 1 },
 	[PS_ACK] = { "#00838f", 0 },
 	[PS_NAK_SEQ] = { "#d62728", 2 },
 	[PS_NAK_RNR] = { "#ef6c00", 2 },

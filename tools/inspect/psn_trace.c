@@ -11,13 +11,14 @@
 #include <string.h>
 
 const char *const psn_series_names[PS__COUNT] = {
-	"req", "msg_end", "retx_seq", "retx_rnr", "retx_timeout", "dup", "read_resp", "read_retx",
+	"req", "msg_end", "retx_seq", "retx_rnr", "retx_timeout", "dup", "read_resp", "read_retx", "read_dup",
 	"ack", "nak_seq", "nak_rnr", "nak_fatal",
 };
 
 const char *const psn_series_legend[PS__COUNT] = {
 	"request", "message end", "resend: sequence NAK", "resend: RNR NAK", "resend: timeout",
-	"duplicate", "READ response", "READ response again", "highest PSN acknowledged",
+	"duplicate", "READ response", "READ response again", "READ response duplicate",
+	"highest PSN acknowledged",
 	"NAK: PSN sequence error", "RNR NAK", "NAK: fatal",
 };
 
@@ -151,7 +152,8 @@ static void response(struct psn_trace *t, struct psn_flow *f, const struct insp_
 	int64_t acked = y;
 
 	if (v->kind != INSP_CK_ACK) {
-		point(t, f, ns, y, v->kind == INSP_CK_NEW ? PS_READ_RESP : PS_READ_RETX);
+		point(t, f, ns, y, v->kind == INSP_CK_NEW ? PS_READ_RESP
+			: v->kind == INSP_CK_DUP ? PS_READ_DUP : PS_READ_RETX);
 	} else if (r->pkt.h.opcode == ROCE_OP_RC_ACK && (syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK) {
 		unsigned s = (syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RNR_NAK ? PS_NAK_RNR
 			: (syn & ROCE_AETH_VALUE_MASK) == 0 ? PS_NAK_SEQ : PS_NAK_FATAL;

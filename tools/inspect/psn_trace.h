@@ -36,7 +36,8 @@ enum psn_series {
 	PS_RETX_TIMEOUT,	/* resent with no NAK asking for it */
 	PS_DUP,		/* the same packet back to back (a copy) */
 	PS_READ_RESP,	/* READ response, first time */
-	PS_READ_RETX,	/* READ response sent again (or copied) */
+	PS_READ_RETX,	/* READ response sent again */
+	PS_READ_DUP,	/* READ response copied back to back */
 	PS_ACK,		/* the highest PSN acknowledged (a line) */
 	PS_NAK_SEQ,	/* PSN sequence error NAK, at its PSN */
 	PS_NAK_RNR,	/* RNR NAK, at its PSN */
