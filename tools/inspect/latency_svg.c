@@ -24,7 +24,8 @@
 static void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	double div;
-	const char *unit = svg_time_unit((double)ns, &div);
+	/* the unit in which NS is at least 1: 100 ms, not 0.1 s */
+	const char *unit = svg_time_unit((double)ns / 10, &div);
 
 	snprintf(buf, len, "%.3g %s", (double)ns / div, unit);
 }
