@@ -17,7 +17,12 @@
 - A generated 100,000-packet capture whose PSNs wrap past 2^24, with
   sequence-NAK, RNR and timeout resends at known places: the counts by
   cause exact, the y range unwrapped, the SVG under 2 MB.
+- Timestamps that go back (an RNR retry stamped before its NAK): no RNR
+  wait drawn, as --flows counts none; the SVG still parses.
 - Usage errors: --flow without a drawing option, an unwritable path.
+
+With --capture FILE --port N only the comparison with --flows runs, on a
+real capture (tests/inspect_psn_graph_live.sh).
 """
 import json
 import os
@@ -149,6 +154,7 @@ def compare(path, what, flow=None):
         msgs += req["stats"]["messages"]
         check_eq(sum(g["counts"][k] for k in RETX), req["stats"]["retransmitted"],
                  "%s: %s resends = --flows" % (what, g["name"]))
+        check_eq(len(g["rnr_waits"]), req["stats"]["rnr_waits"], "%s: %s RNR waits = --flows" % (what, g["name"]))
         check_eq((g["psn_first"], g["counts"]["req"] + g["counts"]["dup"] + sum(g["counts"][k] for k in RETX)),
                  (req["first_psn"], req["packets"]), "%s: %s first PSN and packets" % (what, g["name"]))
         check(g["psn_min"] <= req["first_psn"] and g["psn_max"] >= req["max_psn"],
@@ -399,6 +405,19 @@ check_eq(sum(b["count"] for b in lh[0]["bins"]) if lh else -1, fl[0]["stats"]["m
 size = os.path.getsize(bsvg)
 check(size < 2000000, "100k: SVG of %d bytes, under 2 MB" % size)
 render(bsvg, "100k SVG")
+
+# ---- timestamps that go back: a retry stamped before its RNR NAK -------------
+
+back = os.path.join(tmp, "back.pcap")
+write_pcap(back, cap.linktype, [(1, t, None, f) for t, f in (
+    (9000, make(1, 104, 20)), (10000, make(2, 104, eth=aeth(0x21, 2))), (5000, make(1, 104, 20)),
+    (26000, make(2, 104, eth=aeth(0x1F, 3))))])
+rc, objs, err = run_json(back, "--psn-graph", os.path.join(tmp, "back.svg"))
+pg = [o["psn_graph"] for o in objs if "psn_graph" in o]
+check_eq((rc, [(g["rnr_waits"], g["rnr_bands"], g["counts"]["retx_rnr"], g["span_ns"]) for g in pg]),
+         (0, [([], [], 1, 17000)]), "back in time: the retry drawn, no RNR wait (as --flows), span to the last")
+check_eq(flows_of(back)[0]["stats"]["rnr_waits"], 0, "back in time: --flows counts no RNR wait")
+svg_root(os.path.join(tmp, "back.svg"), "back in time")
 
 # ---- usage -------------------------------------------------------------------
 

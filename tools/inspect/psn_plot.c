@@ -34,6 +34,13 @@ static int bands(struct psn_plot *p, const struct psn_flow *f)
 		uint32_t c0 = psn_plot_col(p, f->rnr[i].t0_ns), c1 = psn_plot_col(p, f->rnr[i].t1_ns);
 		struct psn_band *b = p->nband ? &p->band[p->nband - 1] : NULL;
 
+		if (c1 < c0) {	/* timestamps that go back in time */
+			uint32_t x = c0;
+
+			c0 = c1;
+			c1 = x;
+		}
+
 		/* retries come in time order, so only the last band can overlap */
 		if (b && c0 <= b->c1 + 1) {
 			if (c1 > b->c1)

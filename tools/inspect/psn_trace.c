@@ -116,7 +116,7 @@ static void request(struct psn_trace *t, struct psn_flow *f, const struct insp_c
 {
 	unsigned s = PS_REQ;
 
-	if (v->nak_answered == INSP_NAK_RNR)
+	if (v->nak_answered == INSP_NAK_RNR && ns > v->nak_t_ns)	/* as --flows counts RNR waits */
 		rnr_wait(t, f, v->nak_t_ns, ns);
 	if (v->nak_answered >= 0)
 		f->run = v->nak_answered == INSP_NAK_RNR ? PS_RETX_RNR : PS_RETX_SEQ;

@@ -14,7 +14,7 @@
  * the checker pairs them), or the cause of the resend just before it on
  * the flow (a go-back-N run continues), or else a timeout (no NAK asked for
  * it).  An RNR wait is the time from the RNR NAK to the retry that answers
- * it.  The ACK line is the highest PSN acknowledged so far: an ACK or
+ * it (when the retry comes later in time, as --flows counts them).  The ACK line is the highest PSN acknowledged so far: an ACK or
  * ATOMIC Acknowledge acknowledges its PSN, a READ response its PSN, a NAK
  * the PSN before its own.
  */
