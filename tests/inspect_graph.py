@@ -29,7 +29,8 @@ import xml.etree.ElementTree as ET
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from inspect_lib import SAMPLE, check, check_eq, finish, inspect, read_pcap, write_pcap  # noqa: E402
+from inspect_lib import (SAMPLE, check, check_eq, finish, inspect, png_pixels, read_pcap,  # noqa: E402
+                         write_pcap)
 from inspect_check_break import Capture  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -122,43 +123,6 @@ def lifelines(root):
         if g.get("class") == "lifeline":
             out.append(" ".join(t.text for t in g.findall(SVG + "text")))
     return out
-
-
-def png_pixels(path):
-    """(width, height, rows of RGBA tuples) of an 8-bit RGBA or RGB PNG (PNG spec §9 filters)."""
-    d = open(path, "rb").read()
-    assert d[:8] == b"\x89PNG\r\n\x1a\n"
-    off, idat, w = 8, b"", 0
-    while off < len(d):
-        n, typ = struct.unpack(">I4s", d[off:off + 8])
-        body = d[off + 8:off + 8 + n]
-        if typ == b"IHDR":
-            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
-            bpp = 4 if ctype == 6 else 3
-        elif typ == b"IDAT":
-            idat += body
-        off += 12 + n
-    raw, stride, prev, rows, p = zlib.decompress(idat), w * bpp, None, [], 0
-    for _ in range(h):
-        ft, line = raw[p], bytearray(raw[p + 1:p + 1 + stride])
-        p += 1 + stride
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i] if prev else 0
-            c = prev[i - bpp] if prev and i >= bpp else 0
-            if ft == 1:
-                line[i] = (line[i] + a) & 0xFF
-            elif ft == 2:
-                line[i] = (line[i] + b) & 0xFF
-            elif ft == 3:
-                line[i] = (line[i] + (a + b) // 2) & 0xFF
-            elif ft == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
-        rows.append(line)
-        prev = line
-    return w, h, [[tuple(r[x * bpp:x * bpp + 3]) for x in range(w)] for r in rows]
 
 
 # ---- the sample: timeline ----

@@ -33,7 +33,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from inspect_lib import SAMPLE, TOP_SRCDIR, check, check_eq, finish, inspect, write_pcap  # noqa: E402
+from inspect_lib import (SAMPLE, TOP_SRCDIR, check, check_eq, finish, inspect, png_pixels,  # noqa: E402
+                         write_pcap)
 from inspect_check_break import Capture  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -293,6 +294,31 @@ with open(svg, "rb") as f:
     body = f.read()
 check(b"<script" not in body and b"href" not in body, "lossy SVG: no script, no external reference")
 render(svg, "lossy SVG")
+
+
+def pixel(svg, x, y):
+    """RGB of pixel (X, Y) of SVG as rsvg-convert renders it (a 3x3 window around it)."""
+    png = svg + ".px.png"
+    p = subprocess.run([shutil.which("rsvg-convert") or "rsvg-convert", "--page-width", "3", "--page-height", "3",
+                        "--left=%d" % (1 - x), "--top=%d" % (1 - y), "-o", png, svg], stderr=subprocess.PIPE)
+    check_eq((p.returncode, p.stderr), (0, b""), "rsvg-convert renders the window at %d,%d" % (x, y))
+    return png_pixels(png)[2][1][1]
+
+
+if shutil.which("rsvg-convert") and panels:
+    # the centre of each resend mark has its series' colour; the RNR band its own
+    for k, rgb in (("retx_seq", (0xd6, 0x27, 0x28)), ("retx_rnr", (0xef, 0x6c, 0x00))):
+        for g_ in panels[0].iter(SVG + "g"):
+            if g_.get("class") == "s-" + k:
+                for r in g_.findall(SVG + "rect"):
+                    x = float(r.get("x")) + float(r.get("width")) / 2
+                    y = float(r.get("y")) + float(r.get("height")) / 2
+                    check_eq(pixel(svg, int(x), int(y)), rgb, "lossy PNG: the %s mark at %d,%d" % (k, x, y))
+    band = [r for r in panels[0].iter(SVG + "rect") if r.get("class") == "rnr-wait"][0]
+    bx, by = float(band.get("x")) + float(band.get("width")) / 2, float(band.get("y")) + 20
+    got = pixel(svg, int(bx), int(by))
+    check(all(abs(a - b) <= 2 for a, b in zip(got, (255, 224, 179))),
+          "lossy PNG: the RNR band (#ffcc80 at 0.6 over white) at %d,%d: %r" % (bx, by, got))
 
 # the latency histogram: the four latencies of --flows (1, 6, 17 and 3 us)
 h = lh[0]

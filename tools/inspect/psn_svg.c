@@ -45,6 +45,12 @@ static const struct style {
 };
 #define RNR_COLOR "#ffcc80"
 
+/* The marks, drawn in this order: resends last, on top of a copy or a NAK in their column. */
+static const unsigned mark_order[] = {
+	PS_DUP, PS_READ_DUP, PS_NAK_FATAL, PS_NAK_RNR, PS_NAK_SEQ, PS_READ_RETX, PS_RETX_TIMEOUT,
+	PS_RETX_RNR, PS_RETX_SEQ,
+};
+
 void psn_svg_begin(FILE *fp, const char *title, size_t npanels, uint64_t omitted)
 {
 	int s, i;
@@ -221,9 +227,8 @@ void psn_svg_panel(FILE *fp, size_t index, uint32_t flow, const char *name, cons
 	dense(fp, p, top, PS_MSG_END);
 	dense(fp, p, top, PS_REQ);
 	dense(fp, p, top, PS_READ_RESP);
-	for (s = 0; s < PS__COUNT; s++)
-		if (styles[s].marks)
-			marks(fp, p, top, s);
+	for (s = 0; s < sizeof(mark_order) / sizeof(mark_order[0]); s++)
+		marks(fp, p, top, mark_order[s]);
 	fputs("</g>\n", fp);
 }
 
