@@ -39,6 +39,9 @@ INSPECT_FUZZ_SRCS = $(addprefix $(srcdir)/,$(NETSTACK_SRCS) tests/inspect_fuzz.c
 	tools/inspect/link.c tools/inspect/decode.c tools/inspect/print.c tools/inspect/json.c \
 	tools/inspect/flows.c tools/inspect/check.c tools/inspect/check_flow.c tools/inspect/check_request.c \
 	tools/inspect/check_response.c tools/inspect/check_read.c tools/inspect/check_report.c)
+# the points and pixel columns of --psn-graph, and their JSON (the SVG writers need libm)
+INSPECT_FUZZ_SRCS += $(addprefix $(srcdir)/,tools/inspect/check_view.c tools/inspect/psn_trace.c \
+	tools/inspect/psn_plot.c tools/inspect/psn_json.c)
 EXTRA_DIST += tests/inspect_fuzz.c tests/inspect_fuzz.sh
 CLEANFILES += tests/inspect_fuzz tests/inspect-fuzz-crash-*
 if HAVE_FUZZER

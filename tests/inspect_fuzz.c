@@ -2,7 +2,8 @@
  * inspect_fuzz.c - libFuzzer harness of `uroce inspect`'s per-frame path:
  * link-layer framing (every supported link type), RoCE classification, the
  * netstack decode, both printers, the flow table and the transport-rule
- * checker (with its per-flow statistics), on hostile bytes.  Built with
+ * checker (with its per-flow statistics), the points and pixel columns of
+ * the PSN graph with their JSON, on hostile bytes.  Built with
  * $(FUZZ_CC) and ASan/UBSan; run by tests/inspect_fuzz.sh.
  *
  * Input: byte 0 selects the link type (table below), byte 1 bit 0 says the
@@ -21,6 +22,9 @@
 #include "tools/inspect/decode.h"
 #include "tools/inspect/flows.h"
 #include "tools/inspect/print.h"
+#include "tools/inspect/psn_json.h"
+#include "tools/inspect/psn_plot.h"
+#include "tools/inspect/psn_trace.h"
 
 static const int dlts[] = {
 	DLT_EN10MB, DLT_RAW, 228 /* IPV4 */, 229 /* IPV6 */, DLT_LINUX_SLL,
@@ -35,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct insp_rec rec;
 	static struct insp_flows flows;
 	static struct insp_check *chk;
+	static struct psn_trace trace;
 	uint8_t *frame;
 	size_t n;
 	int dlt;
@@ -57,9 +62,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		insp_print_text(sink, &rec);
 		insp_print_json(sink, &rec);
 		insp_flows_add(&flows, &rec);
-		if (chk)
+		if (chk) {
 			insp_check_add(chk, &rec);
+			psn_trace_add(&trace, chk, &rec);
+		}
 		if (flows.n >= 64) {
+			size_t i;
+
+			for (i = 0; i < trace.n; i++) {
+				struct psn_plot p;
+
+				/* a few columns, so that points share them */
+				if (psn_plot_build(&p, &trace.v[i], 1 + data[1] % 16) == 0) {
+					psn_json(sink, (uint32_t)i + 1, "fuzz", &p);
+					psn_plot_free(&p);
+				}
+			}
+			psn_trace_free(&trace);
 			insp_flows_print_text(sink, &flows, chk);
 			insp_flows_print_json(sink, &flows, chk);
 			insp_flows_free(&flows);
