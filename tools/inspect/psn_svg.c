@@ -88,8 +88,10 @@ void psn_svg_begin(FILE *fp, const char *title, size_t npanels, uint64_t omitted
 /* Pixel y of PSN V in a plot whose top is TOP. */
 static double ypx(const struct psn_plot *p, int top, int64_t v)
 {
-	double r = p->ymax > p->ymin ? (double)(p->ymax - p->ymin) : 1;
+	double r = (double)(p->ymax - p->ymin);
 
+	if (p->ymax == p->ymin)	/* one PSN: in the middle */
+		return top + PLOT_H / 2.0;
 	return top + 6 + (PLOT_H - 12) * (1 - (double)(v - p->ymin) / r);
 }
 
@@ -102,7 +104,7 @@ static double xpx(uint32_t col)
 static void axes(FILE *fp, const struct psn_plot *p, int top)
 {
 	double ystep = svg_tick_step((double)(p->ymax - p->ymin), 8), v, div;
-	double span = (double)p->span_ns + 1, tstep = svg_tick_step(span, 10);
+	double span = (double)p->span_ns + 1, tstep = span < 10 ? 1 : svg_tick_step(span, 10);
 	const char *unit = svg_time_unit(tstep, &div);
 	char num[48];
 
@@ -213,8 +215,8 @@ void psn_svg_panel(FILE *fp, size_t index, uint32_t flow, const char *name, cons
 	fprintf(fp, "<g class=\"panel\" data-flow=\"%" PRIu32 "\">\n<text x=\"%d\" y=\"%d\" font-size=\"13\">"
 		"flow %" PRIu32 ": ", flow, LEFT, top - 26, flow);
 	svg_text(fp, name);
-	fprintf(fp, "</text>\n<text x=\"%d\" y=\"%d\">%" PRIu64 " requests, %" PRIu64 " resends (sequence NAK %"
-		PRIu64 ", RNR NAK %" PRIu64 ", timeout %" PRIu64 "), %zu RNR waits</text>\n", LEFT, top - 9,
+	fprintf(fp, "</text>\n<text x=\"%d\" y=\"%d\">requests %" PRIu64 ", resends %" PRIu64 " (sequence NAK %"
+		PRIu64 ", RNR NAK %" PRIu64 ", timeout %" PRIu64 "), RNR waits %zu</text>\n", LEFT, top - 9,
 		f->counts[PS_REQ] + f->counts[PS_RETX_SEQ] + f->counts[PS_RETX_RNR] + f->counts[PS_RETX_TIMEOUT] +
 		f->counts[PS_DUP], f->counts[PS_RETX_SEQ] + f->counts[PS_RETX_RNR] + f->counts[PS_RETX_TIMEOUT],
 		f->counts[PS_RETX_SEQ], f->counts[PS_RETX_RNR], f->counts[PS_RETX_TIMEOUT], f->nrnr);

@@ -28,7 +28,11 @@ static int64_t psn_delta(uint32_t a, uint32_t b)
 	return (int32_t)((a - b) << 8) >> 8;
 }
 
-/* The flow of checker flow CF, made at its first packet (REC); NULL when out of memory. */
+/*
+ * The flow of checker flow CF; if it has none and MAKE is set, a new one
+ * starting at REC (its first request).  NULL when there is none, or out of
+ * memory.
+ */
 static struct psn_flow *flow_of(struct psn_trace *t, long cf, const struct insp_rec *r, int make)
 {
 	struct psn_flow *f;
