@@ -56,20 +56,53 @@ ns_listening() {
 	return 1
 }
 
-# pp NAME PROV EP SIZE ITERS WANT SRVDEV CLIDEV DST: fi_pingpong -c server on
-# SRVDEV, client on CLIDEV to DST; both exit 0 and print the header and the
-# result line whose first four columns are WANT.
-pp() {
+# pp1 NAME PROV EP SIZE ITERS SRVDEV CLIDEV DST: one fi_pingpong -c run,
+# server on SRVDEV, client on CLIDEV to DST; sets _s and _c (exit statuses).
+pp1() {
 	_port=$(free_tcp_port)
-	timeout 300 ip netns exec "$NS" "$UROCE" run -- fi_pingpong -p "$2" -e "$3" -d "$7" -c \
+	timeout 150 ip netns exec "$NS" "$UROCE" run -- fi_pingpong -p "$2" -e "$3" -d "$6" -c \
 		-S "$4" -I "$5" -B "$_port" >"$T/$1.srv" 2>&1 &
 	_sp=$!
 	ns_listening "$_port" || echo "$1: the server never listened on TCP port $_port"
-	timeout 300 ip netns exec "$NS" "$UROCE" run -- fi_pingpong -p "$2" -e "$3" -d "$8" -c \
-		-S "$4" -I "$5" -P "$_port" "$9" >"$T/$1.cli" 2>&1
+	timeout 150 ip netns exec "$NS" "$UROCE" run -- fi_pingpong -p "$2" -e "$3" -d "$7" -c \
+		-S "$4" -I "$5" -P "$_port" "$8" >"$T/$1.cli" 2>&1
 	_c=$?
+	# the server's part after the client's last exchange is milliseconds:
+	# one that is still there 30 s later waits for what will never come
+	_n=300
+	while [ $_n -gt 0 ] && kill -0 $_sp 2>/dev/null; do
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	kill -0 $_sp 2>/dev/null && kill -TERM $_sp
 	wait $_sp
 	_s=$?
+}
+
+# pp NAME PROV EP SIZE ITERS WANT SRVDEV CLIDEV DST: fi_pingpong -c server on
+# SRVDEV, client on CLIDEV to DST; both exit 0 and print the header and the
+# result line whose first four columns are WANT.
+#
+# ofi_rxm (-e rdm) closes a connection's msg endpoint before it reads the
+# msg CQ (rxm_conn.c rxm_close_conn): a completion still unread when the
+# peer's disconnect arrives leaves with the QP (mlx5_destroy_qp cleans the
+# CQ, and so does uroce), and fi_pingpong's last exchange then never
+# completes (a hang, or "Work Request Flushed Error"). Where the machine has
+# fewer cores than runnable processes (the sanitizer run) one run in ten
+# meets it; an rdm run that ends so is run again (three runs at most), and
+# says so.
+_reruns=0
+pp() {
+	_try=1
+	pp1 "$1" "$2" "$3" "$4" "$5" "$7" "$8" "$9"
+	while [ "$3" = rdm ] && [ $_try -lt 3 ] && { [ $_s -ne 0 ] || [ $_c -ne 0 ]; } &&
+		{ [ $_s -eq 124 ] || [ $_s -eq 143 ] || [ $_c -eq 124 ] ||
+		  grep -q "Work Request Flushed Error" "$T/$1.srv" "$T/$1.cli"; }; do
+		echo "$1: ofi_rxm teardown race (server $_s, client $_c): run again"
+		_reruns=$((_reruns + 1))
+		_try=$((_try + 1))
+		pp1 "$1" "$2" "$3" "$4" "$5" "$7" "$8" "$9"
+	done
 	if [ $_s -ne 0 ] || [ $_c -ne 0 ]; then
 		echo "---- server"; cat "$T/$1.srv"; echo "---- client"; cat "$T/$1.cli"
 		fail "$1: fi_pingpong exit status server client" "0 0" "$_s $_c"
@@ -92,8 +125,10 @@ ns "$UROCE" up --dev uroce1 --addr 198.51.100.2 >"$T/up1" 2>&1 || { cat "$T/up1"
 B=198.51.100.2
 cm() { ns "$UROCE" status --dev "$1" | sed -n "s/^cm .* $2=\([0-9]*\) .*/\1/p"; }
 rep0=$(cm uroce1 rep_tx)
+reruns0=$_reruns
 pp msg2_64k verbs msg 65536 200 "64k 200 =200 25m" uroce1 uroce0 $B
 pp rdm2_64k "verbs;ofi_rxm" rdm 65536 200 "64k 200 =200 25m" uroce1 uroce0 $B
 # Each run connected uroce0's client to uroce1's listener: one REP from
 # uroce1 for the msg run, one per ofi_rxm connection (one) for the rdm run.
-expect_eq "uroce1's REPs for the two cross-device runs" 2 "$(($(cm uroce1 rep_tx) - rep0))"
+expect_eq "uroce1's REPs for the two cross-device runs (and any rerun)" $((2 + _reruns - reruns0)) \
+	"$(($(cm uroce1 rep_tx) - rep0))"
