@@ -200,6 +200,7 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
  *   remote_addr, rkey   RDMA WRITE/READ target; the atomic's 8-byte word
  *   compare_add, swap   atomics: ibv_send_wr.wr.atomic's operands, host order
  *   ah_handle, remote_qpn, remote_qkey   UD only
+ *   remote_qpn   XRC_SEND: the remote XRC SRQ number (wr.qp_type.xrc.remote_srqn, 24 bits)
  * Memory-window WQEs (IBTA 10.6.7; num_sge 0, byte_len 0, no INLINE):
  *   LOCAL_INV   rkey = the key to invalidate (ibv_send_wr.invalidate_rkey)
  *   BIND_MW     ah_handle = the window's handle (ibv_mw.handle, the daemon's
