@@ -4,3 +4,9 @@ tests_daemon_xrcd_SOURCES = tests/daemon_xrcd.c tests/daemon_proto.c tests/daemo
 tests_daemon_xrcd_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 TESTS += tests/daemon_xrcd.sh
 EXTRA_DIST += tests/daemon_xrcd.sh
+# XRC traffic through unmodified clients (ibv_xsrq_pingpong).
+TESTS += tests/traffic_xrc_clients.sh
+EXTRA_DIST += tests/traffic_xrc_clients.sh
+# qp.c hands XRC_RECV QPs to xrc.c
+tests_provider_cq_poll_SOURCES += provider/xrc.c
+tests_provider_dv_wc_SOURCES += provider/xrc.c
