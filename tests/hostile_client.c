@@ -348,6 +348,7 @@ static void qp(struct msg *m, uint32_t type, uint32_t pd, uint32_t cqh, uint32_t
 }
 static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 1); }
 static void qp_xrc(struct msg *m) { qp(m, IBV_QPT_XRC_SEND, X.pd, X.cq, 0); }
+static void xrcqp_bad(struct msg *m) { BODY(m, struct uroce_create_xrc_qp_req)->xrcd_handle = 7; }
 static void qp_badpd(struct msg *m) { qp(m, IBV_QPT_RC, 99, X.cq, 0); }
 static void qp_badcq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, 99, 0); }
 static void qp_srq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 1); }
@@ -613,7 +614,8 @@ static const struct hcase cases[] = {
 	{ "CREATE_CQ channel is a pipe", SESSION, UROCE_OP_CREATE_CQ, cq_chan_pipe, EBADF },
 	{ "CREATE_CQ with 3 fds", SESSION, UROCE_OP_CREATE_CQ, cq_threefds, EINVAL },
 	{ "CREATE_QP RAW_PACKET with an SRQ", SESSION, UROCE_OP_CREATE_QP, qp_raw, EINVAL },
-	{ "CREATE_QP XRC_SEND", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EOPNOTSUPP },
+	{ "CREATE_QP XRC_SEND with an RQ", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EINVAL },
+	{ "CREATE_XRC_QP XRCD handle naming none", SESSION, UROCE_OP_CREATE_XRC_QP, xrcqp_bad, EINVAL },
 	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
 	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },
 	{ "CREATE_QP SRQ handle naming none", SESSION, UROCE_OP_CREATE_QP, qp_srq, EINVAL },
