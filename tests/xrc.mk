@@ -10,3 +10,11 @@ EXTRA_DIST += tests/traffic_xrc_clients.sh
 # qp.c hands XRC_RECV QPs to xrc.c
 tests_provider_cq_poll_SOURCES += provider/xrc.c
 tests_provider_dv_wc_SOURCES += provider/xrc.c
+# XRC traffic through the verbs API (Check).
+check_PROGRAMS += tests/traffic_xrc
+tests_traffic_xrc_SOURCES = tests/traffic_xrc.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_xrc_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_xrc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_xrc_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+TESTS += tests/traffic_xrc.sh
+EXTRA_DIST += tests/traffic_xrc.sh
