@@ -134,12 +134,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET &&
 	    attr->qp_type != IBV_QPT_XRC_SEND)
 		return uroce_fail_null(EOPNOTSUPP);
-	/* the receive side of an XRC send QP does not exist (as mlx5) */
-	if (attr->qp_type == IBV_QPT_XRC_SEND) {
-		rcq = attr->send_cq;
-		srq = NULL;
-		attr->cap.max_recv_wr = attr->cap.max_recv_sge = 0;
-	}
+	uroce_xrc_send_attr(attr, &rcq, &srq);
 	/* a raw packet QP has its own RQ (the daemon refuses an SRQ too) */
 	if (attr->qp_type == IBV_QPT_RAW_PACKET && srq)
 		return uroce_fail_null(EINVAL);

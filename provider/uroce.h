@@ -530,6 +530,8 @@ struct ibv_xrcd *uroce_open_xrcd(struct ibv_context *context, struct ibv_xrcd_in
 int uroce_close_xrcd(struct ibv_xrcd *xrcd);
 struct ibv_qp *uroce_create_xrc_recv_qp(struct ibv_context *context,
 					struct ibv_qp_init_attr_ex *attr);
+void uroce_xrc_send_attr(struct ibv_qp_init_attr_ex *attr, struct ibv_cq **rcq,
+			 struct ibv_srq **srq);
 /* The wr_id of the SRQ WQE with TAG (a CQE's wqe_counter), freeing the
  * tag for the next post (cq_poll.c). 0 for a tag out of range. */
 uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag);

@@ -68,6 +68,18 @@ int uroce_close_xrcd(struct ibv_xrcd *xrcd)
 	return 0;
 }
 
+/* An XRC send QP has no receive side (as mlx5): its receive CQ at the
+ * daemon is its send CQ, no SRQ, no receive caps. Other QPs: unchanged. */
+void uroce_xrc_send_attr(struct ibv_qp_init_attr_ex *attr, struct ibv_cq **rcq,
+			 struct ibv_srq **srq)
+{
+	if (attr->qp_type != IBV_QPT_XRC_SEND)
+		return;
+	*rcq = attr->send_cq;
+	*srq = NULL;
+	attr->cap.max_recv_wr = attr->cap.max_recv_sge = 0;
+}
+
 /*
  * An IBV_QPT_XRC_RECV QP (ibv_create_qp_ex with IBV_QP_INIT_ATTR_XRCD): no
  * PD, CQs, SRQ or queues (their fields are ignored, caps come back 0, as

@@ -36,6 +36,14 @@ void xport_pkt_to_rc(struct roce_pkt *pkt)
 	}
 }
 
+bool xport_reparse(const uint8_t *buf, size_t len, const struct roce_l3 *l3, struct roce_pkt *pkt)
+{
+	if (roce_parse_udp(buf, len, l3, pkt) != ROCE_OK)
+		return false;
+	xport_pkt_to_rc(pkt);
+	return true;
+}
+
 /* Hand parsed packet PKT to QP: transport and state checks, then the
  * responder or the completer, then the QP's run. */
 static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const struct roce_l3 *l3,

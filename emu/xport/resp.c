@@ -28,7 +28,6 @@
 
 enum resp_state {
 	RESPST_CHECK_PSN,
-	RESPST_CHECK_XRC,
 	RESPST_CHECK_OP_SEQ,
 	RESPST_CHECK_OP_VALID,
 	RESPST_CHECK_RESOURCE,
@@ -101,29 +100,9 @@ static enum resp_state check_psn(struct resp_pkt *p)
 	if (d < 0)
 		return RESPST_DUPLICATE;
 	qp->resp.nak_sent = false;
-	return qp->xrc == XPORT_XRC_RECV ? RESPST_CHECK_XRC : RESPST_CHECK_OP_SEQ;
-}
-
-/* XRC_RECV (Annex A14.4): the XRCETH names the SRQ of the message, which
- * must be an XRC SRQ of the QP's domain (else Invalid Request); its WQEs
- * receive, its PD checks memory, its CQ completes. A message keeps the
- * SRQ its first packet named. */
-static enum resp_state check_xrc(struct resp_pkt *p)
-{
-	struct xport_qp *qp = p->qp;
-	uint32_t srqn = p->pkt->h.xrc_srqn;
-	struct xport_srq *srq = xport_xrc_srq_lookup(qp->dev, srqn);
-
-	if (!srq || srq->xrcd != qp->xrcd ||
-	    (qp->resp.in_msg != RESP_MSG_NONE && srq != qp->srq)) {
-		xport_log(qp, XPORT_LOG_ERR, "PSN 0x%06x %s: XRC SRQ 0x%06x %s", p->pkt->h.psn,
-			  p->pkt->op->name, srqn,
-			  !srq ? "does not exist" : srq->xrcd != qp->xrcd ?
-			  "is of another XRC domain" : "is not the message's");
+	/* XRC_RECV: the XRCETH names the message's SRQ (srq.c) */
+	if (qp->xrc == XPORT_XRC_RECV && !xport_xrc_choose(qp, p->pkt))
 		return RESPST_ERR_INVALID_REQ;
-	}
-	qp->srq = srq;
-	qp->pd = srq->pd;
 	return RESPST_CHECK_OP_SEQ;
 }
 
@@ -680,7 +659,6 @@ void xport_resp_input(struct xport_qp *qp, const struct roce_pkt *pkt,
 	while (s != RESPST_DONE) {
 		switch (s) {
 		case RESPST_CHECK_PSN: s = check_psn(&p); break;
-		case RESPST_CHECK_XRC: s = check_xrc(&p); break;
 		case RESPST_CHECK_OP_SEQ: s = check_op_seq(&p); break;
 		case RESPST_CHECK_OP_VALID: s = check_op_valid(&p); break;
 		case RESPST_CHECK_RESOURCE: s = check_resource(&p); break;
@@ -813,10 +791,8 @@ bool xport_resp_run(struct xport_qp *qp, uint32_t budget)
 		qp->rxq_len--;
 		/* parsed (and ICRC-checked) before it was queued */
 		qp->resp.rd_held = q->rd_held;
-		if (roce_parse_udp(q->data, q->len, &q->l3, &pkt) == ROCE_OK) {
-			xport_pkt_to_rc(&pkt);
+		if (xport_reparse(q->data, q->len, &q->l3, &pkt))
 			xport_resp_input(qp, &pkt, &q->l3, q->data, q->len);
-		}
 		qp->resp.rd_held = 0;	/* a packet taken at once finds none */
 		free(q);
 	}

@@ -127,6 +127,27 @@ struct xport_srq *xport_xrc_srq_lookup(struct xport_dev *dev, uint32_t srqn)
 	return NULL;
 }
 
+/* The XRCETH names the message's SRQ, whose WQEs receive, whose PD checks
+ * memory and whose CQ completes; a message keeps the SRQ of its first
+ * packet. */
+bool xport_xrc_choose(struct xport_qp *qp, const struct roce_pkt *pkt)
+{
+	uint32_t srqn = pkt->h.xrc_srqn;
+	struct xport_srq *srq = xport_xrc_srq_lookup(qp->dev, srqn);
+
+	if (!srq || srq->xrcd != qp->xrcd ||
+	    (qp->resp.in_msg != RESP_MSG_NONE && srq != qp->srq)) {
+		xport_log(qp, XPORT_LOG_ERR, "PSN 0x%06x %s: XRC SRQ 0x%06x %s", pkt->h.psn,
+			  pkt->op->name, srqn,
+			  !srq ? "does not exist" : srq->xrcd != qp->xrcd ?
+			  "is of another XRC domain" : "is not the message's");
+		return false;
+	}
+	qp->srq = srq;
+	qp->pd = srq->pd;
+	return true;
+}
+
 int xport_qp_set_xrcd(struct xport_qp *qp, uint32_t xrcd)
 {
 	if (!qp || qp->xrc != XPORT_XRC_RECV || qp->state != IBV_QPS_RESET)

@@ -417,6 +417,16 @@ static inline uint8_t xport_rc_opcode(uint8_t opcode)
 /* A parsed XRC packet as the RC packet of the same operation (recv.c):
  * opcode and table row; offsets, payload and xrc_srqn stay as parsed. */
 void xport_pkt_to_rc(struct roce_pkt *pkt);
+/* A request queued behind READ responses, parsed again (it was checked,
+ * ICRC included, when it arrived) and made RC as above: false if it does
+ * not parse. */
+bool xport_reparse(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
+		   struct roce_pkt *pkt);
+/* XRC_RECV (Annex A14.4), a request at ePSN: take the SRQ its XRCETH
+ * names as the QP's SRQ and PD (srq.c). False, with a log line, when that
+ * is no XRC SRQ of the QP's domain, or not the SRQ of the message in
+ * progress: the responder answers NAK Invalid Request. */
+bool xport_xrc_choose(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* The XRC SRQ number SRQN of DEV, or NULL (srq.c). */
 struct xport_srq *xport_xrc_srq_lookup(struct xport_dev *dev, uint32_t srqn);
 
