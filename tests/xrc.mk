@@ -18,3 +18,9 @@ tests_traffic_xrc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_xrc_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 TESTS += tests/traffic_xrc.sh
 EXTRA_DIST += tests/traffic_xrc.sh
+# XRC in the engine: two engines back to back (tests/transport_harness.h).
+check_PROGRAMS += tests/transport_xrc
+TESTS += tests/transport_xrc
+tests_transport_xrc_SOURCES = tests/transport_xrc.c $(TRANSPORT_TEST_SRCS)
+tests_transport_xrc_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_xrc_LDADD = $(TRANSPORT_TEST_LDADD)
