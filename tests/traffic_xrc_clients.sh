@@ -7,7 +7,8 @@
 # naming one of the two SRQNs the sides printed, the same per frame in
 # `uroce inspect --json` and in the bytes tshark shows after the BTH
 # (tshark 4.0 names the XRC opcodes but leaves the XRCETH undecoded, as
-# "Unknown/Vendor Specific Data"); no frame malformed, every ICRC good.
+# "Unknown/Vendor Specific Data"); no frame malformed, every ICRC good;
+# `uroce inspect --check` finds nothing and pairs every XRC response.
 # Source: docs/xrc.md.
 . "$top_srcdir/tests/lib.sh"
 : "${TSHARK:?tshark was not found by configure (Debian package tshark)}"
@@ -63,4 +64,11 @@ assert ts == ins, "tshark and uroce inspect disagree"
 assert set(ts.values()) == srqns, "SRQNs %s, printed %s" % (set(ts.values()), srqns)
 print("ok: %d XRC requests, XRCETH SRQNs %s in tshark and uroce inspect" % (len(ts), sorted(srqns)))
 PY
+# the transport rules, XRC checked as RC: no finding, every ACK paired
+"$UROCE" inspect --check --port "$UROCE_PORT" "$T/x.pcap" >"$T/check.out" 2>&1
+expect_eq "uroce inspect --check exit status" 0 "$?"
+grep -q '^check: [0-9]* packets, [0-9]* checked, [0-9]* flows, findings 0$' "$T/check.out" ||
+	fail "inspect --check findings" "findings 0" "$(grep '^check:' "$T/check.out")"
+grep -q 'unpaired responses 0$' "$T/check.out" ||
+	fail "inspect --check pairs every XRC response" "unpaired responses 0" "$(grep 'unpaired' "$T/check.out")"
 echo "ok: xsrq"
