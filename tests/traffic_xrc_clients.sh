@@ -7,7 +7,8 @@
 # naming one of the two SRQNs the sides printed, the same per frame in
 # `uroce inspect --json` and in the bytes tshark shows after the BTH
 # (tshark 4.0 names the XRC opcodes but leaves the XRCETH undecoded, as
-# "Unknown/Vendor Specific Data"); no frame malformed, every ICRC good;
+# "Unknown/Vendor Specific Data") and in tools/wireshark/uroce.lua's
+# roce.xrceth.xrcsrq; no frame malformed, every ICRC good;
 # `uroce inspect --check` finds nothing and pairs every XRC response.
 # Source: docs/xrc.md.
 . "$top_srcdir/tests/lib.sh"
@@ -36,11 +37,20 @@ srqns=$(sed -n 's/.*local:.*SRQN \([0-9a-f]*\),.*/\1/p' "$T/srv.log" "$T/cli.log
 "$TSHARK" -r "$T/x.pcap" -o "infiniband.rroce.port:$UROCE_PORT" -T fields -E separator='|' \
 	-e frame.number -e infiniband.bth.opcode -e infiniband.vendor -e _ws.malformed \
 	>"$T/tshark.out" 2>"$T/tshark.err" || fail "tshark: $(cat "$T/tshark.err")"
+"$TSHARK" -r "$T/x.pcap" -X "lua_script:$top_srcdir/tools/wireshark/uroce.lua" -o "roce.udp_port:$UROCE_PORT" \
+	-T fields -E separator='|' -e frame.number -e roce.xrceth.xrcsrq -e roce.icrc.status \
+	>"$T/lua.out" 2>"$T/lua.err" || fail "tshark with uroce.lua: $(cat "$T/lua.err")"
 "$UROCE" inspect --json --port "$UROCE_PORT" "$T/x.pcap" >"$T/inspect.json" 2>&1
 expect_eq "uroce inspect exit status" 0 "$?"
-python3 - "$T/tshark.out" "$T/inspect.json" "$srqns" <<'PY' || fail "XRCETH in the capture"
+python3 - "$T/tshark.out" "$T/inspect.json" "$srqns" "$T/lua.out" <<'PY' || fail "XRCETH in the capture"
 import json, sys
 tshark, inspect, srqns = sys.argv[1], sys.argv[2], set(int(s, 16) for s in sys.argv[3].split())
+lua = {}
+for line in open(sys.argv[4]):
+    num, srqn, status = line.rstrip("\n").split("|")
+    assert status == "good", "uroce.lua: frame %s ICRC %r" % (num, status)
+    if srqn:
+        lua[int(num)] = int(srqn, 16)
 requests = set(range(0xA0, 0xAD)) | {0xB3, 0xB4, 0xB6, 0xB7}
 ts = {}
 for line in open(tshark):
@@ -61,8 +71,10 @@ for line in open(inspect):
         assert "xrceth" not in o, "frame %d: XRCETH in a response" % o["frame"]
 assert len(ts) > 1000, "XRC requests seen by tshark: %d" % len(ts)
 assert ts == ins, "tshark and uroce inspect disagree"
+assert lua == ins, "uroce.lua's roce.xrceth.xrcsrq and uroce inspect disagree"
 assert set(ts.values()) == srqns, "SRQNs %s, printed %s" % (set(ts.values()), srqns)
-print("ok: %d XRC requests, XRCETH SRQNs %s in tshark and uroce inspect" % (len(ts), sorted(srqns)))
+print("ok: %d XRC requests, XRCETH SRQNs %s in tshark, uroce.lua and uroce inspect" %
+      (len(ts), sorted(srqns)))
 PY
 # the transport rules, XRC checked as RC: no finding, every ACK paired
 "$UROCE" inspect --check --port "$UROCE_PORT" "$T/x.pcap" >"$T/check.out" 2>&1
