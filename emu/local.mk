@@ -55,3 +55,4 @@ noinst_HEADERS += include/uroce/abi_mcast.h
 noinst_HEADERS += include/uroce/abi_asserts.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrcd.c
 noinst_HEADERS += include/uroce/abi_xrc.h
+emu_liburoced_la_SOURCES += emu/ctl/obj_xrc.c

@@ -108,6 +108,8 @@ static int check_fields(const struct roce_opcode_info *op, const struct roce_hdr
 		return ROCE_E_INVAL;
 	if ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_DETH)) && h->deth.sqpn > ROCE_QPN_MASK)
 		return ROCE_E_INVAL;
+	if ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_XRCETH)) && h->xrc_srqn > ROCE_QPN_MASK)
+		return ROCE_E_INVAL;
 	if ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_FETH)) && (h->feth.sel > 3 || h->feth.plt > 15))
 		return ROCE_E_INVAL;
 	return ROCE_OK;

@@ -53,9 +53,9 @@ enum roce_err {
 	ROCE_E_TRUNC_BTH, /* fewer than 12 bytes for the BTH */
 	ROCE_E_TVER, /* BTH TVer != 0 */
 	ROCE_E_OPCODE_UNKNOWN, /* reserved or vendor opcode */
-	ROCE_E_OPCODE_UNSUPPORTED, /* a defined opcode uroce does not speak (RD, XRC) */
+	ROCE_E_OPCODE_UNSUPPORTED, /* a defined opcode uroce does not speak (RD) */
 	/* extended headers: truncated at each one (no room for it + ICRC);
-	 * RDETH and XRCETH have none: their opcodes stop at OPCODE_UNSUPPORTED */
+	 * RDETH has none: its opcodes stop at OPCODE_UNSUPPORTED */
 	ROCE_E_TRUNC_DETH,
 	ROCE_E_TRUNC_RETH,
 	ROCE_E_TRUNC_ATOMICETH,
@@ -64,6 +64,7 @@ enum roce_err {
 	ROCE_E_TRUNC_IMMDT,
 	ROCE_E_TRUNC_IETH,
 	ROCE_E_TRUNC_FETH,
+	ROCE_E_TRUNC_XRCETH,
 	ROCE_E_TRUNC_CNP, /* CNP shorter than its 16 reserved bytes */
 	ROCE_E_TRUNC_ICRC, /* no room for the 4-byte ICRC after the headers */
 	/* payload and pad */
@@ -116,7 +117,7 @@ enum roce_opflag {
 	ROCE_OPF_ATOMIC = 1u << 10, /* CMP_SWAP / FETCH_ADD / ATOMIC_ACK / ATOMIC_WRITE */
 	ROCE_OPF_IMM = 1u << 11, /* carries ImmDt */
 	ROCE_OPF_INV = 1u << 12, /* carries IETH */
-	ROCE_OPF_UNSUPPORTED = 1u << 13, /* named but not spoken (RD, XRC) */
+	ROCE_OPF_UNSUPPORTED = 1u << 13, /* named but not spoken (RD) */
 	ROCE_OPF_CNP = 1u << 14, /* congestion notification: 16 reserved bytes, no pad */
 };
 
@@ -146,7 +147,7 @@ const struct roce_opcode_info *roce_opcode_info(uint8_t opcode);
 const char *roce_opcode_name(uint8_t opcode);
 /*
  * Iterate the table: row I (0 <= i < roce_opcode_count()) in opcode order,
- * including unsupported (RD, XRC) rows.  Used by tests and by inspect --list.
+ * including unsupported (RD) rows.  Used by tests and by inspect --list.
  */
 unsigned roce_opcode_count(void);
 const struct roce_opcode_info *roce_opcode_at(unsigned i);
@@ -199,7 +200,7 @@ struct roce_hdrs {
 		uint32_t sqpn; /* 24 bits */
 	} deth;
 	uint32_t rdeth_eecn; /* RDETH EE context: stays 0 while RD is unsupported */
-	uint32_t xrc_srqn; /* XRCETH SRQ number: stays 0 while XRC is unsupported */
+	uint32_t xrc_srqn; /* XRCETH XRC SRQ number, 24 bits (IBTA Annex A14.3.2) */
 	struct {
 		uint8_t sel; /* selectivity level, 2 bits */
 		uint8_t plt; /* placement type, 4 bits */
@@ -337,7 +338,7 @@ size_t roce_packet_len(uint8_t opcode, uint32_t payload_len);
  * @out_len: receives bytes written (= roce_packet_len), ICRC slot included
  *           but zero: fill it with roce_build_udp / roce_build_ip, or
  *           roce_icrc_* + roce_icrc_put.
- * Errors: ROCE_E_INVAL (NULL, dqpn/psn/msn/sqpn over 24 bits, tver/resv6/
+ * Errors: ROCE_E_INVAL (NULL, dqpn/psn/msn/sqpn/xrc_srqn over 24 bits, tver/resv6/
  * resv7/FETH fields out of range), ROCE_E_OPCODE_UNKNOWN,
  * ROCE_E_OPCODE_UNSUPPORTED, ROCE_E_PAYLOAD_UNEXPECTED, ROCE_E_PAYLOAD_LEN,
  * ROCE_E_PAYLOAD_TOO_BIG, ROCE_E_PAD_UNEXPECTED (FIRST/MIDDLE length not a

@@ -78,10 +78,10 @@ static const struct {
 	uint8_t trunc_err;
 	eth_decode_fn decode;
 } eth_desc[ROCE_HDR__COUNT] = {
-	/* RD and XRC opcodes are refused before their headers are looked at */
+	/* RD opcodes are refused before their headers are looked at */
 	[ROCE_HDR_RDETH] = { ROCE_RDETH_LEN, ROCE_E_OPCODE_UNSUPPORTED, dec_rdeth },
 	[ROCE_HDR_DETH] = { ROCE_DETH_LEN, ROCE_E_TRUNC_DETH, dec_deth },
-	[ROCE_HDR_XRCETH] = { ROCE_XRCETH_LEN, ROCE_E_OPCODE_UNSUPPORTED, dec_xrceth },
+	[ROCE_HDR_XRCETH] = { ROCE_XRCETH_LEN, ROCE_E_TRUNC_XRCETH, dec_xrceth },
 	[ROCE_HDR_FETH] = { ROCE_FETH_LEN, ROCE_E_TRUNC_FETH, dec_feth },
 	[ROCE_HDR_RETH] = { ROCE_RETH_LEN, ROCE_E_TRUNC_RETH, dec_reth },
 	[ROCE_HDR_ATOMICETH] = { ROCE_ATOMICETH_LEN, ROCE_E_TRUNC_ATOMICETH, dec_atomiceth },

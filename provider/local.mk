@@ -65,3 +65,4 @@ uroce-provider-uninstall:
 	rm -f '$(DESTDIR)$(ibverbsproviderdir)/liburoce-rdmav$(UROCE_PABI).so'
 .PHONY: uroce-provider-drop-la uroce-provider-uninstall
 provider_liburoce_la_SOURCES += provider/dv_wq.c
+provider_liburoce_la_SOURCES += provider/xrc.c

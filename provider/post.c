@@ -198,6 +198,8 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		return ret;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND && wr->qp_type.xrc.remote_srqn > 0xFFFFFF)
+		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_RAW_PACKET && total < UROCE_RAW_MIN_FRAME &&
 	    wr->opcode != IBV_WR_TSO)
 		return EINVAL;
@@ -234,6 +236,8 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 		w->remote_qpn = wr->wr.ud.remote_qpn & 0xFFFFFF;
 		w->remote_qkey = wr->wr.ud.remote_qkey;
 	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		w->remote_qpn = wr->qp_type.xrc.remote_srqn;
 
 	if (inl) {
 		/* The payload is copied now: the application may reuse its buffer at once. */

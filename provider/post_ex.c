@@ -35,7 +35,7 @@
 
 int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 {
-	uint64_t ok = type == IBV_QPT_RC ? UROCE_OPS_RC :
+	uint64_t ok = type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ? UROCE_OPS_RC :
 		      type == IBV_QPT_UC ? UROCE_OPS_UC :
 		      type == IBV_QPT_RAW_PACKET ? IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO : UROCE_OPS_UD;
 	uint64_t bad = send_ops & ~ok;
@@ -346,11 +346,20 @@ static void ex_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t re
 	qp->ex_need_ah = false;
 }
 
-/* XRC only: uroce has no XRC QPs, so any call fails the batch. */
+/* XRC_SEND QPs: the remote XRC SRQ of the WQE being built (abi_ring.h:
+ * remote_qpn); EINVAL on another QP type or for a number over 24 bits. */
 static void ex_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
 {
-	(void)remote_srqn;
-	ex_fail(xqp(qpx), EINVAL);
+	struct uroce_qp *qp = xqp(qpx);
+	struct uroce_send_wqe *w;
+
+	if (qpx->qp_base.qp_type != IBV_QPT_XRC_SEND || remote_srqn > 0xFFFFFF) {
+		ex_fail(qp, EINVAL);
+		return;
+	}
+	w = ex_cur_wqe(qp);
+	if (w)
+		w->remote_qpn = remote_srqn;
 }
 
 /* TSO (raw packet QPs): the header is copied now, into its place in the

@@ -21,7 +21,8 @@
 
 #define UROCE_SUP_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_IND_TABLE | \
-				IBV_QP_INIT_ATTR_RX_HASH | IBV_QP_INIT_ATTR_MAX_TSO_HEADER)
+				IBV_QP_INIT_ATTR_RX_HASH | IBV_QP_INIT_ATTR_MAX_TSO_HEADER | \
+				IBV_QP_INIT_ATTR_XRCD)
 #define UROCE_KNOWN_QP_COMP_MASK ((IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1) - 1)
 
 /* Frees what the QP owns, not the struct itself. */
@@ -89,15 +90,18 @@ static int tso_header_set(struct uroce_qp *qp, const struct ibv_qp_init_attr_ex 
 }
 
 /*
- * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC, UD and
+ * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC, UD,
+ * XRC_SEND (a PD and a send CQ; no receive side: recv_cq and srq are
+ * ignored, max_recv_wr / max_recv_sge come back 0, docs/xrc.md),
+ * XRC_RECV (xrc.c) and
  * RAW_PACKET (Ethernet frames, docs/raw-packet.md; no SRQ: EINVAL) QPs on one PD with a send and a receive CQ, optionally on a basic SRQ
  * (then the QP has no RQ: cap.max_recv_wr and max_recv_sge are ignored and
  * come back 0, as on mlx5); attr->cap is rounded up as the rings hold it
  * and written back (as mlx5 does).
  * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP gets the extended post API
  * (ibv_qp_to_qp_ex, ibv_wr_post(3); post_ex.c) for the send_ops_flags asked.
- * Errors (errno): EOPNOTSUPP for other QP types (XRC, DRIVER),
- * create flags, XRCD, send_ops_flags the QP type cannot carry or
+ * Errors (errno): EOPNOTSUPP for other QP types (DRIVER),
+ * create flags, send_ops_flags the QP type cannot carry or
  * uroce lacks (TSO off a raw packet QP, ATOMIC_WRITE, FLUSH, unknown bits;
  * as mlx5); EINVAL for no PD, no CQ, a PD or CQ of another context, caps
  * over the device limits, unknown comp_mask bits, max_tso_header on a QP
@@ -112,6 +116,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	struct uroce_create_qp_resp resp;
 	struct uroce_qp *qp;
 	struct ibv_qp *ibqp;
+	struct ibv_cq *rcq = attr->recv_cq;
+	struct ibv_srq *srq = attr->srq;
 	int ret;
 
 	if (attr->comp_mask & ~(uint32_t)UROCE_KNOWN_QP_COMP_MASK)
@@ -122,24 +128,28 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 		return uroce_fail_null(EOPNOTSUPP);
 	if (attr->comp_mask & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
 		return uroce_create_rss_qp(context, attr);
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return uroce_create_xrc_recv_qp(context, attr);
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_RAW_PACKET &&
+	    attr->qp_type != IBV_QPT_XRC_SEND)
 		return uroce_fail_null(EOPNOTSUPP);
+	uroce_xrc_send_attr(attr, &rcq, &srq);
 	/* a raw packet QP has its own RQ (the daemon refuses an SRQ too) */
-	if (attr->qp_type == IBV_QPT_RAW_PACKET && attr->srq)
+	if (attr->qp_type == IBV_QPT_RAW_PACKET && srq)
 		return uroce_fail_null(EINVAL);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    uroce_qp_ex_check_ops(attr->qp_type, attr->send_ops_flags))
 		return uroce_fail_null(EOPNOTSUPP);
-	if (attr->srq && attr->srq->context != context)
+	if (srq && srq->context != context)
 		return uroce_fail_null(EINVAL);
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd || !attr->send_cq ||
-	    !attr->recv_cq)
+	    !rcq)
 		return uroce_fail_null(EINVAL);
 	/* Handles are per context: another context's PD or CQ would name a
 	 * different object of ours (or none) at the daemon. */
 	if (attr->pd->context != context || attr->send_cq->context != context ||
-	    attr->recv_cq->context != context)
+	    rcq->context != context)
 		return uroce_fail_null(EINVAL);
 	if (attr->cap.max_send_wr > (uint32_t)ctx->hello.dev.max_qp_wr ||
 	    attr->cap.max_recv_wr > (uint32_t)ctx->hello.dev.max_qp_wr ||
@@ -159,7 +169,7 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	ret = tso_header_set(qp, attr);
 	if (ret)
 		goto err;
-	if (attr->srq)
+	if (srq)
 		qp->cap.max_recv_wr = qp->cap.max_recv_sge = 0;
 	ret = uroce_qp_alloc_rings(qp, attr->pd);
 	if (ret)
@@ -172,8 +182,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	req.sq_sig_all = attr->sq_sig_all ? 1 : 0;
 	req.pd_handle = to_upd(attr->pd)->handle;
 	req.send_cq_handle = to_ucq(attr->send_cq)->handle;
-	req.recv_cq_handle = to_ucq(attr->recv_cq)->handle;
-	req.srq_handle = attr->srq ? to_usrq(attr->srq)->handle : 0;
+	req.recv_cq_handle = to_ucq(rcq)->handle;
+	req.srq_handle = srq ? to_usrq(srq)->handle : 0;
 	req.cap = qp->cap;
 	req.max_tso_header = qp->max_tso_header;
 	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_QP, &req, sizeof(req), &qp->ring_fd, 1,
@@ -190,8 +200,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	ibqp->qp_context = attr->qp_context;
 	ibqp->pd = attr->pd;
 	ibqp->send_cq = attr->send_cq;
-	ibqp->recv_cq = attr->recv_cq;
-	ibqp->srq = attr->srq;
+	ibqp->recv_cq = attr->qp_type == IBV_QPT_XRC_SEND ? NULL : rcq;
+	ibqp->srq = srq;
 	ibqp->handle = resp.handle;
 	ibqp->qp_num = resp.qpn;
 	ibqp->state = IBV_QPS_RESET;

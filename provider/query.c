@@ -16,7 +16,7 @@
 /*
  * On-demand paging (odp.c): every MR is reached at access time and pinned
  * never, so ODP is what the daemon does anyway. Explicit and implicit ODP
- * MRs; per transport the operations the engine executes (no XRC).
+ * MRs; per transport the operations the engine executes (XRC as RC).
  */
 static void uroce_odp_caps(struct ibv_device_attr_ex *a)
 {
@@ -59,6 +59,8 @@ int uroce_query_device_ex(struct ibv_context *context,
 	/* raw packet QPs: IBV_SEND_IP_CSUM and the CQE's checksum bits, as mlx5
 	 * reports them (IB_DEVICE_RAW_IP_CSUM, IB_RAW_PACKET_CAP_IP_CSUM) */
 	a.orig_attr.device_cap_flags |= IBV_DEVICE_RAW_IP_CSUM;
+	/* XRC domains, SRQs and QPs (docs/xrc.md), as mlx5's IB_DEVICE_XRC */
+	a.orig_attr.device_cap_flags |= IBV_DEVICE_XRC;
 	a.device_cap_flags_ex = a.orig_attr.device_cap_flags;
 	a.raw_packet_caps = IBV_RAW_PACKET_CAP_IP_CSUM;
 	/* the WQ flags (docs/raw-packet.md §5): CVLAN stripping, FCS scatter

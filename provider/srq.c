@@ -1,7 +1,9 @@
 /*
  * srq.c - shared receive queues (ibv_create_srq(3), ibv_create_srq_ex(3),
  * ibv_modify_srq(3), ibv_query_srq(3), ibv_destroy_srq(3),
- * ibv_post_srq_recv(3)), basic SRQs only, with mlx5's semantics.
+ * ibv_post_srq_recv(3), ibv_get_srq_num(3)), basic and XRC SRQs (an XRC
+ * SRQ names its domain and CQ at creation, docs/xrc.md), with mlx5's
+ * semantics.
  *
  * The SRQ's WQEs go through a ring in a sealed memfd shared with the daemon
  * (abi_ring.h "SRQ ring"). QPs complete SRQ WQEs in the order their
@@ -65,12 +67,40 @@ static int alloc_srq_ring(struct uroce_srq *srq, struct ibv_pd *pd)
 	return 0;
 }
 
-/* A basic SRQ on PD with ATTR's max_wr / max_sge (rounded up and written
- * back); every ibv_srq field set here, as libibverbs does not for _ex. */
-static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr, void *srq_context)
+/* CREATE_SRQ, or CREATE_XRC_SRQ with XRCD and CQ; *resp the reply. */
+static int srq_call(struct uroce_context *ctx, struct uroce_srq *srq, struct ibv_pd *pd,
+		    struct ibv_xrcd *xrcd, struct ibv_cq *cq, struct uroce_create_srq_resp *resp)
+{
+	struct uroce_create_srq_req req;
+	struct uroce_create_xrc_srq_req xreq;
+
+	if (xrcd) {
+		memset(&xreq, 0, sizeof(xreq));
+		xreq.user_handle = (uint64_t)(uintptr_t)&srq->vsrq.srq;
+		xreq.xrcd_handle = uroce_container_of(xrcd, struct verbs_xrcd, xrcd)->handle;
+		xreq.cq_handle = to_ucq(cq)->handle;
+		xreq.pd_handle = to_upd(pd)->handle;
+		xreq.max_wr = srq->max_wr;
+		xreq.max_sge = srq->max_sge;
+		return uroce_ctl_call(ctx, UROCE_OP_CREATE_XRC_SRQ, &xreq, sizeof(xreq),
+				      &srq->ring_fd, 1, resp, sizeof(*resp), NULL, NULL);
+	}
+	memset(&req, 0, sizeof(req));
+	req.user_handle = (uint64_t)(uintptr_t)&srq->vsrq.srq;
+	req.pd_handle = to_upd(pd)->handle;
+	req.max_wr = srq->max_wr;
+	req.max_sge = srq->max_sge;
+	return uroce_ctl_call(ctx, UROCE_OP_CREATE_SRQ, &req, sizeof(req), &srq->ring_fd, 1, resp,
+			      sizeof(*resp), NULL, NULL);
+}
+
+/* A basic SRQ on PD (an XRC SRQ when XRCD is given, with CQ) with ATTR's
+ * max_wr / max_sge (rounded up and written back); every ibv_srq field set
+ * here, as libibverbs does not for _ex. */
+static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr, void *srq_context,
+				    struct ibv_xrcd *xrcd, struct ibv_cq *cq)
 {
 	struct uroce_context *ctx = to_uctx(pd->context);
-	struct uroce_create_srq_req req;
 	struct uroce_create_srq_resp resp;
 	struct uroce_srq *srq;
 	struct ibv_srq *ibsrq;
@@ -89,14 +119,8 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 	ret = alloc_srq_ring(srq, pd);
 	if (ret)
 		goto err;
-	memset(&req, 0, sizeof(req));
 	ibsrq = &srq->vsrq.srq;
-	req.user_handle = (uint64_t)(uintptr_t)ibsrq;
-	req.pd_handle = to_upd(pd)->handle;
-	req.max_wr = srq->max_wr;
-	req.max_sge = srq->max_sge;
-	ret = uroce_ctl_call(ctx, UROCE_OP_CREATE_SRQ, &req, sizeof(req), &srq->ring_fd, 1, &resp,
-			     sizeof(resp), NULL, NULL);
+	ret = srq_call(ctx, srq, pd, xrcd, cq, &resp);
 	if (ret)
 		goto err;
 	close(srq->ring_fd);
@@ -112,8 +136,10 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 		ret = EPROTO;
 		goto err;
 	}
-	srq->vsrq.srq_type = IBV_SRQT_BASIC;
+	srq->vsrq.srq_type = xrcd ? IBV_SRQT_XRC : IBV_SRQT_BASIC;
 	srq->vsrq.srq_num = resp.srqn;
+	srq->vsrq.xrcd = xrcd ? uroce_container_of(xrcd, struct verbs_xrcd, xrcd) : NULL;
+	srq->vsrq.cq = cq;
 	ibsrq->context = pd->context;
 	ibsrq->srq_context = srq_context;
 	ibsrq->pd = pd;
@@ -139,23 +165,26 @@ err:
  */
 struct ibv_srq *uroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	return create_basic(pd, &attr->attr, attr->srq_context);
+	return create_basic(pd, &attr->attr, attr->srq_context, NULL, NULL);
 }
 
 #define UROCE_KNOWN_SRQ_COMP_MASK ((IBV_SRQ_INIT_ATTR_TM << 1) - 1)
 
 /*
  * ibv_create_srq_ex: libibverbs calls this for what ibv_create_srq cannot
- * express. Basic SRQs with a PD work as above; XRC and tag-matching SRQs
- * are EOPNOTSUPP (with a message); unknown comp_mask bits or no PD EINVAL.
+ * express. Basic SRQs with a PD work as above; XRC SRQs (IBV_SRQT_XRC)
+ * need a PD, IBV_SRQ_INIT_ATTR_XRCD and IBV_SRQ_INIT_ATTR_CQ of this
+ * context (else EINVAL, as mlx5); tag-matching SRQs are EOPNOTSUPP (with
+ * a message); unknown comp_mask bits or no PD EINVAL.
  */
 struct ibv_srq *uroce_create_srq_ex(struct ibv_context *context, struct ibv_srq_init_attr_ex *attr)
 {
+	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type == IBV_SRQT_XRC;
+
 	if (attr->comp_mask & ~(uint32_t)UROCE_KNOWN_SRQ_COMP_MASK)
 		return uroce_fail_null(EINVAL);
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC) {
-		fprintf(stderr, UROCE_LOG_PREFIX "%s SRQs are not supported (basic SRQs only)\n",
-			attr->srq_type == IBV_SRQT_XRC ? "XRC" :
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC && !xrc) {
+		fprintf(stderr, UROCE_LOG_PREFIX "%s SRQs are not supported (basic and XRC SRQs only)\n",
 			attr->srq_type == IBV_SRQT_TM ? "tag-matching" : "these");
 		return uroce_fail_null(EOPNOTSUPP);
 	}
@@ -165,7 +194,12 @@ struct ibv_srq *uroce_create_srq_ex(struct ibv_context *context, struct ibv_srq_
 	}
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd || attr->pd->context != context)
 		return uroce_fail_null(EINVAL);
-	return create_basic(attr->pd, &attr->attr, attr->srq_context);
+	if (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+		    attr->xrcd->context != context || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ||
+		    !attr->cq || attr->cq->context != context))
+		return uroce_fail_null(EINVAL);
+	return create_basic(attr->pd, &attr->attr, attr->srq_context, xrc ? attr->xrcd : NULL,
+			    xrc ? attr->cq : NULL);
 }
 
 /*
@@ -281,6 +315,13 @@ int uroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ib
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+/* ibv_get_srq_num: the number XRC senders name in wr.qp_type.xrc.remote_srqn. */
+int uroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	*srq_num = to_usrq(ibsrq)->vsrq.srq_num;
+	return 0;
 }
 
 uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag)

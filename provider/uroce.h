@@ -524,6 +524,14 @@ int uroce_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_ma
 int uroce_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int uroce_destroy_srq(struct ibv_srq *srq);
 int uroce_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+int uroce_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+/* xrc.c */
+struct ibv_xrcd *uroce_open_xrcd(struct ibv_context *context, struct ibv_xrcd_init_attr *attr);
+int uroce_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_qp *uroce_create_xrc_recv_qp(struct ibv_context *context,
+					struct ibv_qp_init_attr_ex *attr);
+void uroce_xrc_send_attr(struct ibv_qp_init_attr_ex *attr, struct ibv_cq **rcq,
+			 struct ibv_srq **srq);
 /* The wr_id of the SRQ WQE with TAG (a CQE's wqe_counter), freeing the
  * tag for the next post (cq_poll.c). 0 for a tag out of range. */
 uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag);

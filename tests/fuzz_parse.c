@@ -54,6 +54,8 @@ static void check_accepted(const struct roce_pkt *p, const uint8_t *buf, size_t 
 			mask = 0;
 		if ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_DETH)) && i == op->offset[ROCE_HDR_DETH] + 4u)
 			mask = 0; /* DETH resv8 */
+		if ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_XRCETH)) && i == op->offset[ROCE_HDR_XRCETH])
+			mask = 0; /* XRCETH resv8 */
 		if ((op->hdrs & ROCE_HDR_BIT(ROCE_HDR_FETH)) && i >= op->offset[ROCE_HDR_FETH] &&
 		    i < op->offset[ROCE_HDR_FETH] + 4u)
 			mask = i == op->offset[ROCE_HDR_FETH] + 3u ? 0x3f : 0; /* FETH reserved bits */

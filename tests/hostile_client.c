@@ -348,6 +348,7 @@ static void qp(struct msg *m, uint32_t type, uint32_t pd, uint32_t cqh, uint32_t
 }
 static void qp_raw(struct msg *m) { qp(m, IBV_QPT_RAW_PACKET, X.pd, X.cq, 1); }
 static void qp_xrc(struct msg *m) { qp(m, IBV_QPT_XRC_SEND, X.pd, X.cq, 0); }
+static void xrcqp_bad(struct msg *m) { BODY(m, struct uroce_create_xrc_qp_req)->xrcd_handle = 7; }
 static void qp_badpd(struct msg *m) { qp(m, IBV_QPT_RC, 99, X.cq, 0); }
 static void qp_badcq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, 99, 0); }
 static void qp_srq(struct msg *m) { qp(m, IBV_QPT_RC, X.pd, X.cq, 1); }
@@ -382,6 +383,21 @@ static void srq_sge17(struct msg *m) { srq(m, X.pd, 16, 17, dp_ring_memfd(4096, 
 static void srq_badpd(struct msg *m) { srq(m, 99, 16, 2, dp_ring_memfd(4096, 1)); }
 static void srq_resv(struct msg *m) { srq(m, X.pd, 16, 2, dp_ring_memfd(4096, 1)); BODY(m, struct uroce_create_srq_req)->reserved = 1; }
 static void srq_ok(struct msg *m) { srq(m, X.pd, 16, 2, dp_ring_memfd(4096, 1)); }
+/* CREATE_XRC_SRQ: an otherwise good request naming XRCD and CQ */
+static void xsrq(struct msg *m, uint32_t xrcd, uint32_t cq)
+{
+	struct uroce_create_xrc_srq_req *r = BODY(m, struct uroce_create_xrc_srq_req);
+
+	r->user_handle = 0x78;
+	r->xrcd_handle = xrcd;
+	r->cq_handle = cq;
+	r->pd_handle = X.pd;
+	r->max_wr = 16;
+	r->max_sge = 2;
+	m->fds[m->nfds++] = dp_ring_memfd(4096, 1);
+}
+static void xsrq_badxrcd(struct msg *m) { xsrq(m, 99, X.cq); }
+static void xsrq_noxrcd(struct msg *m) { xsrq(m, 0, X.cq); }
 static void msrq(struct msg *m, uint32_t h, uint32_t mask, uint32_t limit)
 {
 	struct uroce_modify_srq_req *r = BODY(m, struct uroce_modify_srq_req);
@@ -613,7 +629,10 @@ static const struct hcase cases[] = {
 	{ "CREATE_CQ channel is a pipe", SESSION, UROCE_OP_CREATE_CQ, cq_chan_pipe, EBADF },
 	{ "CREATE_CQ with 3 fds", SESSION, UROCE_OP_CREATE_CQ, cq_threefds, EINVAL },
 	{ "CREATE_QP RAW_PACKET with an SRQ", SESSION, UROCE_OP_CREATE_QP, qp_raw, EINVAL },
-	{ "CREATE_QP XRC_SEND", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EOPNOTSUPP },
+	{ "CREATE_QP XRC_SEND with an RQ", SESSION, UROCE_OP_CREATE_QP, qp_xrc, EINVAL },
+	{ "CREATE_XRC_QP XRCD handle naming none", SESSION, UROCE_OP_CREATE_XRC_QP, xrcqp_bad, EINVAL },
+	{ "CREATE_XRC_SRQ XRCD handle naming none", SESSION, UROCE_OP_CREATE_XRC_SRQ, xsrq_badxrcd, EINVAL },
+	{ "CREATE_XRC_SRQ XRCD handle 0", SESSION, UROCE_OP_CREATE_XRC_SRQ, xsrq_noxrcd, EINVAL },
 	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
 	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },
 	{ "CREATE_QP SRQ handle naming none", SESSION, UROCE_OP_CREATE_QP, qp_srq, EINVAL },

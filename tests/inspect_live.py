@@ -24,7 +24,8 @@ from inspect_lib import TOP_BUILDDIR, check, check_eq, finish, inspect, run  # n
 
 SEND = os.path.join(TOP_BUILDDIR, "tests", "inspect_live_send")
 EXPECTED_OPCODES = sorted(list(range(0x00, 0x15)) + [0x16, 0x17, 0x1C, 0x1D] +
-                          list(range(0x20, 0x2C)) + [0x64, 0x65, 0x81])
+                          list(range(0x20, 0x2C)) + [0x64, 0x65, 0x81] +
+                          list(range(0xA0, 0xB5)) + [0xB6, 0xB7])  # XRC: docs/xrc.md
 LIMIT = 60      # seconds any capture may run at most (a safety stop, not an assertion)
 
 

@@ -17,14 +17,22 @@ from inspect_lib import (GEN, SAMPLE, TSHARK_IGNORED_EXPERT, check, check_eq, fi
                          icrc_oracle, inspect, read_pcap, run, tshark_fields)
 
 # Every opcode of docs/wire-format.md §1.4 that the codec speaks: RC 0x00-0x14,
-# 0x16, 0x17, 0x1C, 0x1D; UC 0x20-0x2B; UD 0x64, 0x65; CNP 0x81.
+# 0x16, 0x17, 0x1C, 0x1D; UC 0x20-0x2B; UD 0x64, 0x65; CNP 0x81; XRC 0xA0-0xB4,
+# 0xB6, 0xB7 (docs/xrc.md).
 EXPECTED_OPCODES = sorted(list(range(0x00, 0x15)) + [0x16, 0x17, 0x1C, 0x1D] +
-                          list(range(0x20, 0x2C)) + [0x64, 0x65, 0x81])
+                          list(range(0x20, 0x2C)) + [0x64, 0x65, 0x81] +
+                          list(range(0xA0, 0xB5)) + [0xB6, 0xB7])
+
+# XRC: tshark 4.0 names the opcodes but decodes nothing after the BTH (a
+# request's XRCETH and the rest are vendor data, infiniband.vendor, whose
+# first 4 bytes are checked against inspect's xrc_srqn): BTH fields only.
+XRC_REQUESTS = set(range(0xA0, 0xAD)) | {0xB3, 0xB4, 0xB6, 0xB7}
+XRC_ALL = set(range(0xA0, 0xB5)) | {0xB6, 0xB7}
 
 # What tshark 4.0 does not decode (docs/wire-format.md §3 items 3 and 4): FLUSH and
 # ATOMIC_WRITE are "Unknown OpCode", a CNP's bytes are vendor data.  For these
 # only the BTH fields are compared.
-TSHARK_BTH_ONLY = {0x1C, 0x1D, 0x81}
+TSHARK_BTH_ONLY = {0x1C, 0x1D, 0x81} | XRC_ALL
 
 # tshark field -> (function of the inspect JSON object, parser of tshark's text).
 def _hex(s):
@@ -84,7 +92,7 @@ ETH_FIELDS = {
     "infiniband.atomicacketh.origremdt": (_get("atomicacketh", "origremdt"), _dec),
     "infiniband.invariant.crc": (lambda o: int(o["icrc"], 16) if "icrc" in o else None, _hex),
 }
-OTHER_FIELDS = ["_ws.malformed", "_ws.expert.message"]
+OTHER_FIELDS = ["_ws.malformed", "_ws.expert.message", "infiniband.vendor"]
 
 
 def first(v):
@@ -115,6 +123,10 @@ def compare(path, label):
         check_eq(o["status"], "ok", where + ": inspect status")
         for f, (get, parse) in BTH_FIELDS.items():
             check_eq(get(o), parse(first(row[f])), where + ": " + f)
+        if o["opcode"] in XRC_REQUESTS:
+            v = row["infiniband.vendor"].replace(":", "")
+            check_eq(o["xrceth"]["xrc_srqn"], int(v[2:8], 16) if v[:2] == "00" else None,
+                     where + ": XRCETH in tshark's vendor bytes")
         for f, (get, parse) in ETH_FIELDS.items():
             mine = get(o)
             theirs = parse(first(row[f])) if row[f] else None

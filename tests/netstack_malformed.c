@@ -105,8 +105,8 @@ static const struct mcase cases[] = {
 	  .expect = ROCE_E_OPCODE_UNKNOWN },
 	{ "RD SEND ONLY", UDP4, ROCE_OP_RC_SEND_ONLY, 4, .ed = { { BTH(0), SET, 0x44 } },
 	  .expect = ROCE_E_OPCODE_UNSUPPORTED },
-	{ "XRC SEND ONLY", UDP4, ROCE_OP_RC_SEND_ONLY, 4, .ed = { { BTH(0), SET, 0xa4 } },
-	  .expect = ROCE_E_OPCODE_UNSUPPORTED },
+	{ "XRC SEND ONLY cut in XRCETH", UDP4, ROCE_OP_RC_SEND_ONLY, 0, .ed = { { BTH(0), SET, 0xa4 } },
+	  .len_abs = 12 + 3 + 4, .expect = ROCE_E_TRUNC_XRCETH },
 	/* truncated in each extended header (the last 4 bytes are the ICRC) */
 	{ "WRITE ONLY cut in RETH", UDP4, ROCE_OP_RC_WRITE_ONLY, 8, .len_abs = 12 + 15 + 4, .expect = ROCE_E_TRUNC_RETH },
 	{ "READ REQUEST without ICRC", UDP4, ROCE_OP_RC_READ_REQUEST, 0, .len_abs = 12 + 16,

@@ -70,6 +70,7 @@ static void fill_hdrs(struct roce_hdrs *h, uint8_t opcode, uint32_t seed)
 	h->deth.sqpn = (0x000abc + seed) & 0xffffff;
 	h->feth.sel = seed & 3;
 	h->feth.plt = seed & 15;
+	h->xrc_srqn = (0x00f00d + seed) & 0xffffff;
 }
 
 /* The payload length to test for OP: fixed, a partial LAST, a whole MTU chunk. */
@@ -133,6 +134,7 @@ static void expect_hdrs(const struct roce_opcode_info *op, const struct roce_hdr
 	ck_assert_uint_eq(got->deth.sqpn, HAS(op, DETH) ? want->deth.sqpn : 0);
 	ck_assert_uint_eq(got->feth.sel, HAS(op, FETH) ? want->feth.sel : 0);
 	ck_assert_uint_eq(got->feth.plt, HAS(op, FETH) ? want->feth.plt : 0);
+	ck_assert_uint_eq(got->xrc_srqn, HAS(op, XRCETH) ? want->xrc_srqn : 0);
 }
 
 static void make_payload(uint8_t *p, uint32_t len, uint32_t seed)
@@ -260,9 +262,9 @@ START_TEST(test_roundtrip_every_opcode)
 		}
 		roundtrip_grh(op, i);
 	}
-	/* RC 25 (incl. FLUSH, ATOMIC_WRITE), UC 12, UD 2, CNP 1 */
-	ck_assert_uint_eq(supported, 40);
-	ck_assert_uint_eq(cases, 40 * 11);
+	/* RC 25 (incl. FLUSH, ATOMIC_WRITE), UC 12, UD 2, CNP 1, XRC 23 */
+	ck_assert_uint_eq(supported, 63);
+	ck_assert_uint_eq(cases, 63 * 11);
 }
 END_TEST
 
@@ -290,8 +292,8 @@ START_TEST(test_build_refuses_opcodes)
 				      roce_err_name(err));
 		}
 	}
-	/* RD: 12 + 9 + RESYNC = 22; XRC: 12 + 9 + 2 = 23 */
-	ck_assert_uint_eq(unsupported, 45);
+	/* RD: 12 + 9 + RESYNC = 22 */
+	ck_assert_uint_eq(unsupported, 22);
 }
 END_TEST
 

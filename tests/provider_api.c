@@ -443,7 +443,7 @@ START_TEST(test_qp_unsupported)
 	struct ibv_qp_init_attr_ex ex;
 
 	errno = 0;
-	ck_assert_ptr_null(make_qp(pd, cq, IBV_QPT_XRC_SEND));
+	ck_assert_ptr_null(make_qp(pd, cq, IBV_QPT_DRIVER));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	memset(&ex, 0, sizeof(ex));
 	ex.qp_type = IBV_QPT_RC;
@@ -559,10 +559,17 @@ START_TEST(test_unimplemented_ops)
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_xrcd_init_attr xa = { .comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
 					 .fd = -1, .oflags = O_CREAT };
+	struct ibv_qp_open_attr oa = { .comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+						    IBV_QP_OPEN_ATTR_TYPE,
+				       .qp_num = 0x11, .qp_type = IBV_QPT_XRC_RECV };
 
+	/* ibv_open_qp (docs/xrc.md) */
+	oa.xrcd = ibv_open_xrcd(ctx, &xa);
+	ck_assert_ptr_nonnull(oa.xrcd);
 	errno = 0;
-	ck_assert_ptr_null(ibv_open_xrcd(ctx, &xa));
+	ck_assert_ptr_null(ibv_open_qp(ctx, &oa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(ibv_close_xrcd(oa.xrcd), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }

@@ -2,8 +2,8 @@
 # traffic_pyverbs: rdma-core's own python tests that move data, on
 # uroce0 through `uroce run` (one process, two contexts, one thread: the
 # daemon must make progress for the side nobody polls):
-#   test_cq_events (RC, UD with a completion channel), test_cqex (RC, UD;
-#   XRC skips), test_mr's traffic classes (MRTest rereg traffic, MWTest:
+#   test_cq_events (RC, UD with a completion channel), test_cqex (RC, UD,
+#   XRC), test_mr's traffic classes (MRTest rereg traffic, MWTest:
 #   memory windows type 1 and 2 with traffic and invalidation,
 #   DmaBufTestCase, DeviceMemoryTest; features uroce lacks skip with
 #   EOPNOTSUPP), and test_mlx5_timestamp's generic real-time RC traffic

@@ -4,7 +4,7 @@
 # on RC with their exact values checked by pyverbs, and the five bad flows
 # (QP or MR without REMOTE_ATOMIC, a misaligned remote address, lkey+1,
 # rkey+1), each of which must end in an error completion. The two XRC
-# variants skip (uroce has no XRC). Pass = exit 0,
+# variants pass (docs/xrc.md). Pass = exit 0,
 # each test's outcome as in tests/pyverbs/MAJOR/traffic_pyverbs_atomic.tsv (MAJOR: the
 # installed rdma-core's, 44 on Debian 12, 56 on Debian 13).
 . "$top_srcdir/tests/lib.sh"

@@ -101,7 +101,7 @@ START_TEST(test_create_errors)
 	union ibv_gid g;
 
 	errno = 0;
-	ck_assert_ptr_null(xport_qp_create(dev, IBV_QPT_XRC_SEND, 0x10, 1, 4, 4, false, NULL));
+	ck_assert_ptr_null(xport_qp_create(dev, IBV_QPT_DRIVER, 0x10, 1, 4, 4, false, NULL));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	ck_assert_ptr_null(xport_qp_create(dev, IBV_QPT_RAW_PACKET, 0x10, 1, 4, 4, false, NULL));
 	ck_assert_int_eq(errno, EOPNOTSUPP);

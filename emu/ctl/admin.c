@@ -30,6 +30,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The QP types of `uroce status` lines. */
+static const char *qp_type_str(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : t == IBV_QPT_XRC_SEND ? "XRC_SEND" :
+	       t == IBV_QPT_XRC_RECV ? "XRC_RECV" : "UD";
+}
+
 int admin_write_status(struct uroce_dev *d, FILE *fp)
 {
 	struct dev_port_counters pc;
@@ -131,7 +138,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			/* PSNs: the engine's current ones (next to send, next expected) */
 			fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "
 				    "path_mtu=%u",
-				qp->qpn, qp->type == IBV_QPT_RC ? "RC" : qp->type == IBV_QPT_UC ? "UC" : "UD",
+				qp->qpn, qp_type_str(qp->type),
 				qp_state_name(x.qp_state), x.dest_qp_num, xport_qp_sq_psn(qp->xqp),
 				xport_qp_rq_psn(qp->xqp), x.path_mtu ? 128u << x.path_mtu : 0);
 			st = xport_qp_stats(qp->xqp);

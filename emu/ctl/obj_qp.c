@@ -27,7 +27,8 @@
 static const char *qp_type_name(enum ibv_qp_type t)
 {
 	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : t == IBV_QPT_UD ? "UD" :
-	       t == IBV_QPT_RAW_PACKET ? "RAW_PACKET" : "?";
+	       t == IBV_QPT_RAW_PACKET ? "RAW_PACKET" : t == IBV_QPT_XRC_SEND ? "XRC_SEND" :
+	       t == IBV_QPT_XRC_RECV ? "XRC_RECV" : "?";
 }
 
 int op_create_qp(struct ctl_client *c, struct ctl_call *call)
@@ -44,8 +45,12 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	int rc;
 
 	if (req->qp_type != IBV_QPT_RC && req->qp_type != IBV_QPT_UC && req->qp_type != IBV_QPT_UD &&
-	    req->qp_type != IBV_QPT_RAW_PACKET)
+	    req->qp_type != IBV_QPT_RAW_PACKET && req->qp_type != IBV_QPT_XRC_SEND)
 		return EOPNOTSUPP;
+	/* an XRC send QP has no receive side (abi_xrc.h) */
+	if (req->qp_type == IBV_QPT_XRC_SEND &&
+	    (req->srq_handle || cap.max_recv_wr))
+		return EINVAL;
 	/* a raw packet QP receives into its own RQ only */
 	if (req->qp_type == IBV_QPT_RAW_PACKET && req->srq_handle)
 		return EINVAL;
@@ -140,8 +145,11 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp)
 	mcast_qp_gone(d->mcast, qp->qpn);
 	id_alloc_put(&d->qpns, qp->qpn);
 	objtab_del(&c->qps, qp->handle);
-	qp->pd->users--;
-	/* an RSS QP has no CQs */
+	if (qp->pd)
+		qp->pd->users--;
+	if (qp->xrcd)
+		qp->xrcd->users--;
+	/* an RSS QP and an XRC_RECV QP have no CQs */
 	if (qp->send_cq) {
 		qp->send_cq->users--;
 		qp->recv_cq->users--;

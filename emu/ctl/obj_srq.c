@@ -22,15 +22,29 @@ int op_create_srq(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_create_srq_req *req = call->req;
 	struct uroce_create_srq_resp *resp = call->resp;
-	struct uroce_dev *d = c->dev;
 	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
+	struct ctl_srq *srq;
+	int rc;
+
+	if (!pd || req->reserved)
+		return EINVAL;
+	rc = srq_new(c, call, pd, req, &srq);
+	if (rc)
+		return rc;
+	resp->handle = srq->handle;
+	resp->srqn = srq->srqn;
+	return 0;
+}
+
+int srq_new(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd,
+	    const struct uroce_create_srq_req *req, struct ctl_srq **out)
+{
+	struct uroce_dev *d = c->dev;
 	struct ctl_srq *srq;
 	uint32_t stride;
 	uint64_t size;
 	int rc;
 
-	if (!pd || req->reserved)
-		return EINVAL;
 	if (!req->max_wr || req->max_wr > DEV_MAX_SRQ_WR || (req->max_wr & (req->max_wr - 1)) ||
 	    !req->max_sge || req->max_sge > DEV_MAX_SRQ_SGE)
 		return EINVAL;
@@ -60,8 +74,7 @@ int op_create_srq(struct ctl_client *c, struct ctl_call *call)
 	}
 	pd->users++;
 	d->counts.srq++;
-	resp->handle = srq->handle;
-	resp->srqn = srq->srqn;
+	*out = srq;
 	ulog(ULOG_INFO, "client#%u created srqn 0x%x (%u x %u sge)", c->id, srq->srqn, srq->max_wr,
 	     srq->max_sge);
 	return 0;
@@ -80,6 +93,10 @@ void srq_free(struct ctl_client *c, struct ctl_srq *srq)
 	id_alloc_put(&d->srqns, srq->srqn);
 	objtab_del(&c->srqs, srq->handle);
 	srq->pd->users--;
+	if (srq->cq)
+		srq->cq->users--;
+	if (srq->xrcd)
+		srq->xrcd->users--;
 	munmap(srq->ring, srq->ring_size);
 	d->counts.srq--;
 	free(srq);

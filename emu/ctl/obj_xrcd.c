@@ -139,6 +139,8 @@ int op_close_xrcd(struct ctl_client *c, struct ctl_call *call)
 
 	if (!x)
 		return EINVAL;
+	if (x->users)
+		return EBUSY;
 	xrcd_free(c, x);
 	return 0;
 }

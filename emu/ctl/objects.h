@@ -124,6 +124,8 @@ struct ctl_srq {
 	uint32_t async_events;
 	struct xport_srq *xsrq;
 	struct ctl_client *owner;
+	struct ctl_xrcd *xrcd;   /* XRC SRQ: its domain handle, else NULL */
+	struct ctl_cq *cq;       /* XRC SRQ: the CQ of its receives, else NULL */
 };
 
 struct ctl_qp {
@@ -135,6 +137,7 @@ struct ctl_qp {
 	struct ctl_pd *pd;
 	struct ctl_cq *send_cq, *recv_cq;
 	struct ctl_srq *srq;     /* receive WQEs come from here, or NULL */
+	struct ctl_xrcd *xrcd;   /* XRC_RECV: its domain handle (no PD, CQs, queues) */
 	struct ibv_qp_cap cap;   /* rounded caps */
 	uint32_t max_tso_header; /* raw packet QPs: TSO header bytes each SQ slot holds */
 	/* What ibv_query_qp reports beyond the engine's state and transport
@@ -251,8 +254,16 @@ struct xrcd_dom {
 struct ctl_xrcd {
 	uint32_t handle;
 	struct xrcd_dom *dom;
+	uint32_t users;          /* XRC SRQs and XRC_RECV QPs created with it */
 };
 void xrcd_free(struct ctl_client *c, struct ctl_xrcd *x);
+/* CREATE_XRC_SRQ, CREATE_XRC_QP (obj_xrc.c, abi_xrc.h). */
+int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call);
+int op_create_xrc_qp(struct ctl_client *c, struct ctl_call *call);
+/* The SRQ part of CREATE_SRQ (obj_srq.c): a basic SRQ on PD with REQ's
+ * sizes and the ring in CALL's descriptor, in the client's table. */
+int srq_new(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd,
+	    const struct uroce_create_srq_req *req, struct ctl_srq **out);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err

@@ -1,6 +1,8 @@
 /*
  * qp_state.c - the QP state-transition table (IBTA Vol 1 §10.3.1; same content
- * as the kernel's ib_modify_qp_is_ok table for RC, UC, UD and RAW_PACKET:
+ * as the kernel's ib_modify_qp_is_ok table for RC, UC, UD, RAW_PACKET and
+ * XRC (XI: IBV_QPT_XRC_SEND, the kernel's XRC_INI; XT: IBV_QPT_XRC_RECV,
+ * its XRC_TGT):
  * a raw packet QP needs only the port, at RESET->INIT) and the
  * attribute value checks of ibv_modify_qp. See qp_state.h.
  */
@@ -10,7 +12,7 @@
 
 #include <errno.h>
 
-enum { T_RC, T_UC, T_UD, T_RAW, T_NUM };
+enum { T_RC, T_UC, T_UD, T_RAW, T_XI, T_XT, T_NUM };
 
 struct qp_transition {
 	int valid;
@@ -32,6 +34,8 @@ struct qp_transition {
 	{                                                       \
 		[T_RC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
 		[T_UC] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
+		[T_XI] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
+		[T_XT] = A(PKEY_INDEX) | A(PORT) | A(ACCESS_FLAGS), \
 		[T_UD] = A(PKEY_INDEX) | A(PORT) | A(QKEY),     \
 		[T_RAW] = A(PORT),                              \
 	}
@@ -39,6 +43,8 @@ struct qp_transition {
 	{                                                       \
 		[T_RC] = CONN_RTS_OPT | A(MIN_RNR_TIMER),       \
 		[T_UC] = CONN_RTS_OPT,                          \
+		[T_XI] = CONN_RTS_OPT,                          \
+		[T_XT] = CONN_RTS_OPT | A(MIN_RNR_TIMER),       \
 		[T_UD] = A(CUR_STATE) | A(QKEY),                \
 	}
 
@@ -63,10 +69,15 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 				[T_RC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
 					 A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER),
 				[T_UC] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN),
+				[T_XI] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN),
+				[T_XT] = A(AV) | A(PATH_MTU) | A(DEST_QPN) | A(RQ_PSN) |
+					 A(MAX_DEST_RD_ATOMIC) | A(MIN_RNR_TIMER),
 			},
 			.opt = {
 				[T_RC] = A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
 				[T_UC] = A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
+				[T_XI] = A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
+				[T_XT] = A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
 			},
 		},
@@ -81,6 +92,9 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 					 A(MAX_QP_RD_ATOMIC),
 				[T_UC] = A(SQ_PSN),
 				[T_UD] = A(SQ_PSN),
+				[T_XI] = A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) | A(SQ_PSN) |
+					 A(MAX_QP_RD_ATOMIC),
+				[T_XT] = A(TIMEOUT) | A(SQ_PSN),
 			},
 			.opt = TO_RTS_OPT,
 		},
@@ -98,6 +112,8 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 				[T_RC] = A(EN_SQD_ASYNC_NOTIFY),
 				[T_UC] = A(EN_SQD_ASYNC_NOTIFY),
 				[T_UD] = A(EN_SQD_ASYNC_NOTIFY),
+				[T_XI] = A(EN_SQD_ASYNC_NOTIFY),
+				[T_XT] = A(EN_SQD_ASYNC_NOTIFY),
 			},
 		},
 	},
@@ -118,6 +134,12 @@ static const struct qp_transition table[S(ERR) + 1][S(ERR) + 1] = {
 				[T_UC] = A(AV) | A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX) |
 					 A(PATH_MIG_STATE),
 				[T_UD] = A(PKEY_INDEX) | A(QKEY),
+				[T_XI] = A(PORT) | A(AV) | A(TIMEOUT) | A(RETRY_CNT) | A(RNR_RETRY) |
+					 A(MAX_QP_RD_ATOMIC) | A(ALT_PATH) | A(ACCESS_FLAGS) |
+					 A(PKEY_INDEX) | A(PATH_MIG_STATE),
+				[T_XT] = A(PORT) | A(AV) | A(TIMEOUT) | A(MAX_DEST_RD_ATOMIC) |
+					 A(ALT_PATH) | A(ACCESS_FLAGS) | A(PKEY_INDEX) |
+					 A(MIN_RNR_TIMER) | A(PATH_MIG_STATE),
 			},
 		},
 	},
@@ -146,6 +168,8 @@ static int type_index(enum ibv_qp_type type)
 	case IBV_QPT_UC: return T_UC;
 	case IBV_QPT_UD: return T_UD;
 	case IBV_QPT_RAW_PACKET: return T_RAW;
+	case IBV_QPT_XRC_SEND: return T_XI;
+	case IBV_QPT_XRC_RECV: return T_XT;
 	default: return -1;
 	}
 }

@@ -285,6 +285,12 @@ static void srq_doorbell(struct ctl_srq *srq)
 	__atomic_store_n(&h->ci, srq->next, __ATOMIC_RELEASE);
 }
 
+void doorbell_srq_refill(struct ctl_srq *srq)
+{
+	if (srq->xsrq)
+		srq_doorbell(srq);
+}
+
 void doorbell_recv_refill(struct ctl_qp *qp)
 {
 	if (qp->srq) {

@@ -47,6 +47,7 @@ bool doorbell_post_wqes(struct ctl_client *c);
 
 /* Prepare QP's doorbell-suppression watcher (before any doorbell). */
 struct ctl_qp;
+struct ctl_srq;
 void doorbell_qp_init(struct ctl_qp *qp);
 
 /* Withdraw the daemon's no_doorbell promise watcher of QP (abi_ring.h
@@ -71,5 +72,7 @@ void doorbell_rq_err(struct ctl_qp *qp);
  * the last doorbell was read: the engine's rq_refill, when a message finds
  * no receive WQE (xport.h). */
 void doorbell_recv_refill(struct ctl_qp *qp);
+/* The same for SRQ alone (an XRC SRQ, whichever client owns it). */
+void doorbell_srq_refill(struct ctl_srq *srq);
 
 #endif

@@ -61,21 +61,23 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 {
 	struct uroce_dev *d = ctx;
 	struct ctl_qp *qp = xport_qp_user(xqp);
+	struct ctl_srq *srq = c->is_recv && c->srq ? xport_srq_user(c->srq) : NULL;
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct mlx5_cqe64 cqe;
 	int rc;
 
 	/* the slot of this WQE (and of unsignaled ones before it) is free;
 	 * an SRQ's slots are free once read (its tags come back by polling) */
-	if (h && !(c->is_recv && qp->srq))
+	if (h && !srq)
 		__atomic_store_n(c->is_recv ? &h->rq_ci : &h->sq_ci, c->wr_index + 1, __ATOMIC_RELEASE);
 	if (!c->signaled && c->status == IBV_WC_SUCCESS)
 		return;
 	cqe_build(c, hca_clock_now(&d->clock), d->addr.ss_family == AF_INET6, &cqe);
-	/* mlx5 CQE version 0: responder CQEs of SRQ WQEs name the SRQ */
-	if (c->is_recv && qp->srq)
-		cqe.srqn_uidx = htobe32(qp->srq->srqn & 0xFFFFFF);
-	rc = cq_push(c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
+	/* mlx5 CQE version 0: responder CQEs of SRQ WQEs name the SRQ; an
+	 * XRC SRQ's go to its own CQ (mlx5: the XRC target QP has none) */
+	if (srq)
+		cqe.srqn_uidx = htobe32(srq->srqn & 0xFFFFFF);
+	rc = cq_push(srq && srq->cq ? srq->cq : c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
 	if (rc)
 		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s",
 			     qp->owner->id, qp->qpn, strerror(rc));
@@ -209,8 +211,17 @@ static void dp_log(void *ctx, struct xport_qp *xqp, int level, const char *msg)
  * its RQ from host memory (xport.h rq_refill). */
 static void dp_rq_refill(void *ctx, struct xport_qp *xqp)
 {
+	struct ctl_qp *qp = xport_qp_user(xqp);
+	struct xport_srq *xsrq = xport_qp_srq(xqp);
+
 	(void)ctx;
-	doorbell_recv_refill(xport_qp_user(xqp));
+	/* an XRC_RECV QP reads the ring of the SRQ its request named */
+	if (qp->xrcd) {
+		if (xsrq)
+			doorbell_srq_refill(xport_srq_user(xsrq));
+		return;
+	}
+	doorbell_recv_refill(qp);
 }
 
 /* The QP entered ERR: its receive doorbell promise goes before the loop
@@ -277,11 +288,14 @@ int engine_qp_create(struct ctl_qp *qp)
 {
 	struct uroce_dev *d = qp->owner->dev;
 
-	qp->xqp = xport_qp_create(d->xdev, qp->type, qp->qpn, qp->pd->pdn, qp->cap.max_send_wr,
-				  qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1, qp->sq_sig_all, qp);
+	/* an XRC_RECV QP has no PD: each request's SRQ lends its own */
+	qp->xqp = xport_qp_create(d->xdev, qp->type, qp->qpn, qp->pd ? qp->pd->pdn : 0,
+				  qp->cap.max_send_wr, qp->cap.max_recv_wr ? qp->cap.max_recv_wr : 1,
+				  qp->sq_sig_all, qp);
 	if (!qp->xqp)
 		return errno ? errno : ENOMEM;
-	if (qp->srq && xport_qp_set_srq(qp->xqp, qp->srq->xsrq)) {
+	if ((qp->srq && xport_qp_set_srq(qp->xqp, qp->srq->xsrq)) ||
+	    (qp->xrcd && xport_qp_set_xrcd(qp->xqp, qp->xrcd->dom->xrcdn))) {
 		xport_qp_destroy(qp->xqp);
 		qp->xqp = NULL;
 		return EINVAL;
@@ -321,6 +335,11 @@ int engine_srq_create(struct ctl_srq *srq)
 {
 	srq->xsrq = xport_srq_create(srq->owner->dev->xdev, srq->max_wr, srq);
 	return srq->xsrq ? 0 : errno ? errno : ENOMEM;
+}
+
+int engine_srq_set_xrc(struct ctl_srq *srq)
+{
+	return xport_srq_set_xrc(srq->xsrq, srq->srqn, srq->xrcd->dom->xrcdn, srq->pd->pdn);
 }
 
 void engine_srq_destroy(struct ctl_srq *srq)

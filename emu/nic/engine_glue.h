@@ -25,6 +25,9 @@ void engine_qp_destroy(struct ctl_qp *qp);
 
 /* Engine SRQ of max_wr WQEs for a new daemon SRQ (disarmed). 0 or errno. */
 int engine_srq_create(struct ctl_srq *srq);
+/* Make SRQ's engine SRQ an XRC SRQ of its xrcd's domain, number and PD
+ * (xport_srq_set_xrc). 0 or errno. */
+int engine_srq_set_xrc(struct ctl_srq *srq);
 /* Drop the engine SRQ (no QP uses it; its WQEs vanish). */
 void engine_srq_destroy(struct ctl_srq *srq);
 

@@ -95,7 +95,9 @@ int mw_invalidate(struct uroce_dev *d, struct ctl_qp *qp, uint32_t rkey, bool re
 	enum keytab_kind kind;
 	struct ctl_mw *mw = keytab_lookup_kind(&d->keys, rkey, &kind);
 
-	if (!mw || kind != KEYTAB_MW || mw->type != IBV_MW_TYPE_2 || !mw->mr || mw->pd->pdn != qp->pd->pdn ||
+	/* an XRC_RECV QP has no PD, so no window is bound to it */
+	if (!mw || kind != KEYTAB_MW || mw->type != IBV_MW_TYPE_2 || !mw->mr || !qp->pd ||
+	    mw->pd->pdn != qp->pd->pdn ||
 	    (remote && mw->qpn != qp->qpn)) {
 		ulog(ULOG_DEBUG, "qpn 0x%x: %s invalidation of rkey 0x%x refused", qp->qpn,
 		     remote ? "remote" : "local", rkey);

@@ -124,6 +124,11 @@ int wqe_read_send(const struct ctl_client *c, const struct ctl_qp *qp, uint32_t 
 		out->remote_qpn = w->remote_qpn;
 		out->remote_qkey = w->remote_qkey;
 	}
+	if (qp->type == IBV_QPT_XRC_SEND) {
+		if (w->remote_qpn > 0xFFFFFF)
+			return EINVAL;
+		out->remote_srqn = w->remote_qpn;
+	}
 	return 0;
 }
 

@@ -106,16 +106,20 @@ bool xport_rd_atomic_arrival(struct xport_qp *qp, const uint8_t *raw,
 {
 	uint32_t psn, span = 1;
 	bool rd_atomic, fresh;
+	uint8_t opcode;
+	size_t dl;
 
 	if (len < ROCE_BTH_LEN)
 		return false;
-	rd_atomic = is_rd_atomic_op(raw[0]);
+	opcode = xport_rc_opcode(raw[0]);
+	rd_atomic = is_rd_atomic_op(opcode);
 	psn = ((uint32_t)raw[9] << 16 | (uint32_t)raw[10] << 8 | raw[11]) &
 	      ROCE_PSN_MASK;
-	if (raw[0] == ROCE_OP_RC_READ_REQUEST &&
-	    len >= ROCE_BTH_LEN + ROCE_RETH_LEN)	/* RETH DMA length */
-		span = xport_npkts((uint32_t)raw[24] << 24 | (uint32_t)raw[25] << 16 |
-				   (uint32_t)raw[26] << 8 | raw[27], qp->mtu);
+	/* RETH DMA length: after the XRCETH in an XRC request */
+	dl = ROCE_BTH_LEN + 12u + (opcode != raw[0] ? ROCE_XRCETH_LEN : 0u);
+	if (opcode == ROCE_OP_RC_READ_REQUEST && len >= dl + 4)
+		span = xport_npkts((uint32_t)raw[dl] << 24 | (uint32_t)raw[dl + 1] << 16 |
+				   (uint32_t)raw[dl + 2] << 8 | raw[dl + 3], qp->mtu);
 	/* Nothing queued: the responder has seen everything before ePSN. */
 	if (!qp->rxq || roce_psn_before(qp->resp.rx_next, qp->resp.epsn))
 		qp->resp.rx_next = qp->resp.epsn;

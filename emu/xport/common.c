@@ -113,7 +113,15 @@ void xport_log(struct xport_qp *qp, int level, const char *fmt, ...)
 
 void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe)
 {
-	qp->dev->ops.complete(qp->dev->ctx, qp, cqe);
+	struct xport_cqe c;
+
+	if (!cqe->is_recv || !qp->srq) {
+		qp->dev->ops.complete(qp->dev->ctx, qp, cqe);
+		return;
+	}
+	c = *cqe;
+	c.srq = qp->srq;
+	qp->dev->ops.complete(qp->dev->ctx, qp, &c);
 }
 
 static void comp_one(struct xport_qp *qp, struct xport_swqe *w,
@@ -352,6 +360,19 @@ static int send_built(struct xport_qp *qp, const union ibv_gid *dgid, struct roc
 	if (qp->resp.ack_held && h->opcode >= ROCE_OP_RC_READ_RESP_FIRST &&
 	    h->opcode <= ROCE_OP_RC_ATOMIC_ACK)
 		xport_ack_send_held(qp);
+	/* An XRC QP sends its RC opcodes with the XRC prefix (Annex A14);
+	 * a request's XRCETH lengthens the headers: the payload gathered
+	 * behind the RC headers moves first */
+	if (qp->xrc != XPORT_XRC_NONE &&
+	    (h->opcode & ROCE_OP_TRANSPORT_MASK) == ROCE_TRANSPORT_RC) {
+		size_t rc_len = xport_hdr_len(h->opcode);
+
+		h->opcode |= ROCE_TRANSPORT_XRC;
+		if (len && payload == buf + rc_len && xport_hdr_len(h->opcode) != rc_len) {
+			memmove(buf + xport_hdr_len(h->opcode), payload, len);
+			payload = buf + xport_hdr_len(h->opcode);
+		}
+	}
 	err = roce_build_udp(buf, XPORT_PKT_MAX, &l3, h, payload, len, &n);
 	if (err)
 		return EINVAL;

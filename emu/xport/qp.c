@@ -86,7 +86,11 @@ struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,
 				 uint32_t rq_depth, bool sq_sig_all, void *user)
 {
 	struct xport_qp *qp;
+	enum xport_xrc xrc = type == IBV_QPT_XRC_SEND ? XPORT_XRC_SEND :
+			     type == IBV_QPT_XRC_RECV ? XPORT_XRC_RECV : XPORT_XRC_NONE;
 
+	if (xrc != XPORT_XRC_NONE)
+		type = IBV_QPT_RC;
 	if (type != IBV_QPT_RC && type != IBV_QPT_UC && type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -120,6 +124,7 @@ struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,
 	qp->dev = dev;
 	qp->user = user;
 	qp->type = type;
+	qp->xrc = xrc;
 	qp->qpn = qpn;
 	qp->pd = pd;
 	qp->sq_sig_all = sq_sig_all;
@@ -144,7 +149,7 @@ void xport_qp_destroy(struct xport_qp *qp)
 		qp->dev->ops.timer_arm(qp->dev->ctx, qp, 0);
 	xport_resp_clear(qp);
 	xport_srq_give_back(qp);
-	if (qp->srq)
+	if (qp->srq && qp->xrc != XPORT_XRC_RECV)
 		qp->srq->qps--;
 	for (pp = hash_slot(qp->dev, qp->qpn); *pp; pp = &(*pp)->hash_next) {
 		if (*pp == qp) {

@@ -14,14 +14,34 @@
 #include "emu/xport/xport_int.h"
 #include "netstack/icrc.h"
 
-/* Transport prefix each QP type accepts (IBTA Table 38). */
-static uint8_t qp_transport(enum ibv_qp_type type)
+/* Transport prefix each QP type accepts (IBTA Table 38, Annex A14). */
+static uint8_t qp_transport(const struct xport_qp *qp)
 {
-	switch (type) {
+	if (qp->xrc != XPORT_XRC_NONE)
+		return ROCE_TRANSPORT_XRC;
+	switch (qp->type) {
 	case IBV_QPT_UC: return ROCE_TRANSPORT_UC;
 	case IBV_QPT_UD: return ROCE_TRANSPORT_UD;
 	default: return ROCE_TRANSPORT_RC;
 	}
+}
+
+void xport_pkt_to_rc(struct roce_pkt *pkt)
+{
+	uint8_t rc = xport_rc_opcode(pkt->h.opcode);
+
+	if (rc != pkt->h.opcode) {
+		pkt->h.opcode = rc;
+		pkt->op = roce_opcode_info(rc);
+	}
+}
+
+bool xport_reparse(const uint8_t *buf, size_t len, const struct roce_l3 *l3, struct roce_pkt *pkt)
+{
+	if (roce_parse_udp(buf, len, l3, pkt) != ROCE_OK)
+		return false;
+	xport_pkt_to_rc(pkt);
+	return true;
 }
 
 /* Hand parsed packet PKT to QP: transport and state checks, then the
@@ -34,11 +54,14 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 	bool responder_up, requester_up;
 
 	qp->stats.rx_pkts++;
-	if (pkt.op->transport != qp_transport(qp->type) ||
-	    (pkt.op->flags & ROCE_OPF_UNSUPPORTED)) {
+	if (pkt.op->transport != qp_transport(qp) ||
+	    (pkt.op->flags & ROCE_OPF_UNSUPPORTED) ||
+	    (qp->xrc == XPORT_XRC_SEND && (pkt.op->flags & ROCE_OPF_REQUEST)) ||
+	    (qp->xrc == XPORT_XRC_RECV && (pkt.op->flags & ROCE_OPF_RESPONSE))) {
 		qp->stats.dropped++;
 		return EAGAIN;
 	}
+	xport_pkt_to_rc(&pkt);
 	/* The receive side works in RTR and later; the send side (which
 	 * takes ACKs and READ responses) in RTS, SQD and SQE. */
 	responder_up = qp->state == IBV_QPS_RTR || qp->state == IBV_QPS_RTS ||

@@ -137,6 +137,7 @@ static bool send_read(struct xport_qp *qp, struct xport_swqe *w)
 	memset(&h, 0, sizeof(h));
 	h.opcode = ROCE_OP_RC_READ_REQUEST;
 	h.dqpn = qp->attr.dest_qp_num;
+	h.xrc_srqn = w->wr.remote_srqn;
 	h.psn = qp->req.psn;
 	h.ackreq = true;
 	h.reth.va = w->wr.remote_addr + off;
@@ -163,6 +164,7 @@ static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
 	memset(&h, 0, sizeof(h));
 	h.opcode = cas ? ROCE_OP_RC_CMP_SWAP : ROCE_OP_RC_FETCH_ADD;
 	h.dqpn = qp->attr.dest_qp_num;
+	h.xrc_srqn = w->wr.remote_srqn;
 	h.psn = qp->req.psn;
 	h.ackreq = true;
 	h.atomic.va = w->wr.remote_addr;
@@ -211,6 +213,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 	default:
 		h.opcode = rc_opcode[kind][pos];
 		h.dqpn = qp->attr.dest_qp_num;
+		h.xrc_srqn = w->wr.remote_srqn;
 		break;
 	}
 	/* the payload goes straight to its place in the packet */

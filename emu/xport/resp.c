@@ -100,6 +100,9 @@ static enum resp_state check_psn(struct resp_pkt *p)
 	if (d < 0)
 		return RESPST_DUPLICATE;
 	qp->resp.nak_sent = false;
+	/* XRC_RECV: the XRCETH names the message's SRQ (srq.c) */
+	if (qp->xrc == XPORT_XRC_RECV && !xport_xrc_choose(qp, p->pkt))
+		return RESPST_ERR_INVALID_REQ;
 	return RESPST_CHECK_OP_SEQ;
 }
 
@@ -788,7 +791,7 @@ bool xport_resp_run(struct xport_qp *qp, uint32_t budget)
 		qp->rxq_len--;
 		/* parsed (and ICRC-checked) before it was queued */
 		qp->resp.rd_held = q->rd_held;
-		if (roce_parse_udp(q->data, q->len, &q->l3, &pkt) == ROCE_OK)
+		if (xport_reparse(q->data, q->len, &q->l3, &pkt))
 			xport_resp_input(qp, &pkt, &q->l3, q->data, q->len);
 		qp->resp.rd_held = 0;	/* a packet taken at once finds none */
 		free(q);

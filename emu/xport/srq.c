@@ -36,10 +36,37 @@ struct xport_srq *xport_srq_create(struct xport_dev *dev, uint32_t depth,
 	return srq;
 }
 
+/* An XRC SRQ going away: off the device's list, and off every XRC_RECV
+ * QP that took its last message's WQE from it (the WQE being filled is
+ * dropped with the SRQ; the message's next packet meets no SRQ). */
+static void xrc_srq_unlink(struct xport_srq *srq)
+{
+	struct xport_dev *dev = srq->dev;
+	struct xport_srq **pp;
+
+	for (pp = &dev->xrc_srqs; *pp; pp = &(*pp)->xrc_next) {
+		if (*pp == srq) {
+			*pp = srq->xrc_next;
+			break;
+		}
+	}
+	for (unsigned int i = 0; i < XPORT_QP_HASH; i++) {
+		for (struct xport_qp *qp = dev->hash[i]; qp; qp = qp->hash_next) {
+			if (qp->srq != srq)
+				continue;
+			qp->srq = NULL;
+			qp->resp.have_rwqe = false;
+			qp->resp.in_msg = RESP_MSG_NONE;
+		}
+	}
+}
+
 void xport_srq_destroy(struct xport_srq *srq)
 {
 	if (!srq)
 		return;
+	if (srq->xrc)
+		xrc_srq_unlink(srq);
 	free(srq->ring);
 	free(srq);
 }
@@ -77,9 +104,66 @@ uint32_t xport_srq_limit(const struct xport_srq *srq)
 	return srq->limit;
 }
 
+int xport_srq_set_xrc(struct xport_srq *srq, uint32_t srqn, uint32_t xrcd, uint32_t pd)
+{
+	if (!srq || srq->xrc || srq->qps || srqn > ROCE_QPN_MASK)
+		return EINVAL;
+	if (xport_xrc_srq_lookup(srq->dev, srqn))
+		return EEXIST;
+	srq->xrc = true;
+	srq->srqn = srqn;
+	srq->xrcd = xrcd;
+	srq->pd = pd;
+	srq->xrc_next = srq->dev->xrc_srqs;
+	srq->dev->xrc_srqs = srq;
+	return 0;
+}
+
+struct xport_srq *xport_xrc_srq_lookup(struct xport_dev *dev, uint32_t srqn)
+{
+	for (struct xport_srq *s = dev->xrc_srqs; s; s = s->xrc_next)
+		if (s->srqn == srqn)
+			return s;
+	return NULL;
+}
+
+/* The XRCETH names the message's SRQ, whose WQEs receive, whose PD checks
+ * memory and whose CQ completes; a message keeps the SRQ of its first
+ * packet. */
+bool xport_xrc_choose(struct xport_qp *qp, const struct roce_pkt *pkt)
+{
+	uint32_t srqn = pkt->h.xrc_srqn;
+	struct xport_srq *srq = xport_xrc_srq_lookup(qp->dev, srqn);
+
+	if (!srq || srq->xrcd != qp->xrcd ||
+	    (qp->resp.in_msg != RESP_MSG_NONE && srq != qp->srq)) {
+		xport_log(qp, XPORT_LOG_ERR, "PSN 0x%06x %s: XRC SRQ 0x%06x %s", pkt->h.psn,
+			  pkt->op->name, srqn,
+			  !srq ? "does not exist" : srq->xrcd != qp->xrcd ?
+			  "is of another XRC domain" : "is not the message's");
+		return false;
+	}
+	qp->srq = srq;
+	qp->pd = srq->pd;
+	return true;
+}
+
+int xport_qp_set_xrcd(struct xport_qp *qp, uint32_t xrcd)
+{
+	if (!qp || qp->xrc != XPORT_XRC_RECV || qp->state != IBV_QPS_RESET)
+		return EINVAL;
+	qp->xrcd = xrcd;
+	return 0;
+}
+
+struct xport_srq *xport_qp_srq(const struct xport_qp *qp)
+{
+	return qp->srq;
+}
+
 int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq)
 {
-	if (!qp || !srq || qp->srq || qp->dev != srq->dev ||
+	if (!qp || !srq || qp->srq || qp->dev != srq->dev || srq->xrc || qp->xrc ||
 	    qp->state != IBV_QPS_RESET || qp->rq.head)
 		return EINVAL;
 	qp->srq = srq;

@@ -106,6 +106,7 @@ struct xport_send_wqe {
 	union ibv_gid dgid;
 	uint32_t remote_qpn;
 	uint32_t remote_qkey;
+	uint32_t remote_srqn;		/* XRC_SEND: the XRCETH's XRC SRQ number */
 	uint32_t invalidate_rkey;	/* SEND_WITH_INV (IETH) and LOCAL_INV */
 	struct xport_mw_bind bind;	/* BIND_MW */
 	uint32_t num_sge;
@@ -147,6 +148,9 @@ struct xport_recv_wqe {
  * - signaled: false only for successful send completions of unsignaled
  *   WQEs; the daemon writes no CQE for those (mlx5 retires them with the
  *   next signaled CQE) but may use wr_index to free ring slots.
+ * - srq: receive completions of an SRQ's WQE: that SRQ (for an XRC_RECV
+ *   QP the one the request's XRCETH named, whose CQ takes the CQE, as
+ *   mlx5 does); NULL for the QP's own RQ and for send completions.
  */
 struct xport_cqe {
 	uint64_t wr_id;
@@ -162,6 +166,7 @@ struct xport_cqe {
 	bool is_recv;
 	bool solicited;
 	bool signaled;
+	struct xport_srq *srq;
 };
 
 /* What a memory callback is asked to do with [addr, addr+len). */
@@ -333,8 +338,15 @@ struct xport_dev *xport_dev_new(const struct xport_ops *ops, void *ctx,
 void xport_dev_free(struct xport_dev *dev);
 
 /*
- * Create a QP in RESET. type: IBV_QPT_RC, IBV_QPT_UC or IBV_QPT_UD (else
- * NULL, errno EOPNOTSUPP); qpn: the daemon's QPN (24 bits, unique on this
+ * Create a QP in RESET. type: IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD,
+ * IBV_QPT_XRC_SEND or IBV_QPT_XRC_RECV (else NULL, errno EOPNOTSUPP);
+ * XRC QPs (IBTA Annex A14, docs/xrc.md) are RC QPs whose packets carry the
+ * XRC opcodes: an XRC_SEND QP only sends, each request with an XRCETH
+ * naming its WQE's remote_srqn; an XRC_RECV QP only responds, taking
+ * each message's receive WQE from the XRC SRQ its XRCETH names (which
+ * must be registered with xport_srq_set_xrc in the QP's domain, set with
+ * xport_qp_set_xrcd: else NAK Invalid Request) and checking memory
+ * against that SRQ's PD; qpn: the daemon's QPN (24 bits, unique on this
  * device, else EEXIST / EINVAL); pd: opaque PD handle passed to ops->mem;
  * sq_depth / rq_depth: queue capacities in WQEs (0..65536; 0 is taken as
  * 1, for QPs created with max_send_wr or max_recv_wr 0); sq_sig_all:
@@ -506,6 +518,22 @@ uint32_t xport_srq_count(const struct xport_srq *srq);
  * LIMIT > depth. xport_srq_limit: the armed limit, 0 when disarmed. */
 int xport_srq_arm(struct xport_srq *srq, uint32_t limit);
 uint32_t xport_srq_limit(const struct xport_srq *srq);
+/*
+ * XRC (docs/xrc.md): xport_srq_set_xrc makes SRQ an XRC SRQ of domain
+ * XRCD (any number the caller gives; domains are compared, nothing else)
+ * with number SRQN (24 bits, unique among the device's XRC SRQs: EEXIST)
+ * and protection domain PD: XRC_RECV QPs of XRCD then find it by SRQN.
+ * Once set it cannot change (EINVAL). Destroying it detaches it from the
+ * XRC_RECV QPs using it (a message in progress is dropped; its next
+ * packet is refused with NAK Invalid Request).
+ * xport_qp_set_xrcd: the domain of an XRC_RECV QP in RESET (EINVAL for
+ * another QP). xport_qp_srq: the SRQ a QP takes receive WQEs from now
+ * (an XRC_RECV QP: the one its last request named), or NULL.
+ */
+int xport_srq_set_xrc(struct xport_srq *srq, uint32_t srqn, uint32_t xrcd, uint32_t pd);
+int xport_qp_set_xrcd(struct xport_qp *qp, uint32_t xrcd);
+struct xport_srq *xport_qp_srq(const struct xport_qp *qp);
+
 /* Let QP (in RESET, never posted to) take its receive WQEs from SRQ;
  * its own receive queue is unused from then on (xport_post_recv:
  * EINVAL). 0 or EINVAL. */

@@ -182,6 +182,17 @@ struct xport_srq {
 	uint32_t head, tail;
 	uint32_t limit;			/* armed limit, 0 = disarmed */
 	uint32_t qps;			/* QPs attached */
+	/* XRC SRQ (xport_srq_set_xrc): on dev->xrc_srqs */
+	bool xrc;
+	uint32_t srqn, xrcd, pd;
+	struct xport_srq *xrc_next;
+};
+
+/* What an XRC QP is (its type is IBV_QPT_RC inside the engine). */
+enum xport_xrc {
+	XPORT_XRC_NONE,
+	XPORT_XRC_SEND,		/* requester only; requests carry XRCETH */
+	XPORT_XRC_RECV,		/* responder only; SRQ chosen per message */
 };
 
 struct xport_qp {
@@ -190,6 +201,8 @@ struct xport_qp {
 	struct xport_qp *hash_next;
 	void *user;
 	enum ibv_qp_type type;
+	enum xport_xrc xrc;
+	uint32_t xrcd;			/* XRC_RECV: its domain */
 	enum ibv_qp_state state;
 	uint32_t qpn;
 	uint32_t pd;
@@ -264,6 +277,7 @@ struct xport_dev {
 	struct xport_read_ahead ahead;
 	bool ack_coalesce;	/* ACKs held until xport_ack_flush (ack.c) */
 	struct xport_qp *ack_list;	/* QPs holding an ACK */
+	struct xport_srq *xrc_srqs;	/* XRC SRQs (srq.c) */
 };
 
 /* ---- helpers shared by the engine's files ---- */
@@ -391,6 +405,30 @@ void xport_srq_give_back(struct xport_qp *qp);
 /* QP on an SRQ entered ERR: raise IBV_EVENT_QP_LAST_WQE_REACHED (its WQE
  * in progress, if any, was flushed just before). */
 void xport_srq_last_wqe(struct xport_qp *qp);
+
+/* An XRC opcode (0xA0-0xB7) as the RC opcode of the same operation
+ * (Annex A14: the same operations, the XRC transport prefix); other
+ * opcodes unchanged. The engine works on RC opcodes inside. */
+static inline uint8_t xport_rc_opcode(uint8_t opcode)
+{
+	return (opcode & ROCE_OP_TRANSPORT_MASK) == ROCE_TRANSPORT_XRC ?
+		       (uint8_t)(opcode & ~ROCE_OP_TRANSPORT_MASK) : opcode;
+}
+/* A parsed XRC packet as the RC packet of the same operation (recv.c):
+ * opcode and table row; offsets, payload and xrc_srqn stay as parsed. */
+void xport_pkt_to_rc(struct roce_pkt *pkt);
+/* A request queued behind READ responses, parsed again (it was checked,
+ * ICRC included, when it arrived) and made RC as above: false if it does
+ * not parse. */
+bool xport_reparse(const uint8_t *buf, size_t len, const struct roce_l3 *l3,
+		   struct roce_pkt *pkt);
+/* XRC_RECV (Annex A14.4), a request at ePSN: take the SRQ its XRCETH
+ * names as the QP's SRQ and PD (srq.c). False, with a log line, when that
+ * is no XRC SRQ of the QP's domain, or not the SRQ of the message in
+ * progress: the responder answers NAK Invalid Request. */
+bool xport_xrc_choose(struct xport_qp *qp, const struct roce_pkt *pkt);
+/* The XRC SRQ number SRQN of DEV, or NULL (srq.c). */
+struct xport_srq *xport_xrc_srq_lookup(struct xport_dev *dev, uint32_t srqn);
 
 /* Timers (timer.c): re-evaluate the QP's earliest deadline and
  * (re)arm or cancel ops->timer_arm. */

@@ -81,6 +81,8 @@ enum uroce_op {
 	UROCE_OP_DETACH_MCAST = 28,
 	UROCE_OP_OPEN_XRCD = 29,   /* fds: [] (a private XRCD) or [the file naming a shared one] */
 	UROCE_OP_CLOSE_XRCD = 30,
+	UROCE_OP_CREATE_XRC_SRQ = 31, /* fds: [SRQ ring memfd] (uroce/abi_xrc.h) */
+	UROCE_OP_CREATE_XRC_QP = 32,  /* an XRC_RECV QP (uroce/abi_xrc.h) */
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -731,6 +733,8 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_CREATE_AH: return sizeof(struct uroce_create_ah_req);
 	case UROCE_OP_OPEN_XRCD: return sizeof(struct uroce_open_xrcd_req);
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_req);
+	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_xrc_srq_req);
+	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_xrc_qp_req);
 	case UROCE_OP_ADMIN_STATUS:
 	case UROCE_OP_ADMIN_CAPTURE_START:
 	case UROCE_OP_ADMIN_CAPTURE_STOP:
@@ -779,6 +783,8 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_REG_DM_MR: return sizeof(struct uroce_reg_mr_resp);
 	case UROCE_OP_OPEN_XRCD: return sizeof(struct uroce_open_xrcd_resp);
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_resp);
+	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_srq_resp);
+	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_qp_resp);
 	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }

@@ -136,7 +136,8 @@ struct uroce_sge {
 /*
  * uroce_send_opcode_check - whether a QP of type TYPE may carry send WR opcode
  * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
- * carry (RDMA on UD, READ, atomics and SEND_WITH_INV on UC/UD — IBTA Table 38
+ * carry (RDMA on UD, READ, atomics and SEND_WITH_INV on UC/UD, which RC and
+ * XRC_SEND carry — IBTA Table 38
  * has SEND with Invalidate for RC and XRC only —, BIND_MW and LOCAL_INV on
  * UD, as mlx5 builds them for RC/UC/XRC only) or an unknown value; EOPNOTSUPP
  * for what uroce does not implement (ATOMIC_WRITE and FLUSH, which rdma-core
@@ -166,7 +167,7 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
-		return type == IBV_QPT_RC ? 0 : EINVAL;
+		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ? 0 : EINVAL;
 	case UROCE_IBV_WR_ATOMIC_WRITE:
 	case UROCE_IBV_WR_FLUSH:
 	case IBV_WR_TSO:
@@ -200,6 +201,7 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
  *   remote_addr, rkey   RDMA WRITE/READ target; the atomic's 8-byte word
  *   compare_add, swap   atomics: ibv_send_wr.wr.atomic's operands, host order
  *   ah_handle, remote_qpn, remote_qkey   UD only
+ *   remote_qpn   XRC_SEND: the remote XRC SRQ number (wr.qp_type.xrc.remote_srqn, 24 bits)
  * Memory-window WQEs (IBTA 10.6.7; num_sge 0, byte_len 0, no INLINE):
  *   LOCAL_INV   rkey = the key to invalidate (ibv_send_wr.invalidate_rkey)
  *   BIND_MW     ah_handle = the window's handle (ibv_mw.handle, the daemon's

@@ -32,6 +32,7 @@ struct insp_check *insp_check_new(uint32_t pmtu)
 void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 {
 	const struct roce_hdrs *h = &r->pkt.h;
+	struct insp_rec xrc;
 	struct cflow key;
 	long fi;
 
@@ -55,6 +56,15 @@ void insp_check_add(struct insp_check *c, const struct insp_rec *r)
 	}
 	if (!r->have_all || !r->pkt.op || h->opcode == ROCE_OP_CNP)
 		return;
+	/* XRC keeps RC's transport rules under its own prefix (Annex A14):
+	 * checked as the RC operation */
+	if ((h->opcode & ROCE_OP_TRANSPORT_MASK) == ROCE_TRANSPORT_XRC) {
+		xrc = *r;
+		xrc.pkt.h.opcode &= (uint8_t)~ROCE_OP_TRANSPORT_MASK;
+		xrc.pkt.op = roce_opcode_info(xrc.pkt.h.opcode);
+		r = &xrc;
+		h = &xrc.pkt.h;
+	}
 	memset(&key, 0, sizeof(key));
 	insp_flow_key_of(&key.key, r);
 	fi = chk_find_flow(c, &key);

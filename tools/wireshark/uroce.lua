@@ -9,7 +9,9 @@
 --                       which the ICRC verifies (docs/icrc.md)
 -- and expert info for a bad ICRC; then, for packets with a good ICRC, the
 -- flow analysis of `uroce inspect --flows` (roce.analysis.*: retransmission,
--- NAKs, the wait after an RNR NAK) with expert info.
+-- NAKs, the wait after an RNR NAK; XRC as RC) with expert info; and for XRC
+-- requests, which Wireshark 4.0 does not decode past the BTH,
+--   roce.xrceth.xrcsrq  the XRC SRQ number of the XRCETH (Annex A14.3.2)
 --
 -- The ICRC (docs/wire-format.md §2.1, IBA §7.8.1, Annex A17.3.3): CRC-32
 -- (IEEE 802.3, reflected, polynomial 0x04C11DB7) over eight 0xFF bytes, the
@@ -45,7 +47,9 @@ local f_max_psn = ProtoField.uint32("roce.analysis.max_psn", "Highest PSN the fl
 local f_nak = ProtoField.string("roce.analysis.nak", "NAK")
 local f_rnr_wait = ProtoField.relative_time("roce.analysis.rnr_wait", "Time since the RNR NAK")
 local f_rnr_frame = ProtoField.framenum("roce.analysis.rnr_nak_frame", "RNR NAK in frame")
-roce.fields = { f_status, f_computed, f_wire, f_ip_id, f_retrans, f_max_psn, f_nak, f_rnr_wait, f_rnr_frame }
+local f_xrcsrq = ProtoField.uint24("roce.xrceth.xrcsrq", "XRC SRQ number (XRCETH)", base.HEX)
+roce.fields = { f_status, f_computed, f_wire, f_ip_id, f_retrans, f_max_psn, f_nak, f_rnr_wait, f_rnr_frame,
+	f_xrcsrq }
 
 local e_bad = ProtoExpert.new("roce.icrc.bad", "Bad ICRC", expert.group.CHECKSUM, expert.severity.ERROR)
 local e_ip_id = ProtoExpert.new("roce.icrc.ip_id_differs",
@@ -237,6 +241,8 @@ end
 -- analyse(v, pinfo): the analysis of one packet with a good ICRC, or nil
 local function analyse(v, pinfo)
 	local op = sbyte(v.bth, 1)
+	-- XRC: RC's operations under another prefix (Annex A14)
+	if op >= 0xa0 and op <= 0xb7 then op = op - 0xa0 end
 	local transport = op - op % 32
 	-- RC, UC and UD opcodes the codec decodes; CNP and XRC are left out
 	if not (transport == 0 and op <= 0x17 and op ~= 0x15) and not (transport == 0x20 and op <= 0x0b + 0x20)
@@ -325,6 +331,13 @@ function roce.dissector(tvb, pinfo, tree)
 			v.computed, v.wire))
 	end
 	t:append_text(good and ", ICRC good" or ", ICRC BAD")
+	-- XRC requests: 0xA0-0xAC, 0xB3, 0xB4, 0xB6, 0xB7; the XRCETH follows the BTH
+	local op = sbyte(v.bth, 1)
+	if (op >= 0xa0 and op <= 0xac) or op == 0xb3 or op == 0xb4 or op == 0xb6 or op == 0xb7 then
+		if v.icrc_off >= udp_off + 8 + 12 + 4 then
+			t:add(f_xrcsrq, tvb:range(udp_off + 8 + 12 + 1, 3))
+		end
+	end
 	if good then
 		local a = per_frame[pinfo.number]
 		if a == nil and not pinfo.visited then

@@ -1,0 +1,96 @@
+/*
+ * obj_xrc.c - XRC SRQs and XRC receive QPs: CREATE_XRC_SRQ and
+ * CREATE_XRC_QP (include/uroce/abi_xrc.h; ibv_create_srq_ex(3) with
+ * IBV_SRQT_XRC, ibv_create_qp_ex(3) with IBV_QPT_XRC_RECV). Both belong to
+ * an XRC domain through one of the client's handles (obj_xrcd.c), which
+ * they keep busy; the engine matches a request's XRCETH against the
+ * domain (emu/xport/resp.c). XRC send QPs are CREATE_QP's (obj_qp.c).
+ */
+#include "config.h"
+#include "emu/ctl/client.h"
+#include "emu/ctl/objects.h"
+#include "emu/ctl/quota.h"
+#include "emu/log.h"
+#include "emu/nic/device.h"
+#include "emu/nic/engine_glue.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_create_xrc_srq_req *req = call->req;
+	struct uroce_create_srq_resp *resp = call->resp;
+	struct ctl_xrcd *x = objtab_get(&c->xrcds, req->xrcd_handle);
+	struct ctl_cq *cq = objtab_get(&c->cqs, req->cq_handle);
+	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
+	struct uroce_create_srq_req base = {
+		.user_handle = req->user_handle,
+		.pd_handle = req->pd_handle,
+		.max_wr = req->max_wr,
+		.max_sge = req->max_sge,
+	};
+	struct ctl_srq *srq;
+	int rc;
+
+	if (!x || !cq || !pd || req->reserved)
+		return EINVAL;
+	rc = srq_new(c, call, pd, &base, &srq);
+	if (rc)
+		return rc;
+	srq->xrcd = x;
+	srq->cq = cq;
+	x->users++;
+	cq->users++;
+	rc = engine_srq_set_xrc(srq);
+	if (rc) {
+		srq_free(c, srq);
+		return rc;
+	}
+	resp->handle = srq->handle;
+	resp->srqn = srq->srqn;
+	ulog(ULOG_INFO, "client#%u srqn 0x%x is an XRC SRQ of xrcd %u", c->id, srq->srqn,
+	     x->dom->xrcdn);
+	return 0;
+}
+
+int op_create_xrc_qp(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_create_xrc_qp_req *req = call->req;
+	struct uroce_create_qp_resp *resp = call->resp;
+	struct uroce_dev *d = c->dev;
+	struct ctl_xrcd *x = objtab_get(&c->xrcds, req->xrcd_handle);
+	struct ctl_qp *qp;
+	int rc;
+
+	if (!x || req->reserved)
+		return EINVAL;
+	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
+		return ENOMEM;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return ENOMEM;
+	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
+	if (rc) {
+		free(qp);
+		return rc;
+	}
+	qp->user_handle = req->user_handle;
+	qp->type = IBV_QPT_XRC_RECV;
+	qp->xrcd = x;
+	qp->owner = c;
+	rc = engine_qp_create(qp);
+	if (rc) {
+		objtab_del(&c->qps, qp->handle);
+		id_alloc_put(&d->qpns, qp->qpn);
+		free(qp);
+		return rc;
+	}
+	x->users++;
+	d->counts.qp++;
+	resp->handle = qp->handle;
+	resp->qpn = qp->qpn;
+	ulog(ULOG_INFO, "client#%u created XRC_RECV qpn 0x%x in xrcd %u", c->id, qp->qpn,
+	     x->dom->xrcdn);
+	return 0;
+}
