@@ -160,6 +160,14 @@ int ucma_chan_conn(struct ucma_chan *ch, int dev, struct ucma_conn **out);
  */
 int ucma_call(struct ucma_conn *c, uint32_t cmd, const void *in, size_t in_len,
 	      void *out, size_t out_len, size_t *got);
+/*
+ * Replays an id's kept options on daemon id handle over c (the kernel's
+ * ucma_set_option for each, in the order they were set): opts holds
+ * opts_len bytes of struct rdma_ucm_set_option, each followed by its optlen
+ * value bytes; each struct's id is set to handle in place. 0, or the first
+ * errno value (ucma_call's); the options after a refused one are not sent.
+ */
+int ucma_replay_options(struct ucma_conn *c, uint32_t handle, uint8_t *opts, size_t opts_len);
 
 /* ------------------------------------------------------------ ids (under ucma_lock) */
 

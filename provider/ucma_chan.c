@@ -316,6 +316,25 @@ int ucma_call(struct ucma_conn *c, uint32_t cmd, const void *in, size_t in_len,
 	return 0;
 }
 
+int ucma_replay_options(struct ucma_conn *c, uint32_t handle, uint8_t *opts, size_t opts_len)
+{
+	size_t off = 0, got;
+	int err = 0;
+
+	while (!err && off < opts_len) {
+		struct rdma_ucm_set_option so;
+		size_t len;
+
+		memcpy(&so, opts + off, sizeof(so));
+		len = sizeof(so) + so.optlen;
+		so.id = handle;
+		memcpy(opts + off, &so, sizeof(so));
+		err = ucma_call(c, RDMA_USER_CM_CMD_SET_OPTION, opts + off, len, NULL, 0, &got);
+		off += len;
+	}
+	return err;
+}
+
 /* ------------------------------------------------------------ ids */
 
 int ucma_id_alloc_locked(struct ucma_chan *ch)

@@ -198,18 +198,8 @@ static int realize(struct ucma_chan *ch, uint32_t app_id, int dev)
 	created = !err && got == sizeof(resp);
 	if (!err && !created)
 		err = EPROTO;
-	/* Replay: each kept option is a struct rdma_ucm_set_option followed by optlen bytes. */
-	for (size_t off = 0; !err && off < opts_len;) {
-		struct rdma_ucm_set_option so;
-		size_t len;
-
-		memcpy(&so, opts + off, sizeof(so));
-		len = sizeof(so) + so.optlen;
-		so.id = resp.id;
-		memcpy(opts + off, &so, sizeof(so));
-		err = ucma_call(c, RDMA_USER_CM_CMD_SET_OPTION, opts + off, len, NULL, 0, &got);
-		off += len;
-	}
+	if (!err)
+		err = ucma_replay_options(c, resp.id, opts, opts_len);
 	if (err && created) {
 		dcmd.id = resp.id;
 		ucma_call(c, RDMA_USER_CM_CMD_DESTROY_ID, &dcmd, sizeof(dcmd), &dresp,

@@ -55,23 +55,16 @@ static int listen_on(struct ucma_chan *ch, int dev, const struct rdma_ucm_create
 	struct rdma_ucm_create_id_resp cresp = { 0 };
 	struct rdma_ucm_bind bind = { 0 };
 	struct rdma_ucm_listen listen = { 0 };
+	struct ucma_conn *c;
 	int err;
 
 	err = ucma_dev_call(ch, dev, RDMA_USER_CM_CMD_CREATE_ID, create, sizeof(*create), &cresp,
 			    sizeof(cresp));
 	if (err)
 		return err;
-	for (size_t off = 0; !err && off < opts_len;) {
-		struct rdma_ucm_set_option so;
-		size_t len;
-
-		memcpy(&so, opts + off, sizeof(so));
-		len = sizeof(so) + so.optlen;
-		so.id = cresp.id;
-		memcpy(opts + off, &so, sizeof(so));
-		err = ucma_dev_call(ch, dev, RDMA_USER_CM_CMD_SET_OPTION, opts + off, len, NULL, 0);
-		off += len;
-	}
+	err = ucma_chan_conn(ch, dev, &c);
+	if (!err)
+		err = ucma_replay_options(c, cresp.id, opts, opts_len);
 	if (!err) {
 		bind.id = cresp.id;
 		bind.addr_size = addr_size;

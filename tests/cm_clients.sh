@@ -201,6 +201,46 @@ rsock_pair rstream_64k rstream 65536 100 "custom 64k 100 1 12m"
 rsock_pair riostream_1 riostream 1 1000 "custom 1 1k 1 1.9k"
 rsock_pair riostream_4k riostream 4096 1000 "custom 4k 1k 1 7.8m"
 rsock_pair riostream_64k riostream 65536 100 "custom 64k 100 1 12m"
+# other rsockets modes of rstream (rstream.c set_test_opt): blocking calls,
+# addresses from rdma_getaddrinfo (-T s and -T f use plain TCP sockets)
+rsock_pair rstream_block_64k rstream 65536 100 "custom 64k 100 1 12m" -T b
+rsock_pair rstream_rai_64k rstream 65536 100 "custom 64k 100 1 12m" -T r
+
+# rstream -T a (non-blocking rsockets polled by rpoll with timeout 0) with
+# -T v: the server's result line exact and every byte the client reads
+# checked; the client ends with its exact result line, or with status 16 and
+# no result line when its last rpoll sees POLLIN | POLLHUP: rstream's do_poll
+# (examples/common.c) takes POLLHUP for a failure even with data to read,
+# and rsockets reports POLLHUP once it has processed the server's in-band
+# RS_CTRL_DISCONNECT, which the server sends right behind its last data,
+# so whether the client reads that data first is a race of rstream's on any
+# device (docs/rdma-cm.md "Clients: rsockets"). The server is not killed
+# when the client fails: it must end on its own with status 0.
+rsock_async() {
+	_name=$1 _size=$2 _count=$3 _want=$4
+	port=$(free_tcp_port)
+	timeout 120 $R rstream -b 127.0.0.1 -p $port -S $_size -C $_count -T a -T v >"$T/$_name.srv" 2>&1 &
+	_sp=$!
+	wait_listen_cm $_sp || echo "$_name: the server never listened"
+	timeout 60 $R rstream -s 127.0.0.1 -p $port -S $_size -C $_count -T a -T v >"$T/$_name.cli" 2>&1
+	_c=$?
+	wait $_sp
+	_s=$?
+	[ $_s -eq 0 ] || { cat "$T/$_name.srv" "$T/$_name.cli"; fail "$_name: server rc=$_s client rc=$_c"; }
+	expect_eq "$_name srv result" "name bytes xfers iters total
+$_want" "$(awk '{print $1, $2, $3, $4, $5}' "$T/$_name.srv")"
+	case $_c in
+	0) expect_eq "$_name cli result" "name bytes xfers iters total
+$_want" "$(awk '{print $1, $2, $3, $4, $5}' "$T/$_name.cli")" ;;
+	16) expect_eq "$_name cli output (POLLHUP at the last transfer)" "name bytes xfers iters total" \
+		"$(awk '{print $1, $2, $3, $4, $5}' "$T/$_name.cli")" ;;
+	*) cat "$T/$_name.cli"; fail "$_name: client rc=$_c (0, or 16 for rstream's POLLHUP race)" ;;
+	esac
+	echo "ok: $_name server exit 0, client exit $_c"
+}
+rsock_async rstream_async_1 1 1000 "custom 1 1k 1 1.9k"
+rsock_async rstream_async_4k 4096 1000 "custom 4k 1k 1 7.8m"
+rsock_async rstream_async_64k 65536 100 "custom 64k 100 1 12m"
 
 # Two devices on one UDP port: uroce1 at 127.0.0.2. The server binds
 # 127.0.0.2 (uroce1), the client binds 127.0.0.1 (uroce0) with -I.

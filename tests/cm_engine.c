@@ -885,6 +885,78 @@ START_TEST(mra_refused)
 }
 END_TEST
 
+/* A DREQ while B's CONNECT_REQUEST is not answered yet (cm.c
+ * cm_dreq_handler): one naming B's comm ID, which A learned from B's MRA,
+ * finds the id in REQ_RCVD / MRA_REQ_SENT and is dropped: no DREP, no event,
+ * counted as a drop, not a duplicate; one naming no comm ID of B matches no
+ * connection and gets a DREP with the IDs swapped (cm_issue_drep). Neither
+ * ends the request: B's ACCEPT then connects as usual. */
+START_TEST(dreq_before_accept)
+{
+	const struct rdma_ucm_event_resp *e;
+	const struct cm_msg *req, *mra, *drep;
+	struct cm_msg m;
+	uint32_t ha, hb;
+
+	listen_b();
+	ha = connect_a();
+	run(0);
+	e = expect_event(1, RDMA_CM_EVENT_CONNECT_REQUEST, 0, 0);
+	hb = e->id;
+	run(TIMEOUT_MS);
+	req = mad_at(0, CM_ATTR_REQ, 0, 0, false);
+	mad_at(1, CM_ATTR_REQ, 0, 300, false);
+	mra = mad_at(2, CM_ATTR_MRA, 1, 300, false);
+	ck_assert_uint_eq(nsent, 3);
+	ck_assert_uint_eq(nd[1].dev.cm->st.dup, 1);   /* the second REQ */
+	memset(&m, 0, sizeof(m));
+	m.attr_id = CM_ATTR_DREQ;
+	m.method = CM_METHOD_SEND;
+	m.tid = 0x77;
+	m.f[CMF_LOCAL_COMM_ID] = req->f[CMF_LOCAL_COMM_ID];
+	m.f[CMF_REMOTE_COMM_ID] = mra->f[CMF_LOCAL_COMM_ID];
+	m.f[CMF_REMOTE_QPN] = 0;   /* A does not know B's QPN before the REP */
+	inject(0, &m);
+	run(0);
+	ck_assert_uint_eq(nsent, 3);
+	no_event(1);
+	ck_assert_uint_eq(nd[1].dev.cm->st.drops, 1);
+	ck_assert_uint_eq(nd[1].dev.cm->st.dup, 1);
+	/* the same DREQ naming B's QPN as the REP will: dropped as well */
+	m.f[CMF_REMOTE_QPN] = 0xb1;
+	inject(0, &m);
+	run(0);
+	ck_assert_uint_eq(nsent, 3);
+	no_event(1);
+	ck_assert_uint_eq(nd[1].dev.cm->st.drops, 2);
+	/* without B's comm ID: no connection of B, a DREP answers */
+	m.f[CMF_REMOTE_COMM_ID] = 0;
+	m.tid = 0x78;
+	inject(0, &m);
+	run(0);
+	drep = mad_at(3, CM_ATTR_DREP, 1, 300, false);
+	ck_assert_uint_eq(drep->tid, 0x78);
+	ck_assert_uint_eq(drep->f[CMF_LOCAL_COMM_ID], 0);
+	ck_assert_uint_eq(drep->f[CMF_REMOTE_COMM_ID], req->f[CMF_LOCAL_COMM_ID]);
+	ck_assert_uint_eq(nd[1].dev.cm->st.dup, 2);
+	ck_assert_uint_eq(nd[1].dev.cm->st.drops, 2);
+	no_event(0);
+	no_event(1);
+	/* the request is still B's to answer */
+	ck_assert_int_eq(accept_id(1, hb, 0xb1), 0);
+	run(0);
+	mad_at(4, CM_ATTR_REP, 1, 300, false);
+	expect_event(0, RDMA_CM_EVENT_CONNECT_RESPONSE, 0, 300);
+	ck_assert_int_eq(accept_id(0, ha, 0), 0);
+	run(0);
+	mad_at(5, CM_ATTR_RTU, 0, 300, false);
+	expect_event(1, RDMA_CM_EVENT_ESTABLISHED, 0, 300);
+	ck_assert_uint_eq(nsent, 6);
+	no_event(0);
+	no_event(1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cm_engine");
@@ -904,6 +976,7 @@ int main(void)
 	tcase_add_test(tc, stale_req_in_timewait);
 	tcase_add_test(tc, mra_refused);
 	tcase_add_test(tc, rep_retries_of_req);
+	tcase_add_test(tc, dreq_before_accept);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_NORMAL);
 }

@@ -245,9 +245,9 @@ static void cb_qp_event(void *ctx, struct xport_qp *qp,
 {
 	struct th_node *n = ctx;
 
-	(void)qp;
 	n->events++;
 	n->last_event = ev;
+	n->last_event_qp = qp;
 }
 
 static void cb_schedule(void *ctx, struct xport_qp *qp)

@@ -62,6 +62,7 @@ struct th_node {
 	uint64_t timer_when[TH_MAX_QP];
 	unsigned events;	/* qp_event callbacks */
 	int last_event;
+	struct xport_qp *last_event_qp;
 	/* ops->local_op: counted, answered with local_status; ops->invalidate:
 	 * true only for inv_rkey (each invalidation counted) */
 	unsigned local_ops;

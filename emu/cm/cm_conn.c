@@ -654,8 +654,14 @@ static void on_dreq(struct cm_id *id, const struct cm_msg *m)
 		id->cm->st.dup++;
 		send_drep(id);
 		break;
-	default:
+	case CS_DREQ_RCVD:
 		id->cm->st.dup++;
+		break;
+	default:
+		/* cm_dreq_handler's default: no connection yet (a CONNECT_REQUEST
+		 * not answered, a REQ out): dropped, no DREP; the request or the
+		 * REQ goes on */
+		id->cm->st.drops++;
 		break;
 	}
 }

@@ -140,6 +140,9 @@ static void dp_qp_event(void *ctx, struct xport_qp *xqp, enum ibv_event_type eve
 	if (event == IBV_EVENT_QP_LAST_WQE_REACHED)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x on srqn 0x%x: last WQE reached", qp->owner->id,
 		     qp->qpn, qp->srq ? qp->srq->srqn : 0);
+	else if (event == IBV_EVENT_COMM_EST)
+		ulog(ULOG_DEBUG, "client#%u qpn 0x%x: communication established", qp->owner->id,
+		     qp->qpn);
 	else if (event != IBV_EVENT_SQ_DRAINED)
 		ulog(ULOG_INFO, "client#%u qpn 0x%x -> ERR (event %d)", qp->owner->id, qp->qpn, event);
 	if (!client_async_event(qp->owner, qp->user_handle, event))

@@ -76,6 +76,7 @@ static void qp_reset(struct xport_qp *qp)
 	xport_resp_clear(qp);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->sqd_notify = false;
+	qp->comm_est = false;
 	qp->work = 0;
 	qp->state = IBV_QPS_RESET;
 	xport_timer_update(qp);

@@ -81,6 +81,13 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 			qp->stats.dropped++;
 			return EAGAIN;
 		}
+		/* IBTA 11.6.3.1: the first packet of a connection reaching a
+		 * QP in RTR; the passive CM uses it when the RTU is lost */
+		if (qp->state == IBV_QPS_RTR && qp->type != IBV_QPT_UD && !qp->comm_est) {
+			qp->comm_est = true;
+			if (dev->ops.qp_event)
+				dev->ops.qp_event(dev->ctx, qp, IBV_EVENT_COMM_EST);
+		}
 		if (xport_resp_busy(qp)) {
 			if (!xport_resp_read_restart(qp, &pkt))
 				xport_resp_enqueue(qp, l3, buf, len);

@@ -209,8 +209,10 @@ enum xport_mem_status {
  * qp_event: an affiliated asynchronous event of the QP (ibv_get_async_event(3)):
  *   IBV_EVENT_QP_FATAL / QP_REQ_ERR / QP_ACCESS_ERR when the QP moved to ERR
  *   on its own, IBV_EVENT_SQ_DRAINED when a QP in SQD asked for it
- *   (en_sqd_async_notify) has completed every WQE it had started; may be
- *   NULL.
+ *   (en_sqd_async_notify) has completed every WQE it had started,
+ *   IBV_EVENT_COMM_EST when an RC or UC QP in RTR accepts its first
+ *   request packet (IBTA 11.6.3.1; once until the QP is reset, as mlx5's
+ *   MLX5_EVENT_TYPE_COMM_EST); may be NULL.
  * schedule: QP has work left after xport_run spent its budget
  *   (XPORT_RUN_BUDGET response packets, XPORT_REQ_BUDGET request packets):
  *   call xport_run(qp) again soon, from the

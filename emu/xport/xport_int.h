@@ -208,6 +208,7 @@ struct xport_qp {
 	uint32_t pd;
 	bool sq_sig_all;
 	bool sqd_notify;		/* SQ_DRAINED owed once the SQ drains */
+	bool comm_est;			/* COMM_EST raised since the last RESET */
 	struct xport_qp_attr attr;	/* last applied values; the state is
 					 * in `state` only */
 	uint32_t mtu;			/* path MTU in bytes (UD: port MTU) */
