@@ -8,7 +8,9 @@
  * and IBV_WC_FLUSH (8); a table of errors with exact NAK syndromes,
  * statuses and events (misaligned VA, MR or QP without REMOTE_WRITE, MR or
  * QP without FLUSH_GLOBAL, PERSISTENT asked of a GLOBAL-only MR, range
- * beyond the MR, bad R_Key, reserved placement type); a lost response
+ * beyond the MR, bad R_Key) and the post-time EINVAL of a FLUSH without a
+ * placement type, of a reserved level, of a length over 32 bits (in
+ * transport_atomic.c's test_post_checks); a lost response
  * answered again from the replay cache; 2000 ATOMIC WRITEs over a lossy,
  * duplicating, reordering wire, the last value in place.
  */

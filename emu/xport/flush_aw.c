@@ -79,7 +79,8 @@ static enum xport_atomic_status flush_aw_do(struct xport_qp *qp, const struct ro
 		/* the payload length is 8 (the codec's fixed_payload) */
 		if ((va & 7) || len != 8 || pkt->payload_len != 8)
 			return XPORT_ATOMIC_INVALID;
-		/* one 8-byte store: the bytes land as they were sent */
+		/* the 8 aligned bytes as they were sent, in one write through
+		 * the memory path the atomics' results take */
 		if (ops->mem(qp->dev->ctx, qp, qp->pd, true, rkey, va, (void *)pkt->payload, 8,
 			     IBV_ACCESS_REMOTE_WRITE, XPORT_MEM_WRITE))
 			return XPORT_ATOMIC_ACCESS;
