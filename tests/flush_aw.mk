@@ -11,6 +11,6 @@ check_PROGRAMS += tests/traffic_flush_aw
 TESTS += tests/traffic_flush_aw.sh
 EXTRA_DIST += tests/traffic_flush_aw.sh
 tests_traffic_flush_aw_SOURCES = tests/traffic_flush_aw.c tests/traffic_verbs.c tests/traffic_verbs.h
-tests_traffic_flush_aw_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_flush_aw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_traffic_flush_aw_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_flush_aw_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)

@@ -18,7 +18,12 @@
  * an MR without FLUSH_GLOBAL, PERSISTENT asked (IBV_WC_REM_ACCESS_ERR);
  * bad type or level (EINVAL at ibv_wr_complete). The device caps (bits
  * 38 FLUSH_GLOBAL and 40 ATOMIC_WRITE of device_cap_flags_ex, not 39) and
- * the MR flags (FLUSH_GLOBAL taken, FLUSH_PERSISTENT EOPNOTSUPP).
+ * the MR flags (FLUSH_GLOBAL taken, FLUSH_PERSISTENT EOPNOTSUPP). On every
+ * host, FLUSH WQEs written straight into the SQ ring in the layout of
+ * include/uroce/abi_ring.h (what ibv_wr_flush posts), then rung by an
+ * ATOMIC WRITE: the daemon carries them out in SQ order (IBV_WC_FLUSH after
+ * the 64 KiB WRITE before them), and a FLUSH WQE without a placement type
+ * completes in error with nothing sent for it.
  */
 #include "config.h"
 
@@ -28,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provider/uroce.h"
 #include "traffic_verbs.h"
 
 #define DEV "uroce0"
@@ -227,6 +233,81 @@ START_TEST(test_caps_and_mr_flags)
 }
 END_TEST
 
+/* Writes FLUSH WQE number sq_head into A's SQ ring (abi_ring.h: length in
+ * compare_add, FETH byte in swap) with WR_ID and publishes sq_pi without a
+ * doorbell; the next wr_complete rings it. */
+static void ring_flush(uint64_t wr_id, uint64_t addr, uint32_t len, uint8_t feth)
+{
+	struct uroce_qp *qp = to_uqp(qa);
+	uint32_t slot = qp->sq_head & (qp->cap.max_send_wr - 1);
+	struct uroce_send_wqe *w = (void *)((unsigned char *)qp->ring + qp->layout.sq_offset +
+					    (size_t)slot * qp->layout.sq_stride);
+
+	memset(w, 0, qp->layout.sq_stride);
+	w->opcode = UROCE_IBV_WR_FLUSH;
+	w->flags = UROCE_WQE_SIGNALED;
+	w->wqe_index = (uint16_t)qp->sq_head;
+	w->remote_addr = addr;
+	w->rkey = mr_b->rkey;
+	w->compare_add = len;
+	w->swap = feth;
+	qp->sq_wrid[slot] = wr_id;
+	qp->sq_wqe_head[slot] = qp->sq_head;
+	qp->sq_head++;
+	__atomic_store_n(&((struct uroce_qp_ring_hdr *)qp->ring)->sq_pi, qp->sq_head, __ATOMIC_RELEASE);
+}
+
+/* 100 rounds: WRITE 64 KiB, a ring FLUSH of its range, a ring FLUSH of the
+ * MR, an ATOMIC WRITE that rings; four CQEs in that order. */
+START_TEST(test_flush_ring)
+{
+	static const unsigned char v[8] = { 0xF0, 0xE1, 0xD2, 0xC3, 0xB4, 0xA5, 0x96, 0x87 };
+
+	pair_open(RW | ACC_FLUSH_GLOBAL);
+	for (unsigned it = 0; it < 100; it++) {
+		struct ibv_sge sge = { (uintptr_t)buf_a, MSG, mr_a->lkey };
+		struct ibv_send_wr wr = { .wr_id = 4 * it, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		for (size_t i = 0; i < MSG; i++)
+			buf_a[i] = (unsigned char)(i * 11 + it);
+		wr.wr.rdma.remote_addr = (uintptr_t)buf_b + MSG;
+		wr.wr.rdma.rkey = mr_b->rkey;
+		ck_assert_int_eq(ibv_post_send(qa, &wr, &bad), 0);
+		ring_flush(4 * it + 1, (uintptr_t)buf_b + MSG, MSG, 0x01);
+		ring_flush(4 * it + 2, (uintptr_t)buf_b, 0, 0x11);
+		ck_assert_int_eq(post_aw(4 * it + 3, (uintptr_t)buf_b + 8 * (it + 1), mr_b->rkey, v), 0);
+		expect(4 * it, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+		expect(4 * it + 1, IBV_WC_SUCCESS, WC_FLUSH);
+		expect(4 * it + 2, IBV_WC_SUCCESS, WC_FLUSH);
+		expect(4 * it + 3, IBV_WC_SUCCESS, WC_ATOMIC_WRITE);
+		ck_assert_mem_eq(buf_b + MSG, buf_a, MSG);
+		ck_assert_mem_eq(buf_b + 8 * (it + 1), v, 8);
+	}
+	pair_close();
+}
+END_TEST
+
+/* A FLUSH WQE naming no placement type (FETH byte 0x10): the daemon
+ * refuses it at the ring; it completes in error, the WQE after it flushes. */
+START_TEST(test_flush_ring_bad)
+{
+	static const unsigned char v[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	struct ibv_wc wc;
+
+	pair_open(RW | ACC_FLUSH_GLOBAL);
+	ring_flush(7, (uintptr_t)buf_b, 64, 0x10);
+	ck_assert_int_eq(post_aw(8, (uintptr_t)buf_b + 64, mr_b->rkey, v), 0);
+	ck_assert_int_eq(tv_poll_one(cq_a, WAIT_MS, &wc), 0);
+	ck_assert_uint_eq(wc.wr_id, 7);
+	ck_assert_int_eq(wc.status, IBV_WC_LOC_QP_OP_ERR);
+	expect(8, IBV_WC_WR_FLUSH_ERR, 0);
+	for (size_t i = 64; i < 72; i++)
+		ck_assert_uint_eq(buf_b[i], pattern(i));
+	pair_close();
+}
+END_TEST
+
 #ifdef HAVE_STRUCT_IBV_QP_EX_WR_FLUSH
 /* 300 batches: WRITE 64 KiB, FLUSH its range, FLUSH the MR. */
 START_TEST(test_flush_after_write)
@@ -326,6 +407,8 @@ int main(void)
 	tcase_add_test(tc, test_atomic_write_no_remote_atomic);
 	tcase_add_loop_test(tc, test_atomic_write_errors, 0, (int)(sizeof(aw_errs) / sizeof(aw_errs[0])));
 	tcase_add_test(tc, test_caps_and_mr_flags);
+	tcase_add_test(tc, test_flush_ring);
+	tcase_add_test(tc, test_flush_ring_bad);
 #ifdef HAVE_STRUCT_IBV_QP_EX_WR_FLUSH
 	tcase_add_test(tc, test_flush_after_write);
 	tcase_add_loop_test(tc, test_flush_errors, 0, (int)(sizeof(flush_errs) / sizeof(flush_errs[0])));
