@@ -5,7 +5,7 @@
  * by traffic_flush_aw.sh).
  *
  * One context on uroce0, RC QPs A -> B at path MTU 1024, B's QP with
- * REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | FLUSH_GLOBAL. ATOMIC WRITE:
+ * REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | FLUSH_GLOBAL | FLUSH_PERSISTENT. ATOMIC WRITE:
  * 2000 writes of distinct 8-byte patterns, each CQE IBV_WC_ATOMIC_WRITE,
  * the 8 bytes exact and their neighbours untouched; an MR with
  * REMOTE_WRITE but without REMOTE_ATOMIC takes it (the rxe rule); the
@@ -66,8 +66,11 @@ static void pair_open(unsigned int b_acc)
 		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | WITH_ATOMIC_WRITE,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	/* both FLUSH bits on the QP, as pyverbs' test_qpex sets them: the MR's
+	 * rights decide (the QP's are transport_flush_aw's cases) */
 	struct ibv_qp_attr at = { .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-						     IBV_ACCESS_REMOTE_ATOMIC | ACC_FLUSH_GLOBAL };
+						     IBV_ACCESS_REMOTE_ATOMIC | ACC_FLUSH_GLOBAL |
+						     ACC_FLUSH_PERSISTENT };
 
 #ifdef HAVE_STRUCT_IBV_QP_EX_WR_FLUSH
 	ia.send_ops_flags |= WITH_FLUSH;
