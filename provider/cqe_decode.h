@@ -190,6 +190,8 @@ static inline enum ibv_wc_opcode uroce_req_opcode(uint8_t wqe_op)
 	case MLX5_OPCODE_UMR: return IBV_WC_BIND_MW;
 	case MLX5_OPCODE_LOCAL_INVAL: return IBV_WC_LOCAL_INV;
 	case MLX5_OPCODE_TSO: return IBV_WC_TSO;
+	case UROCE_CQE_OPCODE_FLUSH: return (enum ibv_wc_opcode)UROCE_IBV_WC_FLUSH;
+	case UROCE_CQE_OPCODE_ATOMIC_WRITE: return (enum ibv_wc_opcode)UROCE_IBV_WC_ATOMIC_WRITE;
 	default: return IBV_WC_SEND; /* SEND, SEND_IMM, SEND_INVAL */
 	}
 }

@@ -182,6 +182,10 @@ static int build_send(struct uroce_qp *qp, const struct ibv_send_wr *wr,
 	uint64_t total = 0;
 	int ret;
 
+	/* ibv_send_wr has no field for ATOMIC_WRITE's 8 bytes or FLUSH's
+	 * type and level: ibv_wr_atomic_write / ibv_wr_flush only (post_ex.c) */
+	if ((int)wr->opcode == UROCE_IBV_WR_ATOMIC_WRITE || (int)wr->opcode == UROCE_IBV_WR_FLUSH)
+		return EOPNOTSUPP;
 	ret = uroce_send_opcode_check(qp->vqp.qp.qp_type, wr->opcode);
 	if (ret)
 		return ret;

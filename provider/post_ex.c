@@ -33,9 +33,23 @@
 #define UROCE_QP_EX_WITH_FLUSH (1ull << 11)
 #define UROCE_QP_EX_WITH_ATOMIC_WRITE (1ull << 12)
 
+/* IBTA 1.5 ATOMIC WRITE and FLUSH (RC only): offered when the verbs.h built
+ * against has their builders (configure; rdma-core >= 44 and >= 45). */
+#ifdef HAVE_STRUCT_IBV_QP_EX_WR_ATOMIC_WRITE
+#define UROCE_OPS_RC_AW UROCE_QP_EX_WITH_ATOMIC_WRITE
+#else
+#define UROCE_OPS_RC_AW 0
+#endif
+#ifdef HAVE_STRUCT_IBV_QP_EX_WR_FLUSH
+#define UROCE_OPS_RC_FLUSH UROCE_QP_EX_WITH_FLUSH
+#else
+#define UROCE_OPS_RC_FLUSH 0
+#endif
+
 int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 {
-	uint64_t ok = type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ? UROCE_OPS_RC :
+	uint64_t ok = type == IBV_QPT_RC ? UROCE_OPS_RC | UROCE_OPS_RC_AW | UROCE_OPS_RC_FLUSH :
+		      type == IBV_QPT_XRC_SEND ? UROCE_OPS_RC :
 		      type == IBV_QPT_UC ? UROCE_OPS_UC :
 		      type == IBV_QPT_RAW_PACKET ? IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO : UROCE_OPS_UD;
 	uint64_t bad = send_ops & ~ok;
@@ -45,10 +59,9 @@ int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops)
 		return 0;
 	if (bad & IBV_QP_EX_WITH_TSO)
 		what = "TSO (IBV_QP_EX_WITH_TSO, raw packet QPs only)";
-	else if (bad & UROCE_QP_EX_WITH_ATOMIC_WRITE)
-		what = "ATOMIC_WRITE (IBV_QP_EX_WITH_ATOMIC_WRITE)";
-	else if (bad & UROCE_QP_EX_WITH_FLUSH)
-		what = "FLUSH (IBV_QP_EX_WITH_FLUSH)";
+	else if (bad & (UROCE_QP_EX_WITH_ATOMIC_WRITE | UROCE_QP_EX_WITH_FLUSH))
+		what = type == IBV_QPT_RC ? "ATOMIC_WRITE or FLUSH (this build's verbs.h lacks the builder)" :
+					    "ATOMIC_WRITE or FLUSH (RC only)";
 	else if (bad & UROCE_OPS_RC)
 		what = "an operation this QP type cannot carry";
 	else
@@ -201,6 +214,51 @@ static void ex_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t r
 		  remote_addr, add, 0);
 }
 
+#ifdef HAVE_STRUCT_IBV_QP_EX_WR_ATOMIC_WRITE
+/* ATOMIC_WRITE: the 8 bytes at ATOMIC_WR are copied now, as they are, into
+ * compare_add (abi_ring.h); no SGE, no inline setter. */
+static void ex_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+			    const void *atomic_wr)
+{
+	struct uroce_send_wqe *w = ex_begin(qpx, UROCE_IBV_WR_ATOMIC_WRITE,
+					    UROCE_QP_EX_WITH_ATOMIC_WRITE);
+
+	if (!w)
+		return;
+	if (!atomic_wr) {
+		ex_fail(xqp(qpx), EINVAL);
+		return;
+	}
+	w->rkey = rkey;
+	w->remote_addr = remote_addr;
+	memcpy(&w->compare_add, atomic_wr, 8);
+}
+#endif
+
+#ifdef HAVE_STRUCT_IBV_QP_EX_WR_FLUSH
+/* FLUSH: compare_add = LEN, swap = LEVEL << 4 | TYPE (abi_ring.h). EINVAL
+ * for a length over UINT32_MAX (the RETH's DMA length), a TYPE other than
+ * IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT or both, a LEVEL other than
+ * IBV_FLUSH_RANGE or IBV_FLUSH_MR (ibv_wr_flush(3)). */
+static void ex_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, size_t len,
+		     uint8_t type, uint8_t level)
+{
+	struct uroce_send_wqe *w = ex_begin(qpx, UROCE_IBV_WR_FLUSH, UROCE_QP_EX_WITH_FLUSH);
+
+	if (!w)
+		return;
+	if ((uint64_t)len > UINT32_MAX || !type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR)) {
+		ex_fail(xqp(qpx), EINVAL);
+		return;
+	}
+	w->rkey = rkey;
+	w->remote_addr = remote_addr;
+	w->compare_add = len;
+	w->swap = (uint64_t)level << 4 | type;
+}
+#endif
+
 /* LOCAL_INV: rkey = the key to invalidate, no data (abi_ring.h). */
 static void ex_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
@@ -253,7 +311,8 @@ static struct uroce_send_wqe *ex_data_wqe(struct uroce_qp *qp)
 {
 	struct uroce_send_wqe *w = ex_cur_wqe(qp);
 
-	if (w && (w->opcode == IBV_WR_BIND_MW || w->opcode == IBV_WR_LOCAL_INV)) {
+	if (w && (w->opcode == IBV_WR_BIND_MW || w->opcode == IBV_WR_LOCAL_INV ||
+		  w->opcode == UROCE_IBV_WR_ATOMIC_WRITE || w->opcode == UROCE_IBV_WR_FLUSH)) {
 		ex_fail(qp, EINVAL);
 		return NULL;
 	}
@@ -423,8 +482,9 @@ static void ex_abort(struct ibv_qp_ex *qpx)
  * Every builder and setter is installed whatever send_ops asks (as mlx5
  * does); those of ops not asked for, or not of this QP type, fail the
  * batch at wr_complete instead of leaving a NULL pointer to call.
- * wr_atomic_write and wr_flush stay NULL: their flags are refused at
- * creation, as on mlx5.
+ * wr_atomic_write and wr_flush are installed when this build's verbs.h
+ * has them (mlx5 has neither; rxe has both); without them their flags are
+ * refused at creation.
  */
 void uroce_qp_ex_init(struct uroce_qp *qp, uint64_t send_ops)
 {
@@ -453,4 +513,10 @@ void uroce_qp_ex_init(struct uroce_qp *qp, uint64_t send_ops)
 	x->wr_set_inline_data_list = ex_set_inline_data_list;
 	x->wr_set_ud_addr = ex_set_ud_addr;
 	x->wr_set_xrc_srqn = ex_set_xrc_srqn;
+#ifdef HAVE_STRUCT_IBV_QP_EX_WR_ATOMIC_WRITE
+	x->wr_atomic_write = ex_atomic_write;
+#endif
+#ifdef HAVE_STRUCT_IBV_QP_EX_WR_FLUSH
+	x->wr_flush = ex_flush;
+#endif
 }

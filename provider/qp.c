@@ -102,7 +102,8 @@ static int tso_header_set(struct uroce_qp *qp, const struct ibv_qp_init_attr_ex 
  * (ibv_qp_to_qp_ex, ibv_wr_post(3); post_ex.c) for the send_ops_flags asked.
  * Errors (errno): EOPNOTSUPP for other QP types (DRIVER),
  * create flags, send_ops_flags the QP type cannot carry or
- * uroce lacks (TSO off a raw packet QP, ATOMIC_WRITE, FLUSH, unknown bits;
+ * uroce lacks (TSO off a raw packet QP, ATOMIC_WRITE or FLUSH off RC or
+ * without the builder in this build's verbs.h, unknown bits;
  * as mlx5); EINVAL for no PD, no CQ, a PD or CQ of another context, caps
  * over the device limits, unknown comp_mask bits, max_tso_header on a QP
  * other than RAW_PACKET or too large for the SQ slot (UROCE_SQ_DESC_MAX,

@@ -68,6 +68,11 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.raw_packet_caps |= IBV_RAW_PACKET_CAP_CVLAN_STRIPPING | IBV_RAW_PACKET_CAP_SCATTER_FCS |
 			     IBV_RAW_PACKET_CAP_DELAY_DROP;
 	a.device_cap_flags_ex |= IBV_DEVICE_RAW_SCATTER_FCS;
+	/* IBTA 1.5: ATOMIC WRITE and FLUSH to global visibility, by value
+	 * (IB_UVERBS_DEVICE_FLUSH_GLOBAL 1 << 38, IB_UVERBS_DEVICE_ATOMIC_WRITE
+	 * 1 << 40, rdma/ib_user_verbs.h); no persistent memory, so no
+	 * FLUSH_PERSISTENT (1 << 39) */
+	a.device_cap_flags_ex |= 1ull << 38 | 1ull << 40;
 	/* TSO on raw packet QPs (docs/raw-packet.md §3), mlx5's values */
 	a.tso_caps.max_tso = UROCE_MAX_TSO;
 	a.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;

@@ -510,7 +510,8 @@ void uroce_sq_ring_doorbell(struct uroce_qp *qp, uint32_t nreq);
 /*
  * Checks SEND_OPS (IBV_QP_EX_WITH_*) against what a QP of TYPE can carry
  * (ibv_create_qp_ex(3)). Returns 0, or EOPNOTSUPP with a message on stderr:
- * an op the type cannot carry, TSO, ATOMIC_WRITE, FLUSH, unknown bits.
+ * an op the type cannot carry, TSO, ATOMIC_WRITE or FLUSH without the
+ * builder in this build's verbs.h (post_ex.c), unknown bits.
  */
 int uroce_qp_ex_check_ops(enum ibv_qp_type type, uint64_t send_ops);
 /* Installs the ibv_qp_ex post API (wr_start ... wr_abort) on QP. */

@@ -196,7 +196,7 @@ static void mr_all_no_odp(struct msg *m) { mr(m, X.pd, 0, ~0ull, IBV_ACCESS_LOCA
 /* IBV_ACCESS_FLUSH_GLOBAL (1 << 8) and FLUSH_PERSISTENT (1 << 9), rdma-core >= 45 */
 static void mr_flush_global(struct msg *m)
 {
-	mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | (1u << 8));
+	mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | (1u << 8) | (1u << 9));
 }
 static void mr_flush_persistent(struct msg *m) { mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_LOCAL_WRITE | (1u << 9)); }
 static void mr_flush_nolw(struct msg *m) { mr(m, X.pd, MRMEM, 4096, IBV_ACCESS_REMOTE_WRITE | (1u << 8)); }
@@ -300,7 +300,7 @@ static void rr_badpd(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_PD, 999, 0
 static void rr_hole(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_TRANSLATION, 0, 0, hole); }
 static void rr_handle(struct msg *m) { rr(m, 999, IBV_REREG_MR_CHANGE_PD, X.pd, 0, 0); }
 static void rr_rw_only(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_ACCESS, 0, IBV_ACCESS_REMOTE_WRITE, 0); }
-static void rr_flush(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_ACCESS, 0, IBV_ACCESS_LOCAL_WRITE | (1u << 8), 0); }
+static void rr_flush(struct msg *m) { rr(m, X.mr, IBV_REREG_MR_CHANGE_ACCESS, 0, IBV_ACCESS_LOCAL_WRITE | (1u << 9), 0); }
 static void cq_unsealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 0)); }
 static void cq_writesealed(struct msg *m) { cq(m, 8, 16, 0, dp_ring_memfd(uroce_cq_ring_size(16), 2)); }
 static void cq_devnull(struct msg *m) { cq(m, 8, 16, 0, devnull()); }
@@ -568,7 +568,7 @@ static const struct hcase cases[] = {
 	{ "REG_MR HUGETLB without ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_huge, EOPNOTSUPP },
 	{ "REG_MR HUGETLB on implicit ODP", SESSION, UROCE_OP_REG_MR, mr_implicit_huge, EOPNOTSUPP },
 	{ "REG_MR 0 + UINT64_MAX without ON_DEMAND", SESSION, UROCE_OP_REG_MR, mr_all_no_odp, EINVAL },
-	{ "REG_MR FLUSH_GLOBAL", SESSION, UROCE_OP_REG_MR, mr_flush_global, EOPNOTSUPP },
+	{ "REG_MR FLUSH_GLOBAL | FLUSH_PERSISTENT", SESSION, UROCE_OP_REG_MR, mr_flush_global, EOPNOTSUPP },
 	{ "REG_MR FLUSH_PERSISTENT", SESSION, UROCE_OP_REG_MR, mr_flush_persistent, EOPNOTSUPP },
 	{ "REG_MR FLUSH_GLOBAL, REMOTE_WRITE without LOCAL_WRITE", SESSION, UROCE_OP_REG_MR, mr_flush_nolw, EINVAL },
 	{ "REG_MR unknown access bit 1 << 10", SESSION, UROCE_OP_REG_MR, mr_bit10, EINVAL },
@@ -605,7 +605,7 @@ static const struct hcase cases[] = {
 	{ "REREG_MR to an unmapped page", SESSION, UROCE_OP_REREG_MR, rr_hole, EFAULT },
 	{ "REREG_MR of no MR", SESSION, UROCE_OP_REREG_MR, rr_handle, EINVAL },
 	{ "REREG_MR REMOTE_WRITE without LOCAL_WRITE", SESSION, UROCE_OP_REREG_MR, rr_rw_only, EINVAL },
-	{ "REREG_MR FLUSH_GLOBAL", SESSION, UROCE_OP_REREG_MR, rr_flush, EOPNOTSUPP },
+	{ "REREG_MR FLUSH_PERSISTENT", SESSION, UROCE_OP_REREG_MR, rr_flush, EOPNOTSUPP },
 	{ "RESIZE_CQ without ring fd", SESSION, UROCE_OP_RESIZE_CQ, rz_nofd, EBADF },
 	{ "RESIZE_CQ unsealed ring", SESSION, UROCE_OP_RESIZE_CQ, rz_unsealed, EBADF },
 	{ "RESIZE_CQ ring too small", SESSION, UROCE_OP_RESIZE_CQ, rz_small, EINVAL },

@@ -5,8 +5,8 @@
 # lengths) and UD (SEND, SEND_WITH_IMM, zero size), and the bad flows
 # (posting in RESET: EINVAL at wr_complete; full RQ; too many receive
 # SGEs), and BIND_MW (its test names itself by its docstring). Skips:
-# ATOMIC_WRITE (send_ops_flags refused with EOPNOTSUPP). XRC SEND and
-# SEND_WITH_IMM pass (docs/xrc.md).
+# none. XRC SEND and SEND_WITH_IMM pass (docs/xrc.md). ATOMIC_WRITE runs
+# (and, with rdma-core >= 45, FLUSH).
 # Pass = exit 0, each test's outcome as in tests/pyverbs/MAJOR/traffic_pyverbs_qpex.tsv (MAJOR: the
 # installed rdma-core's, 44 on Debian 12, 56 on Debian 13).
 # docs/clients.md §3.

@@ -573,10 +573,19 @@ START_TEST(test_post_checks)
 	wqe.send_flags = IBV_SEND_INLINE;
 	ck_assert_int_eq(xport_post_send(p.a, &wqe), EINVAL);
 	wqe.send_flags = IBV_SEND_SIGNALED;
+	/* ATOMIC_WRITE and FLUSH take no local buffer, FLUSH a placement
+	 * type (abi_ring.h) */
 	wqe.opcode = (enum ibv_wr_opcode)15;	/* ATOMIC_WRITE */
-	ck_assert_int_eq(xport_post_send(p.a, &wqe), EOPNOTSUPP);
+	wqe.num_sge = 1;
+	ck_assert_int_eq(xport_post_send(p.a, &wqe), EINVAL);
+	wqe.num_sge = 0;
 	wqe.opcode = (enum ibv_wr_opcode)14;	/* FLUSH */
-	ck_assert_int_eq(xport_post_send(p.a, &wqe), EOPNOTSUPP);
+	ck_assert_int_eq(xport_post_send(p.a, &wqe), EINVAL);	/* swap 0: no type */
+	wqe.swap = 0x21;	/* level 2: reserved */
+	ck_assert_int_eq(xport_post_send(p.a, &wqe), EINVAL);
+	wqe.swap = 1;
+	wqe.compare_add = 1ull << 32;	/* beyond the RETH's DMA length */
+	ck_assert_int_eq(xport_post_send(p.a, &wqe), EINVAL);
 	/* UC and UD carry no atomics */
 	wqe.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	uc_a = th_qp(p.w, 0, IBV_QPT_UC, 0x33, 4);

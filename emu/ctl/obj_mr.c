@@ -23,12 +23,16 @@
 #define MR_ACCESS_OK (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		      IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
 #define MR_ACCESS_UNSUPPORTED IBV_ACCESS_ZERO_BASED
-/* Persistent-memory FLUSH targets (rdma-core >= 45's verbs.h:
- * IBV_ACCESS_FLUSH_GLOBAL 1 << 8, IBV_ACCESS_FLUSH_PERSISTENT 1 << 9; older
- * headers lack them).  A device without IB_DEVICE_FLUSH_GLOBAL/PERSISTENT,
- * as mlx5, refuses them with EOPNOTSUPP after the EINVAL checks (the
- * kernel's ib_check_mr_access, include/rdma/ib_verbs.h). */
-#define MR_ACCESS_FLUSH ((1u << 8) | (1u << 9))
+/* FLUSH targets (rdma-core >= 45's verbs.h: IBV_ACCESS_FLUSH_GLOBAL 1 << 8,
+ * IBV_ACCESS_FLUSH_PERSISTENT 1 << 9; older headers lack them). uroce
+ * flushes to global visibility (docs/transport.md, "ATOMIC WRITE and
+ * FLUSH"); it has no persistent memory, so PERSISTENT gets EOPNOTSUPP after
+ * the EINVAL checks, as the kernel's ib_check_mr_access
+ * (include/rdma/ib_verbs.h) answers for a device without
+ * IB_DEVICE_FLUSH_PERSISTENT. */
+#define MR_ACCESS_FLUSH_GLOBAL (1u << 8)
+#define MR_ACCESS_FLUSH_PERSISTENT (1u << 9)
+#define MR_ACCESS_FLUSH (MR_ACCESS_FLUSH_GLOBAL | MR_ACCESS_FLUSH_PERSISTENT)
 
 #define MR_ACCESS_WRITES (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -57,7 +61,7 @@ static int mr_args_check(uint64_t addr, uint64_t length, uint32_t acc)
 	/* IBTA §10.6.3.1: remote write or atomic access requires local write. */
 	if ((acc & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) && !(acc & IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
-	if (acc & MR_ACCESS_FLUSH)
+	if (acc & MR_ACCESS_FLUSH_PERSISTENT)
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -102,7 +106,7 @@ int op_reg_mr(struct ctl_client *c, struct ctl_call *call)
 	mr->pd = pd;
 	mr->addr = req->addr;
 	mr->length = req->length;
-	mr->access = acc & MR_ACCESS_OK;
+	mr->access = acc & (MR_ACCESS_OK | MR_ACCESS_FLUSH_GLOBAL);
 	mr->odp = acc & IBV_ACCESS_ON_DEMAND;
 	mr->owner = c;
 	pd->users++;
@@ -189,7 +193,7 @@ int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = len;
-	mr->access = acc & MR_ACCESS_OK;
+	mr->access = acc & (MR_ACCESS_OK | MR_ACCESS_FLUSH_GLOBAL);
 	mr->odp = acc & IBV_ACCESS_ON_DEMAND;
 	resp->handle = mr->handle;
 	resp->lkey = mr->key;

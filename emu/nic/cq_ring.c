@@ -82,7 +82,7 @@ uint8_t cqe_vendor_err(enum ibv_wc_status status)
 
 uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op)
 {
-	switch (op) {
+	switch ((int)op) {
 	case IBV_WR_RDMA_WRITE: return MLX5_OPCODE_RDMA_WRITE;
 	case IBV_WR_RDMA_WRITE_WITH_IMM: return MLX5_OPCODE_RDMA_WRITE_IMM;
 	case IBV_WR_SEND: return MLX5_OPCODE_SEND;
@@ -96,6 +96,9 @@ uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op)
 	case IBV_WR_BIND_MW: return MLX5_OPCODE_UMR;
 	case IBV_WR_LOCAL_INV: return MLX5_OPCODE_LOCAL_INVAL;
 	case IBV_WR_TSO: return MLX5_OPCODE_TSO;
+	/* no mlx5 opcode: uroce's own values (abi_ring.h) */
+	case UROCE_IBV_WR_FLUSH: return UROCE_CQE_OPCODE_FLUSH;
+	case UROCE_IBV_WR_ATOMIC_WRITE: return UROCE_CQE_OPCODE_ATOMIC_WRITE;
 	default: return 0;
 	}
 }

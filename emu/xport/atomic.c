@@ -25,8 +25,8 @@
 
 static bool is_rd_atomic_op(uint8_t opcode)
 {
-	return opcode == ROCE_OP_RC_READ_REQUEST ||
-	       opcode == ROCE_OP_RC_CMP_SWAP || opcode == ROCE_OP_RC_FETCH_ADD;
+	return opcode == ROCE_OP_RC_READ_REQUEST || opcode == ROCE_OP_RC_CMP_SWAP ||
+	       opcode == ROCE_OP_RC_FETCH_ADD || xport_is_flush_aw_op(opcode);
 }
 
 enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
@@ -37,6 +37,8 @@ enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
 	uint32_t rkey = pkt->h.atomic.rkey;
 	struct xport_rd_res *r;
 
+	if (xport_is_flush_aw_op(pkt->h.opcode))
+		return xport_flush_aw_execute(qp, pkt);
 	if (va & 7)
 		return XPORT_ATOMIC_INVALID;
 	if (ops->mem(qp->dev->ctx, qp, qp->pd, true, rkey, va, &orig, 8,
@@ -69,11 +71,13 @@ enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
 
 bool xport_atomic_replay(struct xport_qp *qp, const struct roce_pkt *pkt)
 {
+	if (xport_is_flush_aw_op(pkt->h.opcode))
+		return xport_flush_aw_replay(qp, pkt);
 	for (unsigned i = 0; i < XPORT_RD_RESOURCES; i++) {
 		const struct xport_rd_res *r = &qp->resp.rd[i];
 
 		/* The retry is the same request: same PSN, VA and R_Key. */
-		if (r->valid && r->atomic && r->first_psn == pkt->h.psn &&
+		if (r->valid && r->atomic && r->len == 8 && r->first_psn == pkt->h.psn &&
 		    r->va == pkt->h.atomic.va && r->rkey == pkt->h.atomic.rkey) {
 			xport_log(qp, XPORT_LOG_INFO,
 				  "PSN 0x%06x duplicate %s: original value replayed",

@@ -38,7 +38,7 @@ uint64_t xport_sgl_len(const struct ibv_sge *sgl, uint32_t num_sge)
 /* wc opcode of a requester completion (ibv_poll_cq(3)). */
 static enum ibv_wc_opcode wr_to_wc(enum ibv_wr_opcode op)
 {
-	switch (op) {
+	switch ((int)op) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return IBV_WC_RDMA_WRITE;
@@ -52,6 +52,10 @@ static enum ibv_wc_opcode wr_to_wc(enum ibv_wr_opcode op)
 		return IBV_WC_BIND_MW;
 	case IBV_WR_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case XPORT_WR_FLUSH:
+		return (enum ibv_wc_opcode)XPORT_WC_FLUSH;
+	case XPORT_WR_ATOMIC_WRITE:
+		return (enum ibv_wc_opcode)XPORT_WC_ATOMIC_WRITE;
 	default:
 		return IBV_WC_SEND;
 	}
@@ -59,7 +63,7 @@ static enum ibv_wc_opcode wr_to_wc(enum ibv_wr_opcode op)
 
 const char *xport_wr_opcode_name(enum ibv_wr_opcode op)
 {
-	switch (op) {
+	switch ((int)op) {
 	case IBV_WR_SEND: return "SEND";
 	case IBV_WR_SEND_WITH_IMM: return "SEND_WITH_IMM";
 	case IBV_WR_RDMA_WRITE: return "RDMA_WRITE";
@@ -70,6 +74,8 @@ const char *xport_wr_opcode_name(enum ibv_wr_opcode op)
 	case IBV_WR_SEND_WITH_INV: return "SEND_WITH_INV";
 	case IBV_WR_LOCAL_INV: return "LOCAL_INV";
 	case IBV_WR_BIND_MW: return "BIND_MW";
+	case XPORT_WR_FLUSH: return "FLUSH";
+	case XPORT_WR_ATOMIC_WRITE: return "ATOMIC_WRITE";
 	default: return "?";
 	}
 }

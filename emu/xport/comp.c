@@ -109,7 +109,8 @@ static enum comp_state check_ack(struct comp_pkt *c)
 	struct xport_qp *qp = c->qp;
 	const struct roce_pkt *pkt = c->pkt;
 	uint8_t syn = pkt->h.aeth.syndrome;
-	bool is_read = c->w->wr.opcode == IBV_WR_RDMA_READ;
+	/* ATOMIC WRITE and FLUSH are answered like a zero-byte READ */
+	bool is_read = c->w->wr.opcode == IBV_WR_RDMA_READ || xport_wr_is_flush_aw(c->w->wr.opcode);
 	bool is_atomic = xport_wr_is_atomic(c->w->wr.opcode);
 
 	if (is_read_resp(pkt->h.opcode)) {

@@ -7,3 +7,4 @@ emu_libxport_la_SOURCES = emu/xport/xport.h emu/xport/xport_int.h emu/xport/qp.c
 	emu/xport/common.c emu/xport/readahead.c emu/xport/run.c emu/xport/ack.c emu/xport/srq.c
 emu_libxport_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_libxport_la_LIBADD = netstack/libnetstack.la
+emu_libxport_la_SOURCES += emu/xport/flush_aw.c

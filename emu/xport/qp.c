@@ -358,6 +358,16 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge)
 			return EINVAL;
 		len = 0;
+	} else if (xport_wr_is_flush_aw(wqe->opcode)) {
+		/* no local buffer: ATOMIC_WRITE's 8 bytes ride in compare_add,
+		 * FLUSH's length in compare_add and its FETH byte in swap
+		 * (abi_ring.h); FLUSH: a placement type, level RANGE or MR */
+		if ((wqe->send_flags & IBV_SEND_INLINE) || wqe->num_sge)
+			return EINVAL;
+		if ((int)wqe->opcode == XPORT_WR_FLUSH &&
+		    (wqe->compare_add > UINT32_MAX || (wqe->swap & ~0x13ull) || !(wqe->swap & 3)))
+			return EINVAL;
+		len = 0;
 	} else if (xport_wr_is_atomic(wqe->opcode)) {
 		/* Inline is for SEND and WRITE only (ibv_post_send(3)); a
 		 * local buffer other than one 8-byte SGE fails in SQ order

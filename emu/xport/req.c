@@ -179,6 +179,41 @@ static void send_atomic(struct xport_qp *qp, struct xport_swqe *w)
 		qp->req.psn_max = qp->req.psn;
 }
 
+/* Send the ATOMIC WRITE or FLUSH request of W (IBTA 1.5; one PSN, AckReq,
+ * answered by an empty READ Response Only). ATOMIC WRITE: RETH (VA, R_Key,
+ * DMA length 8) and the 8 bytes of wr.compare_add as they were in the
+ * poster's buffer; FLUSH: FETH (wr.swap: selectivity level << 4 |
+ * placement type) and RETH (VA, R_Key, DMA length wr.compare_add). */
+static void send_flush_aw(struct xport_qp *qp, struct xport_swqe *w)
+{
+	uint8_t pkt[XPORT_PKT_MAX];
+	struct roce_hdrs h;
+	bool aw = (int)w->wr.opcode == XPORT_WR_ATOMIC_WRITE;
+	uint32_t n = 0;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = aw ? ROCE_OP_RC_ATOMIC_WRITE : ROCE_OP_RC_FLUSH;
+	h.dqpn = qp->attr.dest_qp_num;
+	h.psn = qp->req.psn;
+	h.ackreq = true;
+	h.reth.va = w->wr.remote_addr;
+	h.reth.rkey = w->wr.rkey;
+	if (aw) {
+		h.reth.dma_len = n = 8;
+		memcpy(pkt + xport_hdr_len(h.opcode), &w->wr.compare_add, 8);
+	} else {
+		h.reth.dma_len = (uint32_t)w->wr.compare_add;
+		h.feth.sel = (uint8_t)(w->wr.swap >> 4 & 3);
+		h.feth.plt = (uint8_t)(w->wr.swap & 15);
+	}
+	req_send(qp, &qp->attr.dgid, &h, pkt, n);
+	qp->req.noack = 0;
+	qp->req.psn = roce_psn_add(qp->req.psn, 1);
+	qp->req.offset = w->length;
+	if (roce_psn_after(qp->req.psn, qp->req.psn_max))
+		qp->req.psn_max = qp->req.psn;
+}
+
 /* Send the next packet of SEND/WRITE WQE W. Returns false on a local
  * error (W failed, QP in ERR). */
 static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
@@ -368,6 +403,8 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 		}
 		if (xport_wr_is_atomic(w->wr.opcode)) {
 			send_atomic(qp, w);
+		} else if (xport_wr_is_flush_aw(w->wr.opcode)) {
+			send_flush_aw(qp, w);
 		} else if (is_read) {
 			if (!send_read(qp, w))
 				return false;

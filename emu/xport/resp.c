@@ -147,8 +147,8 @@ static enum resp_state check_op_valid(struct resp_pkt *p)
 	else if (p->pkt->h.opcode == ROCE_OP_RC_CMP_SWAP ||
 		 p->pkt->h.opcode == ROCE_OP_RC_FETCH_ADD)
 		ok = acc & IBV_ACCESS_REMOTE_ATOMIC;
-	else
-		ok = false;	/* ATOMIC_WRITE, FLUSH: not implemented */
+	else	/* ATOMIC_WRITE, FLUSH (flush_aw.c) */
+		ok = xport_flush_aw_valid(qp, p->pkt);
 	if (ok)
 		return RESPST_CHECK_RESOURCE;
 	if (qp->type == IBV_QPT_UC) {
@@ -163,7 +163,7 @@ static enum resp_state check_resource(struct resp_pkt *p)
 {
 	struct xport_qp *qp = p->qp;
 
-	if ((p->flags & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) &&
+	if ((p->flags & (ROCE_OPF_READ | ROCE_OPF_ATOMIC) || xport_is_flush_aw_op(p->pkt->h.opcode)) &&
 	    !xport_rd_atomic_room(qp)) {
 		xport_log(qp, XPORT_LOG_ERR,
 			  "PSN 0x%06x %s: no responder resource (%u in use, max_dest_rd_atomic %u)",
@@ -197,8 +197,8 @@ static enum resp_state check_length(struct resp_pkt *p)
 	const struct roce_pkt *pkt = p->pkt;
 	uint32_t n = pkt->payload_len;
 
-	if (p->flags & ROCE_OPF_ATOMIC)
-		return RESPST_ATOMIC;	/* fixed 8 bytes, no payload */
+	if ((p->flags & ROCE_OPF_ATOMIC) || xport_is_flush_aw_op(pkt->h.opcode))
+		return RESPST_ATOMIC;	/* fixed 8 bytes (or none, FLUSH) */
 	if (p->flags & ROCE_OPF_READ)
 		return pkt->h.reth.dma_len > 0x80000000u ?
 		       RESPST_ERR_INVALID_REQ : RESPST_CHECK_RKEY;
@@ -520,7 +520,7 @@ static enum resp_state duplicate(struct resp_pkt *p)
 			    pkt->h.reth.dma_len);
 		return RESPST_DONE;
 	}
-	if (p->flags & ROCE_OPF_ATOMIC)
+	if ((p->flags & ROCE_OPF_ATOMIC) || xport_is_flush_aw_op(pkt->h.opcode))
 		return xport_atomic_replay(qp, pkt) ? RESPST_DONE : RESPST_DROP;
 	/* SEND/WRITE already executed: acknowledge again (C9-105). */
 	if (pkt->h.ackreq || pkt->h.psn == prev)

@@ -290,12 +290,24 @@ static inline void xport_mark(struct xport_qp *qp, unsigned int work)
 	qp->work |= work;
 }
 
-/* READ and atomics: the requests that take a responder resource and
- * count against max_rd_atomic (IBTA 9.7.5.1.3; ibv_modify_qp(3)). */
+/* IBTA 1.5 ATOMIC WRITE and FLUSH: one PSN each, answered by an empty
+ * RDMA READ Response Only (the kernel's rxe_resp.c, acknowledge()). */
+#define XPORT_WR_FLUSH 14	 /* IBV_WR_FLUSH, rdma-core >= 45 */
+#define XPORT_WR_ATOMIC_WRITE 15 /* IBV_WR_ATOMIC_WRITE, rdma-core >= 44 */
+#define XPORT_WC_FLUSH 8	 /* IBV_WC_FLUSH */
+#define XPORT_WC_ATOMIC_WRITE 9	 /* IBV_WC_ATOMIC_WRITE */
+static inline bool xport_wr_is_flush_aw(enum ibv_wr_opcode op)
+{
+	return (int)op == XPORT_WR_FLUSH || (int)op == XPORT_WR_ATOMIC_WRITE;
+}
+
+/* READ, atomics, ATOMIC WRITE and FLUSH: the requests that take a
+ * responder resource and count against max_rd_atomic (IBTA 9.7.5.1.3;
+ * ibv_modify_qp(3); rxe counts ATOMIC WRITE and FLUSH the same way). */
 static inline bool xport_wr_is_rd_atomic(enum ibv_wr_opcode op)
 {
 	return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD || xport_wr_is_flush_aw(op);
 }
 
 static inline bool xport_wr_is_atomic(enum ibv_wr_opcode op)
@@ -498,6 +510,18 @@ enum xport_atomic_status xport_atomic_execute(struct xport_qp *qp,
 /* A duplicate atomic: answer it again from the replay cache (true), or
  * false if no saved resource matches (the packet is dropped). */
 bool xport_atomic_replay(struct xport_qp *qp, const struct roce_pkt *pkt);
+/* IBTA 1.5 ATOMIC WRITE and FLUSH (flush_aw.c). xport_is_flush_aw_op: is
+ * OPCODE one of them. xport_flush_aw_valid: may the QP's access flags take
+ * PKT (RC; ATOMIC WRITE: REMOTE_WRITE; FLUSH: a known placement type and
+ * level, the FLUSH_* bits it names). xport_flush_aw_execute: check the
+ * R_Key, write or flush, save the replay resource, advance ePSN and MSN,
+ * send the empty READ Response Only (INVALID: misaligned ATOMIC WRITE or
+ * a DMA length other than 8; ACCESS: R_Key, PD, bounds, rights).
+ * xport_flush_aw_replay: a duplicate answered again (true) or dropped. */
+bool xport_is_flush_aw_op(uint8_t opcode);
+bool xport_flush_aw_valid(const struct xport_qp *qp, const struct roce_pkt *pkt);
+enum xport_atomic_status xport_flush_aw_execute(struct xport_qp *qp, const struct roce_pkt *pkt);
+bool xport_flush_aw_replay(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* Responder resources in use now: READ responses still to send for new
  * requests, plus new READ/atomic requests queued behind them. */
 uint32_t xport_rd_atomic_held(const struct xport_qp *qp);

@@ -137,11 +137,15 @@ struct uroce_sge {
  * uroce_send_opcode_check - whether a QP of type TYPE may carry send WR opcode
  * OP (ibv_post_send(3)). Returns 0; EINVAL for an opcode the QP type cannot
  * carry (RDMA on UD, READ, atomics and SEND_WITH_INV on UC/UD, which RC and
- * XRC_SEND carry — IBTA Table 38
- * has SEND with Invalidate for RC and XRC only —, BIND_MW and LOCAL_INV on
- * UD, as mlx5 builds them for RC/UC/XRC only) or an unknown value; EOPNOTSUPP
- * for what uroce does not implement (ATOMIC_WRITE and FLUSH, which rdma-core
- * posts only through the extended QP API; DRIVER1; TSO off a raw packet QP).
+ * XRC_SEND carry — IBTA Table 38 has SEND with Invalidate for RC and XRC
+ * only —, ATOMIC_WRITE and FLUSH off RC — IBTA 1.5 has them for RC only —,
+ * BIND_MW and LOCAL_INV on UD, as mlx5 builds them for RC/UC/XRC only) or an
+ * unknown value; EOPNOTSUPP for what uroce does not implement (DRIVER1; TSO
+ * off a raw packet QP).
+ * ATOMIC_WRITE and FLUSH reach the ring only through the extended QP API
+ * (ibv_wr_atomic_write, ibv_wr_flush): ibv_post_send has no field for their
+ * payload or placement type, so the provider's ibv_post_send refuses them
+ * with EOPNOTSUPP before this check.
  * A raw packet QP carries SEND and TSO only. The provider checks
  * at post time, the daemon again for each WQE. The switch is on the value,
  * so every rdma-core's verbs.h gives the same answers: ATOMIC_WRITE (15) is
@@ -170,12 +174,23 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
 		return type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ? 0 : EINVAL;
 	case UROCE_IBV_WR_ATOMIC_WRITE:
 	case UROCE_IBV_WR_FLUSH:
+		return type == IBV_QPT_RC ? 0 : EINVAL;
 	case IBV_WR_TSO:
 	case IBV_WR_DRIVER1:
 		return EOPNOTSUPP;
 	}
 	return EINVAL;
 }
+
+/* CQE opcode bytes of the requester's FLUSH and ATOMIC_WRITE completions
+ * (IBV_WC_FLUSH, IBV_WC_ATOMIC_WRITE): values no mlx5 WQE opcode uses
+ * (mlx5dv.h's MLX5_OPCODE_*), the IBTA opcodes' low 5 bits. */
+#define UROCE_CQE_OPCODE_FLUSH 0x1c
+#define UROCE_CQE_OPCODE_ATOMIC_WRITE 0x1d
+/* ibv_wc_opcode values of rdma-core >= 45 (IB_UVERBS_WC_FLUSH,
+ * IB_UVERBS_WC_ATOMIC_WRITE), by value for older headers. */
+#define UROCE_IBV_WC_FLUSH 8
+#define UROCE_IBV_WC_ATOMIC_WRITE 9
 
 /* Send WQE flags */
 #define UROCE_WQE_SIGNALED  0x01 /* IBV_SEND_SIGNALED (or sq_sig_all) */
@@ -212,6 +227,17 @@ static inline int uroce_send_opcode_check(enum ibv_qp_type type, enum ibv_wr_opc
  *               mw_access_flags (IBV_ACCESS_* bits); flag UROCE_WQE_BIND_TYPE1
  *               when posted by the bind_mw op (type 1 windows), never set
  *               by ibv_post_send's IBV_WR_BIND_MW (type 2).
+ * ATOMIC_WRITE (IBTA 1.5 oA19; ibv_wr_atomic_write(3); num_sge 0, byte_len 0,
+ *   no INLINE): remote_addr, rkey = the 8-byte target; compare_add = the 8
+ *   bytes to write, as they were in the caller's buffer (copied, not
+ *   converted), sent as they are.
+ * FLUSH (IBTA 1.5; ibv_wr_flush(3); num_sge 0, byte_len 0, no INLINE):
+ *   remote_addr, rkey, compare_add = the range's length in bytes (at most
+ *   UINT32_MAX, the RETH's DMA length); swap = the FETH's last byte:
+ *   selectivity level << 4 (IBV_FLUSH_RANGE 0, IBV_FLUSH_MR 1) | placement
+ *   type (IBV_FLUSH_GLOBAL 1, IBV_FLUSH_PERSISTENT 2, or both).
+ *   The requester's CQE opcode byte is UROCE_CQE_OPCODE_FLUSH or
+ *   UROCE_CQE_OPCODE_ATOMIC_WRITE (mlx5 has none; docs/cqe-format.md).
  * TSO (raw packet QPs; docs/raw-packet.md §3): the payload as for SEND (SGEs
  *   or INLINE bytes, byte_len their sum); tso_hdr_sz bytes of header
  *   (ibv_send_wr.tso.hdr) at uroce_sq_tso_hdr_off() bytes from the slot's

@@ -10,7 +10,7 @@
 #include "check_state.h"
 #include "netstack/psn.h"
 
-/* A READ (or ATOMIC WRITE) request at PSN: outstanding until answered. */
+/* A READ (or ATOMIC WRITE, FLUSH) request at PSN: outstanding until answered. */
 void chk_read_push(struct cflow *fl, const struct insp_rec *r)
 {
 	const struct roce_hdrs *h = &r->pkt.h;

@@ -180,7 +180,8 @@ static void request_old_psn(struct insp_check *c, long fi, const struct insp_rec
 	fl->goodput_bytes += r->pkt.payload_len;
 	chk_hist_put(c, fl, r);
 	chk_gap_fill(c, fl, psn);
-	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
+	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE ||
+	    h->opcode == ROCE_OP_RC_FLUSH) {
 		uint32_t n;
 		struct read_req *rq = chk_read_of(fl, psn, &n);
 
@@ -252,7 +253,8 @@ void chk_request(struct insp_check *c, long fi, const struct insp_rec *r)
 	if (fl->transport == 0x00 && (op->flags & ROCE_OPF_LAST))
 		chk_pend_push(c, fl, psn, !(op->flags & (ROCE_OPF_SEND | ROCE_OPF_WRITE)), fl->msg_t0);
 	fl->slack = 0;
-	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE) {
+	if (h->opcode == ROCE_OP_RC_READ_REQUEST || h->opcode == ROCE_OP_RC_ATOMIC_WRITE ||
+	    h->opcode == ROCE_OP_RC_FLUSH) {
 		uint32_t len = h->opcode == ROCE_OP_RC_READ_REQUEST ? h->reth.dma_len : 0;
 
 		chk_read_push(fl, r);

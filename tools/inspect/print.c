@@ -152,6 +152,8 @@ void insp_print_text(FILE *fp, const struct insp_rec *r)
 		fprintf(fp, " deth qkey 0x%08" PRIx32 " srcqp 0x%06" PRIx32, h->deth.qkey, h->deth.sqpn);
 	if (has(r, ROCE_HDR_XRCETH))
 		fprintf(fp, " xrc_srqn 0x%06" PRIx32, h->xrc_srqn);
+	if (has(r, ROCE_HDR_FETH))	/* FLUSH: selectivity level, placement type */
+		fprintf(fp, " feth sel %u plt %u", h->feth.sel, h->feth.plt);
 	if (has(r, ROCE_HDR_RETH))
 		fprintf(fp, " reth va 0x%016" PRIx64 " rkey 0x%08" PRIx32 " len %" PRIu32,
 			h->reth.va, h->reth.rkey, h->reth.dma_len);
@@ -270,6 +272,12 @@ void insp_print_json(FILE *fp, const struct insp_rec *r)
 	if (has(r, ROCE_HDR_XRCETH)) {
 		jsonw_obj(&j, "xrceth");
 		jsonw_u64(&j, "xrc_srqn", h->xrc_srqn);
+		jsonw_obj_end(&j);
+	}
+	if (has(r, ROCE_HDR_FETH)) {
+		jsonw_obj(&j, "feth");
+		jsonw_u64(&j, "sel", h->feth.sel);
+		jsonw_u64(&j, "plt", h->feth.plt);
 		jsonw_obj_end(&j);
 	}
 	if (has(r, ROCE_HDR_RETH)) {
