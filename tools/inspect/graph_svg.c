@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "graph.h"
+#include "svg_util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -56,30 +57,6 @@ static int kind_of(const struct insp_gev *e)
 	return KREQ;
 }
 
-/* S with &, <, >, " escaped (XML 1.0 §2.4). */
-static void xml_text(FILE *fp, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", fp);
-			break;
-		case '<':
-			fputs("&lt;", fp);
-			break;
-		case '>':
-			fputs("&gt;", fp);
-			break;
-		case '"':
-			fputs("&quot;", fp);
-			break;
-		default:
-			/* control bytes are not XML characters */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, fp);
-		}
-	}
-}
-
 static int by_time(const void *a, const void *b)
 {
 	const struct insp_gev *x = *(const struct insp_gev *const *)a;
@@ -109,7 +86,7 @@ static void svg_head(struct insp_graph *g, FILE *fp, const char *title, uint32_t
 		    "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"11\">\n",
 		width, height, width, height);
 	fputs("<title>", fp);
-	xml_text(fp, title);
+	svg_text(fp, title);
 	fputs("</title>\n<defs>\n", fp);
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		fprintf(fp, "<marker id=\"h-%s\" markerWidth=\"8\" markerHeight=\"8\" refX=\"8\" "
@@ -120,7 +97,7 @@ static void svg_head(struct insp_graph *g, FILE *fp, const char *title, uint32_t
 
 	/* title, legend, flows */
 	fputs("<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">", fp);
-	xml_text(fp, title);
+	svg_text(fp, title);
 	fprintf(fp, " \xe2\x80\x94 %" PRIu64 " packets", n);
 	if (flow)
 		fprintf(fp, " of flow %" PRIu32, flow);
@@ -148,10 +125,10 @@ static void svg_head(struct insp_graph *g, FILE *fp, const char *title, uint32_t
 		}
 		fprintf(fp, "<text x=\"10\" y=\"%d\">flow %" PRIu32 ": ", y, f + 1);
 		insp_graph_ep_name(g, fl->ep_a, buf, sizeof(buf));
-		xml_text(fp, buf);
+		svg_text(fp, buf);
 		fputs(" &lt;&gt; ", fp);
 		insp_graph_ep_name(g, fl->ep_b, buf, sizeof(buf));
-		xml_text(fp, buf);
+		svg_text(fp, buf);
 		fprintf(fp, ", %" PRIu64 " packets</text>\n", fl->packets);
 		k++;
 	}
@@ -180,7 +157,7 @@ static void svg_lifelines(struct insp_graph *g, FILE *fp, const uint32_t *lane, 
 			    "fill=\"#eef2f8\" stroke=\"#333333\"/>"
 			    "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
 			x - LANE / 2 + 10, top, LANE - 20, HEAD - 10, x, top + 15);
-		xml_text(fp, insp_graph_addr(g, p->addr));
+		svg_text(fp, insp_graph_addr(g, p->addr));
 		if (p->qpn == INSP_GRAPH_QPN_UNKNOWN)
 			fprintf(fp, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">qp ? port %u",
 				x, top + 30, p->sport);
@@ -212,7 +189,7 @@ static void svg_rows(FILE *fp, const struct insp_gev **sel, uint64_t drawn, cons
 		fprintf(fp, "<g class=\"pkt %s\" data-frame=\"%" PRIu64 "\" data-flow=\"%" PRIu32 "\">"
 			    "<title>frame %" PRIu64 ": ",
 			kd->cls, e->frame, e->flow + 1, e->frame);
-		xml_text(fp, buf);
+		svg_text(fp, buf);
 		fputs("</title><text x=\"10\" y=\"", fp);
 		fprintf(fp, "%d\">", y + 4);
 		us(fp, e->t_ns - sel[0]->t_ns);
@@ -230,7 +207,7 @@ static void svg_rows(FILE *fp, const struct insp_gev **sel, uint64_t drawn, cons
 				xs, y, xd, y, kd->color, kd->dash ? " stroke-dasharray=\"" : "",
 				kd->dash ? kd->dash : "", kd->dash ? "\"" : "", kd->cls, (xs + xd) / 2,
 				y - 4, kd->color);
-		xml_text(fp, buf);
+		svg_text(fp, buf);
 		fputs("</text></g>\n", fp);
 	}
 }
