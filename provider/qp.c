@@ -125,8 +125,12 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 		return uroce_fail_null(EINVAL);
 	if (attr->comp_mask & ~(uint32_t)UROCE_SUP_QP_COMP_MASK)
 		return uroce_fail_null(EOPNOTSUPP);
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
+		/* BLOCK_SELF_MCAST_LB, SCATTER_FCS, CVLAN_STRIPPING, SOURCE_QPN, PCI_WRITE_END_PADDING */
+		fprintf(stderr, UROCE_LOG_PREFIX "QP create_flags 0x%x are not supported\n",
+			attr->create_flags);
 		return uroce_fail_null(EOPNOTSUPP);
+	}
 	if (attr->comp_mask & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
 		return uroce_create_rss_qp(context, attr);
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
