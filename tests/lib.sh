@@ -109,11 +109,16 @@ rand16() {
 	od -An -N2 -tu2 /dev/urandom | tr -d ' '
 }
 
-# free_tcp_port: a TCP port nobody listens on (20000..59999).
+# free_tcp_port: a TCP port no socket uses (listening, connected or in
+# TIME_WAIT), below the kernel's ephemeral range (ip_local_port_range,
+# 32768.. by default), so no connection of a concurrent test takes it as its
+# local port between our check and the server's bind().
 free_tcp_port() {
+	_lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "$_lo" -gt 12000 ] 2>/dev/null || _lo=60000
 	while :; do
-		_p=$((20000 + $(rand16) % 40000))
-		if ! ss -H -t -l -n 2>/dev/null | awk '{print $4}' | grep -q ":$_p\$"; then
+		_p=$((10000 + $(rand16) % (_lo - 10000)))
+		if ! ss -H -t -a -n 2>/dev/null | awk '{print $4}' | grep -q ":$_p\$"; then
 			echo "$_p"
 			return
 		fi
