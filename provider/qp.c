@@ -89,6 +89,17 @@ static int tso_header_set(struct uroce_qp *qp, const struct ibv_qp_init_attr_ex 
 	return 0;
 }
 
+/* Whether ATTR asks for QP create flags (BLOCK_SELF_MCAST_LB, SCATTER_FCS,
+ * CVLAN_STRIPPING, SOURCE_QPN, PCI_WRITE_END_PADDING): none is offered;
+ * says so on stderr. */
+static bool create_flags_refused(const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) || !attr->create_flags)
+		return false;
+	fprintf(stderr, UROCE_LOG_PREFIX "QP create_flags 0x%x are not supported\n", attr->create_flags);
+	return true;
+}
+
 /*
  * ibv_create_qp_ex (and ibv_create_qp through it). Supported: RC, UC, UD,
  * XRC_SEND (a PD and a send CQ; no receive side: recv_cq and srq are
@@ -125,12 +136,8 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 		return uroce_fail_null(EINVAL);
 	if (attr->comp_mask & ~(uint32_t)UROCE_SUP_QP_COMP_MASK)
 		return uroce_fail_null(EOPNOTSUPP);
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
-		/* BLOCK_SELF_MCAST_LB, SCATTER_FCS, CVLAN_STRIPPING, SOURCE_QPN, PCI_WRITE_END_PADDING */
-		fprintf(stderr, UROCE_LOG_PREFIX "QP create_flags 0x%x are not supported\n",
-			attr->create_flags);
+	if (create_flags_refused(attr))
 		return uroce_fail_null(EOPNOTSUPP);
-	}
 	if (attr->comp_mask & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
 		return uroce_create_rss_qp(context, attr);
 	if (attr->qp_type == IBV_QPT_XRC_RECV)
