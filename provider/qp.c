@@ -89,6 +89,25 @@ static int tso_header_set(struct uroce_qp *qp, const struct ibv_qp_init_attr_ex 
 	return 0;
 }
 
+/*
+ * Enter QP, created at the daemon with its mutex and cond initialised, in
+ * the context's QP table. Returns 0, or ENOMEM with the QP destroyed at the
+ * daemon again and its mutex and cond destroyed (the application never saw it).
+ */
+int uroce_qp_publish(struct uroce_context *ctx, struct uroce_qp *qp)
+{
+	struct uroce_handle_req dreq = { .handle = qp->handle };
+	struct uroce_destroy_qp_resp dresp;
+
+	if (!uroce_qp_table_insert(ctx, qp))
+		return 0;
+	uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &dreq, sizeof(dreq), NULL, 0, &dresp, sizeof(dresp),
+		       NULL, NULL);
+	pthread_mutex_destroy(&qp->vqp.qp.mutex);
+	pthread_cond_destroy(&qp->vqp.qp.cond);
+	return ENOMEM;
+}
+
 /* Whether ATTR asks for QP create flags (BLOCK_SELF_MCAST_LB, SCATTER_FCS,
  * CVLAN_STRIPPING, SOURCE_QPN, PCI_WRITE_END_PADDING): none is offered;
  * says so on stderr. */
@@ -225,18 +244,9 @@ struct ibv_qp *uroce_create_qp_ex(struct ibv_context *context,
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		uroce_qp_ex_init(qp, attr->send_ops_flags);
 
-	if (uroce_qp_table_insert(ctx, qp)) {
-		/* undo at the daemon; the QP was never visible to the application */
-		struct uroce_handle_req dreq = { .handle = qp->handle };
-		struct uroce_destroy_qp_resp dresp;
-
-		uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &dreq, sizeof(dreq), NULL, 0,
-			       &dresp, sizeof(dresp), NULL, NULL);
-		pthread_mutex_destroy(&ibqp->mutex);
-		pthread_cond_destroy(&ibqp->cond);
-		ret = ENOMEM;
+	ret = uroce_qp_publish(ctx, qp);
+	if (ret)
 		goto err;
-	}
 	return ibqp;
 err:
 	free_qp(qp);

@@ -400,6 +400,8 @@ int uroce_destroy_cq(struct ibv_cq *cq);
 int uroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int uroce_resize_cq(struct ibv_cq *cq, int cqe);
 /* Drops the unpolled CQEs of QP number qpn (QP to RESET, as mlx5). */
+/* Enter a newly created QP in the QP table, undoing it on ENOMEM (qp.c). */
+int uroce_qp_publish(struct uroce_context *ctx, struct uroce_qp *qp);
 void uroce_cq_clean(struct uroce_cq *cq, uint32_t qpn);
 /* Clears the CQ's QP cache if it names qp (before qp is freed). */
 void uroce_cq_forget_qp(struct uroce_cq *cq, const struct uroce_qp *qp);

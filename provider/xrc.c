@@ -125,17 +125,9 @@ struct ibv_qp *uroce_create_xrc_recv_qp(struct ibv_context *context,
 	pthread_mutex_init(&ibqp->mutex, NULL);
 	pthread_cond_init(&ibqp->cond, NULL);
 	memset(&attr->cap, 0, sizeof(attr->cap));
-	if (uroce_qp_table_insert(ctx, qp)) {
-		struct uroce_handle_req dreq = { .handle = qp->handle };
-		struct uroce_destroy_qp_resp dresp;
-
-		uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &dreq, sizeof(dreq), NULL, 0, &dresp,
-			       sizeof(dresp), NULL, NULL);
-		pthread_mutex_destroy(&ibqp->mutex);
-		pthread_cond_destroy(&ibqp->cond);
-		ret = ENOMEM;
+	ret = uroce_qp_publish(ctx, qp);
+	if (ret)
 		goto err;
-	}
 	return ibqp;
 err:
 	uroce_qp_release(qp);
