@@ -19,7 +19,7 @@ INSPECT_TESTS = tests/inspect_sample.py tests/inspect_tshark.py tests/inspect_er
 	tests/inspect_live.py tests/inspect_truncate.py tests/inspect_check_break.py \
 	tests/inspect_flow_stats.py
 TESTS += $(INSPECT_TESTS)
-EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py
+EXTRA_DIST += $(INSPECT_TESTS) tests/inspect_lib.py tests/inspect_lossy.py
 
 # `inspect --check` on real captures made over uroce (clean, lossy, corrupting)
 # and on those captures broken one rule at a time.

@@ -37,62 +37,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from inspect_lib import SAMPLE, check, check_eq, finish, inspect, write_pcap  # noqa: E402
-from inspect_check_break import Capture  # noqa: E402
+from inspect_lib import check, check_eq, finish, inspect  # noqa: E402
+from inspect_lossy import write_lossy  # noqa: E402
 
-cap = Capture(SAMPLE, 4791)
-P = cap.pkts
-
-
-def make(tmpl, psn, payload=None, op=None, eth=None):
-    """Frame from sample frame TMPL (1-based) with PSN, payload bytes, opcode, ETH bytes."""
-    q = type(P[0])(P[tmpl - 1].rec, cap.linktype, cap.port)
-    if op is not None:
-        q.set_op(op)
-    q.set_psn(psn)
-    if payload is not None:
-        q.payload[:] = bytes((i * 7) & 0xFF for i in range(payload))
-    if eth is not None:
-        q.eth[:] = eth
-    return q.frame()
-
-
-def aeth(syn, msn):
-    return bytes([syn]) + msn.to_bytes(3, "big")
-
-
-def reth(tmpl, length):
-    e = bytearray(P[tmpl - 1].eth)
-    e[12:16] = length.to_bytes(4, "big")
-    return bytes(e)
-
-
-SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
-ACK = 0x11
-# (time in ns from the start, frame)
-pkts = [
-    (0, make(1, 100, 40)),
-    (1000, make(2, 100, eth=aeth(0x1F, 1))),
-    (2000, make(3, 101, 256)),
-    (4000, make(5, 103, 100, op=SEND_LAST, eth=b"")),
-    (5000, make(2, 102, eth=aeth(0x60, 1))),
-    (6000, make(4, 102, 256)),
-    (7000, make(5, 103, 100, op=SEND_LAST, eth=b"")),
-    (8000, make(2, 103, eth=aeth(0x1F, 2))),
-    (9000, make(1, 104, 20)),
-    (10000, make(2, 104, eth=aeth(0x21, 2))),
-    (25000, make(1, 104, 20)),
-    (25001, make(1, 104, 20)),
-    (26000, make(2, 104, eth=aeth(0x1F, 3))),
-    (27000, make(11, 105, eth=reth(11, 600))),
-    (28000, make(12, 105, 256, eth=aeth(0x1F, 4))),
-    (29000, make(13, 106, 256)),
-    (30000, make(14, 107, 88, eth=aeth(0x1F, 4))),
-    (31000, make(13, 106, 256)),
-]
 tmp = tempfile.mkdtemp(prefix="inspect-flow-stats.")
 path = os.path.join(tmp, "stats.pcap")
-write_pcap(path, cap.linktype, [(1, t, None, f) for t, f in pkts])
+write_lossy(path)
 
 rc, out, err = inspect(path, "--check", "--mtu", "256")
 check_eq((rc, [l for l in out.splitlines() if l.startswith("frame ")]), (0, []),

@@ -31,7 +31,7 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inspect_lib import (SAMPLE, check, check_eq, finish, inspect, png_pixels, read_pcap,  # noqa: E402
                          write_pcap)
-from inspect_check_break import Capture  # noqa: E402
+from inspect_lossy import write_lossy  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 tmp = tempfile.mkdtemp(prefix="inspect-graph.")
@@ -207,40 +207,8 @@ check_eq((rc, [(p[0], p[2]) for p in pk], lifelines(root)),
          "--graph --flow 6: the RoCEv1 pair only, two QPs of one address")
 
 # ---- a lossy RC exchange ----
-cap = Capture(SAMPLE, 4791)
-P = cap.pkts
-
-
-def make(tmpl, psn, payload=None, op=None, eth=None):
-    q = type(P[0])(P[tmpl - 1].rec, cap.linktype, cap.port)
-    if op is not None:
-        q.set_op(op)
-    q.set_psn(psn)
-    if payload is not None:
-        q.payload[:] = bytes((i * 7) & 0xFF for i in range(payload))
-    if eth is not None:
-        q.eth[:] = eth
-    return q.frame()
-
-
-def aeth(syn, msn):
-    return bytes([syn]) + msn.to_bytes(3, "big")
-
-
-reth = bytearray(P[10].eth)
-reth[12:16] = (600).to_bytes(4, "big")
-lossy = [
-    (0, make(1, 100, 40)), (1000, make(2, 100, eth=aeth(0x1F, 1))), (2000, make(3, 101, 256)),
-    (4000, make(5, 103, 100, op=0x02, eth=b"")), (5000, make(2, 102, eth=aeth(0x60, 1))),
-    (6000, make(4, 102, 256)), (7000, make(5, 103, 100, op=0x02, eth=b"")),
-    (8000, make(2, 103, eth=aeth(0x1F, 2))), (9000, make(1, 104, 20)),
-    (10000, make(2, 104, eth=aeth(0x21, 2))), (25000, make(1, 104, 20)), (25001, make(1, 104, 20)),
-    (26000, make(2, 104, eth=aeth(0x1F, 3))), (27000, make(11, 105, eth=bytes(reth))),
-    (28000, make(12, 105, 256, eth=aeth(0x1F, 4))), (29000, make(13, 106, 256)),
-    (30000, make(14, 107, 88, eth=aeth(0x1F, 4))), (31000, make(13, 106, 256)),
-]
 lpath = os.path.join(tmp, "lossy.pcap")
-write_pcap(lpath, cap.linktype, [(1, t, None, f) for t, f in lossy])
+write_lossy(lpath)
 LOSSY = """\
 flow 1: 192.168.0.1 qp 0x000011 <> 192.168.0.2 qp 0x000022: 18 packets in 31.000 us
         +0.000 us  frame 1       ->  RC_SEND_ONLY psn 100 len 40 SE

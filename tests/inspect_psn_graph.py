@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """inspect_psn_graph.py - `uroce inspect --psn-graph` and `--latency-svg`, exact.
 
-- A lossy RC exchange (built as in inspect_flow_stats.py: a SEND MIDDLE
+- A lossy RC exchange (tests/inspect_lossy.py: a SEND MIDDLE
   lost before the capture, a sequence NAK, the late packet and a resend,
   an RNR NAK and its retry 15 us later, a duplicate, a READ with a
   response sent again): every point of --json's columns where we put it,
@@ -35,37 +35,12 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from inspect_lib import (SAMPLE, TOP_SRCDIR, check, check_eq, finish, inspect, png_pixels,  # noqa: E402
                          write_pcap)
-from inspect_check_break import Capture  # noqa: E402
+from inspect_lossy import P, aeth, cap, make, write_lossy  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 tmp = tempfile.mkdtemp(prefix="inspect-psn-graph.")
 RETX = ("retx_seq", "retx_rnr", "retx_timeout")
 
-cap = Capture(SAMPLE, 4791)
-P = cap.pkts
-
-
-def make(tmpl, psn, payload=None, op=None, eth=None):
-    """Frame from sample frame TMPL (1-based) with PSN, payload bytes, opcode, ETH bytes."""
-    q = type(P[0])(P[tmpl - 1].rec, cap.linktype, cap.port)
-    if op is not None:
-        q.set_op(op)
-    q.set_psn(psn)
-    if payload is not None:
-        q.payload[:] = bytes((i * 7) & 0xFF for i in range(payload))
-    if eth is not None:
-        q.eth[:] = eth
-    return q.frame()
-
-
-def aeth(syn, msn):
-    return bytes([syn]) + (msn & 0xFFFFFF).to_bytes(3, "big")
-
-
-def reth(tmpl, length):
-    e = bytearray(P[tmpl - 1].eth)
-    e[12:16] = length.to_bytes(4, "big")
-    return bytes(e)
 
 
 PORT_ARGS = []     # --port N of a real capture
@@ -193,29 +168,8 @@ if len(sys.argv) == 5 and sys.argv[1] == "--capture" and sys.argv[3] == "--port"
 
 # ---- the lossy exchange ----------------------------------------------------
 
-SEND_LAST = 0x02
-lossy = [
-    (0, make(1, 100, 40)),
-    (1000, make(2, 100, eth=aeth(0x1F, 1))),
-    (2000, make(3, 101, 256)),
-    (4000, make(5, 103, 100, op=SEND_LAST, eth=b"")),
-    (5000, make(2, 102, eth=aeth(0x60, 1))),
-    (6000, make(4, 102, 256)),
-    (7000, make(5, 103, 100, op=SEND_LAST, eth=b"")),
-    (8000, make(2, 103, eth=aeth(0x1F, 2))),
-    (9000, make(1, 104, 20)),
-    (10000, make(2, 104, eth=aeth(0x21, 2))),
-    (25000, make(1, 104, 20)),
-    (25001, make(1, 104, 20)),
-    (26000, make(2, 104, eth=aeth(0x1F, 3))),
-    (27000, make(11, 105, eth=reth(11, 600))),
-    (28000, make(12, 105, 256, eth=aeth(0x1F, 4))),
-    (29000, make(13, 106, 256)),
-    (30000, make(14, 107, 88, eth=aeth(0x1F, 4))),
-    (31000, make(13, 106, 256)),
-]
 path = os.path.join(tmp, "lossy.pcap")
-write_pcap(path, cap.linktype, [(1, t, None, f) for t, f in lossy])
+write_lossy(path)
 svg, lsvg = os.path.join(tmp, "lossy.svg"), os.path.join(tmp, "lossy-latency.svg")
 fl = flows_of(path)
 
