@@ -1,19 +1,19 @@
-# emu/local.mk: uroced, the emulated NIC (control plane: objects, QP state
-# machine, CQ rings, HCA clock, control socket, admin). The daemon's code is a
+# emu/local.mk: uroced, the emulated NIC (object model in emu/obj, control
+# plane in emu/ctl and emu/cm, the NIC in emu/nic, emu/eth and emu/mcast). The daemon's code is a
 # convenience library so the unit tests link the same objects; the transport
 # engine has its own fragment (emu/xport/local.mk).
 noinst_LTLIBRARIES += emu/liburoced.la
 emu_liburoced_la_SOURCES = \
 	emu/log.c emu/log.h \
-	emu/ctl/id_alloc.c emu/ctl/id_alloc.h \
-	emu/ctl/keytab.c emu/ctl/keytab.h \
+	emu/obj/id_alloc.c emu/obj/id_alloc.h \
+	emu/obj/keytab.c emu/obj/keytab.h \
 	emu/ctl/qp_state.c emu/ctl/qp_state.h \
 	emu/nic/hca_clock.c emu/nic/hca_clock.h \
 	emu/nic/udp_port.c emu/nic/udp_port.h \
 	emu/nic/device.c emu/nic/device.h \
-	emu/ctl/client.c emu/ctl/client.h \
-	emu/ctl/objtab.c emu/ctl/objtab.h emu/ctl/async_event.c emu/ctl/async_event.h \
-	emu/ctl/objects.h \
+	emu/ctl/client.c emu/obj/client.h \
+	emu/obj/objtab.c emu/obj/objtab.h emu/obj/async_event.c emu/obj/async_event.h \
+	emu/obj/objects.h emu/obj/timer.h emu/obj/limits.h emu/ctl/ops.h \
 	emu/ctl/hello.c emu/ctl/query_port.c emu/ctl/quota.c emu/ctl/quota.h \
 	emu/ctl/obj_pd.c emu/ctl/obj_mr.c emu/ctl/obj_mw.c emu/ctl/obj_advise.c emu/ctl/obj_cq.c emu/ctl/obj_qp.c emu/ctl/obj_srq.c emu/ctl/obj_ah.c \
 	emu/ctl/server.c emu/ctl/server.h \
@@ -35,6 +35,7 @@ emu_liburoced_la_SOURCES = \
 	emu/cm/cm_client.c emu/cm/cm_recv.c \
 	emu/eth/eth.h emu/eth/eth_int.h emu/eth/frame.c emu/eth/frame.h emu/eth/segment.c \
 	emu/eth/steer.c emu/eth/raw_qp.c emu/eth/raw_rx.c emu/eth/raw_rq.c emu/eth/raw_cqe.c emu/eth/rss.c emu/eth/rss_table.c emu/eth/counters.c
+emu_liburoced_la_SOURCES += emu/ctl/obj_wq.c
 emu_liburoced_la_SOURCES += emu/ctl/obj_dm.c
 emu_liburoced_la_SOURCES += emu/mcast/mcast.h emu/mcast/table.c emu/mcast/ops.c emu/mcast/path.c emu/mcast/rx.c
 emu_liburoced_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)

@@ -8,6 +8,7 @@
 #include "emu/ctl/admin.h"
 #include "emu/ctl/server.h"
 #include "emu/nic/device.h"
+#include "emu/ctl/quota.h"
 #include "emu/eth/eth.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/nic/fault_queue.h"

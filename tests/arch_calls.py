@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
 """arch_calls.py BUILDDIR: the file-level call graph of the daemon library
-(emu/liburoced.la) has no cycle (docs/architecture.md, "Call rule").
+(emu/liburoced.la) has no cycle and no call up the layers (docs/architecture.md,
+"Call rule"): the object model (emu/obj) calls neither the NIC nor the
+control plane, the NIC (emu/nic, emu/eth, emu/mcast) does not call the
+control plane (emu/ctl, emu/cm); layers as tests/arch_layering.py names them.
 
 Each object file emu/**/.libs/liburoced_la-NAME.o stands for its source
 file; an edge A -> B means A references (nm: U) a symbol B defines (nm: T,
 D, R, B). Prints every cycle found as "call cycle: a.c -> b.c -> a.c" and
-exits 1, or prints a summary line and exits 0. Exits 2 when no object file
+every upward edge as "call up: a.c (nic) -> b.c (ctl)" and exits 1, or
+prints a summary line and exits 0. Exits 2 when no object file
 is found (the library is not built).
 """
 import glob
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from arch_layering import layer  # noqa: E402
+
+# Daemon layers, lowest first (tests/arch_layering.py).
+RANK = {'xport': 0, 'netstack': 0, 'log': 0, 'objects': 1, 'nic': 2, 'ctl': 3}
 
 
 def graph(builddir):
@@ -61,9 +71,13 @@ def main(builddir):
     found = cycles(g)
     for c in found:
         print('call cycle: ' + ' -> '.join(c))
-    if found:
+    up = [(a, b) for a in sorted(g) for b in g[a]
+          if RANK.get(layer(b), 0) > RANK.get(layer(a), 0)]
+    for a, b in up:
+        print('call up: %s (%s) -> %s (%s)' % (a, layer(a), b, layer(b)))
+    if found or up:
         return 1
-    print('%d files, %d calls between files: no call cycle'
+    print('%d files, %d calls between files: no call cycle, none up the layers'
           % (len(g), sum(len(v) for v in g.values())))
     return 0
 

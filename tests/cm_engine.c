@@ -26,8 +26,8 @@
 
 #include "tests/check_main.h"
 #include "emu/cm/cm_int.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "netstack/cm_mad.h"

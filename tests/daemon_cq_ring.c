@@ -7,8 +7,8 @@
  * The CQ is driven in-process with a real socketpair as completion channel.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/device.h"
 #include "emu/nic/cq_ring.h"
 

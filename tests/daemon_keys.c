@@ -1,13 +1,13 @@
 /*
- * daemon_keys.c - unit tests of memory-key allocation (emu/ctl/keytab.c: keys are
+ * daemon_keys.c - unit tests of memory-key allocation (emu/obj/keytab.c: keys are
  * index<<8 | variant, key+1 never live, stale keys dead), the round-robin id
- * allocator (emu/ctl/id_alloc.c: QPNs, CQNs) and the per-client handle tables
- * (emu/ctl/objtab.c).
+ * allocator (emu/obj/id_alloc.c: QPNs, CQNs) and the per-client handle tables
+ * (emu/obj/objtab.c).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/id_alloc.h"
-#include "emu/ctl/keytab.h"
+#include "emu/obj/client.h"
+#include "emu/obj/id_alloc.h"
+#include "emu/obj/keytab.h"
 
 #include "check_main.h"
 #include <errno.h>

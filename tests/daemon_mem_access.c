@@ -10,10 +10,10 @@
  * bounds, rights, PD, the type 2 QPN check, rkey only).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
 
 #include "check_main.h"
 #include <fcntl.h>

@@ -14,8 +14,8 @@
  * reported to its QP's mem_sync exactly once, not to another QP.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"

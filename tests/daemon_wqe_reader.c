@@ -7,8 +7,8 @@
  * wr_index; a tag >= max_wr or too many SGEs is EINVAL.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/wqe_reader.h"
 
 #include "check_main.h"

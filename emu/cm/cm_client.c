@@ -5,8 +5,9 @@
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 

@@ -13,7 +13,7 @@
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 

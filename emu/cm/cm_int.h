@@ -22,7 +22,7 @@
 #include <rdma/rdma_user_cm.h>
 
 #include "emu/cm/cm.h"
-#include "emu/ctl/objtab.h"
+#include "emu/obj/objtab.h"
 #include "netstack/cm_mad.h"
 #include "uroce/abi.h"
 

@@ -10,7 +10,7 @@
 #include "config.h"
 #include "emu/cm/cm_int.h"
 #include "emu/cm/cm_mcast.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/log.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 #include "emu/cm/cm_int.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 
 void cm_status(const struct uroce_dev *d, FILE *fp)

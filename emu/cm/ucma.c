@@ -8,8 +8,8 @@
 #include "config.h"
 #include "emu/cm/cm_int.h"
 #include "emu/cm/cm_mcast.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 

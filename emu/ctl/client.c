@@ -3,12 +3,14 @@
  * client.h).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
+#include "emu/ctl/server.h"
 #include "emu/nic/device.h"
 #include "emu/nic/doorbell.h"
 #include "emu/nic/mem_wb.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/cm/cm.h"
 #include "emu/eth/eth.h"
 

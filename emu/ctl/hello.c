@@ -5,12 +5,14 @@
  * include/uroce/abi.h; why memory is reached this way: docs/security.md.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/nic/doorbell.h"
 #include "emu/nic/mem_access.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
+#include "emu/ctl/quota.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,6 +144,10 @@ int op_hello(struct ctl_client *c, struct ctl_call *call)
 	if (rc)
 		return rc;
 	rc = doorbell_open(c);
+	if (!rc && !quota_fd_ok(c, c->db_fd)) {
+		doorbell_close(c);
+		rc = EMFILE;
+	}
 	if (rc) {
 		if (rc == EMFILE)
 			c->refuse = EMFILE; /* descriptor budget: close after this reply */

@@ -6,10 +6,11 @@
  * synchronous (IBV_ADVISE_MR_FLAG_FLUSH), that the ranges are mapped now.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/nic/mem_access.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 
 #include <errno.h>
 

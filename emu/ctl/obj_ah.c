@@ -4,9 +4,10 @@
  * rejected (EINVAL, as the kernel does for RoCE ports).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/nic/doorbell.h"
 #include "emu/ctl/quota.h"
 

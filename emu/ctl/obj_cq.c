@@ -5,12 +5,13 @@
  * the CQ ring section of include/uroce/abi.h.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
 #include "emu/nic/doorbell.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/quota.h"
 
 #include <endian.h>

@@ -8,11 +8,12 @@
  * descriptor, mem_access.h, docs/security.md).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/nic/mem_access.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/quota.h"
 
 #include <errno.h>

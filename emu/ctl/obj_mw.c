@@ -5,9 +5,10 @@
  * state and key variant on the data path (emu/nic/mem_window.c).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/keytab.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/keytab.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/quota.h"
 #include "emu/log.h"
 #include "emu/nic/device.h"

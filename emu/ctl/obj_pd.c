@@ -4,10 +4,11 @@
  * (EBUSY, as the kernel's uverbs answers).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/quota.h"
 
 #include <errno.h>

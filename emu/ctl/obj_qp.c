@@ -6,14 +6,15 @@
  * allocation and the few attributes only ibv_query_qp needs.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/mem_window.h"
 #include "emu/nic/doorbell.h"
 #include "emu/nic/engine_glue.h"
 #include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/quota.h"
 #include "emu/ctl/qp_state.h"
 #include "emu/xport/xport.h"

@@ -7,8 +7,9 @@
  * domain (emu/xport/resp.c). XRC send QPs are CREATE_QP's (obj_qp.c).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/quota.h"
 #include "emu/log.h"
 #include "emu/nic/device.h"

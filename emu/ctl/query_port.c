@@ -3,9 +3,10 @@
  * with `uroce link`). Message layout: include/uroce/abi.h.
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 
 #include <errno.h>
 

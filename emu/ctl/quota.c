@@ -3,10 +3,10 @@
  */
 #include "config.h"
 #include "emu/ctl/quota.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
 
 #include <errno.h>
 

@@ -9,30 +9,23 @@
  * the uid that started the daemon (its administrators) have no quotas; the
  * device-wide limits (device.h) apply to everyone.
  */
-#ifndef UROCE_EMU_QUOTA_H
-#define UROCE_EMU_QUOTA_H
+#ifndef UROCE_EMU_CTL_QUOTA_H
+#define UROCE_EMU_CTL_QUOTA_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "emu/obj/limits.h"
 
 struct ctl_client;
 struct uroce_dev;
-
-enum quota_kind { QUOTA_CLIENTS, QUOTA_PD, QUOTA_CQ, QUOTA_QP, QUOTA_MR, QUOTA_AH, QUOTA_SRQ, QUOTA_NKINDS };
 
 /* Connections beyond a uid's limit that are kept just long enough to answer
  * their first message with EMFILE; more are closed at once. */
 #define QUOTA_REFUSED_HELD 8u
 /* Descriptors kept for root and the daemon's uid (admin, `uroce status`). */
 #define QUOTA_FD_RESERVE 64
-
-struct quota {
-	uint32_t max[QUOTA_NKINDS];   /* per uid; 0 = the kind's default */
-	int fd_limit;                 /* RLIMIT_NOFILE of the daemon (ctl_server_start) */
-	uint32_t max_dm;              /* device memory bytes per uid; 0 = UROCE_DM_DEFAULT_PER_USER */
-};
 
 /* Name of KIND as in options and status ("clients", "pd", "cq", ...). */
 const char *quota_name(enum quota_kind kind);

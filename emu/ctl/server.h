@@ -9,6 +9,7 @@
 #define UROCE_EMU_CTL_SERVER_H
 
 struct uroce_dev;
+struct ctl_client;
 
 /*
  * ctl_server_start - create, bind (mode 0666: any local user may open the
@@ -23,5 +24,14 @@ int ctl_server_start(struct uroce_dev *d, const char *path);
 /* Stop listening, destroy every client (after telling verbs clients
  * IBV_EVENT_DEVICE_FATAL if FATAL), and unlink the socket. */
 void ctl_server_stop(struct uroce_dev *d, int fatal);
+
+/* Clients (client.c; struct ctl_client in emu/obj/client.h). */
+/* A new client for connection FD (already accepted, non-blocking). Reads
+ * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
+struct ctl_client *client_new(struct uroce_dev *d, int fd);
+
+/* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
+ * unlink it from the device and free it. */
+void client_destroy(struct ctl_client *c);
 
 #endif

@@ -80,7 +80,30 @@ bool raw_qp_doorbell(struct ctl_qp *qp);
  * no states); 0 to go on. OP: UROCE_OP_DESTROY_QP, _MODIFY_QP, _QUERY_QP. */
 int raw_qp_op_check(const struct ctl_qp *qp, unsigned int op);
 
-/* Handlers (uroce/abi_flow.h; objects.h contract): steer.c, rss.c. */
+/*
+ * The raw half of CREATE_WQ, DESTROY_WQ and CREATE_RSS_QP (rss.c; the QP
+ * objects are emu/ctl/obj_wq.c's). raw_wq_check: REQ's sizes, flags and
+ * strides against the device (0, EINVAL, or EOPNOTSUPP for
+ * IBV_WQ_FLAGS_PCI_WRITE_END_PADDING). raw_wq_init makes the new raw QP a
+ * WQ as REQ asks. raw_wq_get: C's WQ of HANDLE, or NULL. raw_wq_in_table:
+ * an indirection table holds it (destroy: EBUSY). raw_rss_prepare: C's
+ * table of REQ, the Toeplitz key and IBV_RX_HASH_* fields checked (EINVAL;
+ * EOPNOTSUPP for IBV_RX_HASH_IPSEC_SPI) into a new *OUT (ENOMEM), which
+ * raw_rss_attach gives to the new raw QP (then in RTR: a TIR has no states)
+ * or the caller frees.
+ */
+struct uroce_create_wq_req;
+struct uroce_create_rss_qp_req;
+struct raw_rss;
+int raw_wq_check(const struct ctl_client *c, const struct uroce_create_wq_req *req);
+void raw_wq_init(struct ctl_qp *qp, const struct uroce_create_wq_req *req);
+struct ctl_qp *raw_wq_get(struct ctl_client *c, uint32_t handle);
+bool raw_wq_in_table(const struct ctl_qp *qp);
+int raw_rss_prepare(struct ctl_client *c, const struct uroce_create_rss_qp_req *req, struct raw_rss **out);
+void raw_rss_attach(struct ctl_qp *qp, struct raw_rss *rss);
+
+/* Handlers (uroce/abi_flow.h; objects.h contract): steer.c, rss.c,
+ * counters.c; CREATE_WQ, DESTROY_WQ and CREATE_RSS_QP in emu/ctl/obj_wq.c. */
 int op_create_flow(struct ctl_client *c, struct ctl_call *call);
 int op_destroy_flow(struct ctl_client *c, struct ctl_call *call);
 int op_create_wq(struct ctl_client *c, struct ctl_call *call);

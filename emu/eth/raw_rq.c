@@ -7,8 +7,8 @@
  */
 #include "config.h"
 #include "emu/eth/eth_int.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/log.h"
 #include "emu/nic/wqe_reader.h"
 

@@ -8,9 +8,9 @@
 #include "config.h"
 #include "emu/eth/eth_int.h"
 #include <stdlib.h>
-#include "emu/ctl/async_event.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/async_event.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/log.h"
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"

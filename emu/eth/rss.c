@@ -4,20 +4,19 @@
  * rx_hash_conf; the messages in uroce/abi_flow.h). A WQ is a raw packet
  * QP that only receives (its own RQ ring and CQ; RDY is RTR); an RSS QP
  * takes frames through steering rules and hands each to the WQ its
- * Toeplitz hash selects in the table, as a ConnectX's TIR does.
+ * Toeplitz hash selects in the table, as a ConnectX's TIR does. The QP
+ * objects themselves are made by emu/ctl/obj_wq.c.
  */
 #include "config.h"
 #include "emu/eth/eth_int.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
-#include "emu/ctl/quota.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/log.h"
 #include "emu/nic/device.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* IBV_RX_HASH_* fields uroce hashes on. */
 #define RSS_FIELDS (IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 | IBV_RX_HASH_SRC_IPV6 |           \
@@ -25,77 +24,17 @@
 		    IBV_RX_HASH_SRC_PORT_UDP | IBV_RX_HASH_DST_PORT_UDP | IBV_RX_HASH_INNER)
 
 
-/* A new raw QP object of C numbered from the QPN space: in C's QP table,
- * with PD and CQ (NULL for an RSS QP), the ring of FD (or none). */
-static int raw_obj_new(struct ctl_client *c, uint64_t user_handle, struct ctl_pd *pd, struct ctl_cq *cq,
-		       const struct ibv_qp_cap *cap, int fd, struct ctl_qp **out)
-{
-	struct uroce_dev *d = c->dev;
-	struct uroce_qp_ring_layout lay;
-	struct ctl_qp *qp;
-	int rc;
-
-	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
-		return ENOMEM;
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return ENOMEM;
-	qp->cap = *cap;
-	if (fd >= 0) {
-		uroce_qp_ring_layout(&qp->cap, &lay);
-		qp->ring_size = lay.size;
-		qp->ring = map_client_ring(fd, lay.size, &rc);
-		if (!qp->ring)
-			goto fail;
-	}
-	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
-	if (rc)
-		goto fail_unmap;
-	qp->user_handle = user_handle;
-	qp->type = IBV_QPT_RAW_PACKET;
-	qp->pd = pd;
-	qp->send_cq = qp->recv_cq = cq;
-	qp->owner = c;
-	rc = raw_qp_create(qp);
-	if (rc) {
-		objtab_del(&c->qps, qp->handle);
-		id_alloc_put(&d->qpns, qp->qpn);
-		goto fail_unmap;
-	}
-	pd->users++;
-	if (cq)
-		cq->users += 2; /* as send and receive CQ: qp_free drops both */
-	d->counts.qp++;
-	*out = qp;
-	return 0;
-fail_unmap:
-	if (qp->ring)
-		munmap(qp->ring, qp->ring_size);
-fail:
-	free(qp);
-	return rc;
-}
-
-static struct ctl_qp *wq_get(struct ctl_client *c, uint32_t handle)
+struct ctl_qp *raw_wq_get(struct ctl_client *c, uint32_t handle)
 {
 	struct ctl_qp *qp = objtab_get(&c->qps, handle);
 
 	return qp && qp->raw && qp->raw->is_wq ? qp : NULL;
 }
 
-int op_create_wq(struct ctl_client *c, struct ctl_call *call)
+int raw_wq_check(const struct ctl_client *c, const struct uroce_create_wq_req *req)
 {
-	const struct uroce_create_wq_req *req = call->req;
-	struct uroce_create_wq_resp *resp = call->resp;
-	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
-	struct ctl_cq *cq = objtab_get(&c->cqs, req->cq_handle);
-	struct ibv_qp_cap cap = { .max_send_wr = 1, .max_send_sge = 1, .max_recv_wr = req->max_wr,
-				  .max_recv_sge = req->max_sge };
-	struct ctl_qp *qp;
-	int rc;
-
-	if (!pd || !cq || !req->max_wr || req->max_wr > (uint32_t)c->dev->attr.max_qp_wr ||
-	    !req->max_sge || req->max_sge > (uint32_t)c->dev->attr.max_sge)
+	if (!req->max_wr || req->max_wr > (uint32_t)c->dev->attr.max_qp_wr || !req->max_sge ||
+	    req->max_sge > (uint32_t)c->dev->attr.max_sge)
 		return EINVAL;
 	if (req->create_flags & ~(uint32_t)UROCE_WQ_FLAGS)
 		return (req->create_flags & IBV_WQ_FLAGS_PCI_WRITE_END_PADDING) ? EOPNOTSUPP : EINVAL;
@@ -108,30 +47,23 @@ int op_create_wq(struct ctl_client *c, struct ctl_call *call)
 		return EINVAL;
 	if (!req->log_num_strides && (req->log_stride_bytes || req->two_byte_shift))
 		return EINVAL;
-	uroce_qp_caps_round(&cap);
-	rc = raw_obj_new(c, req->user_handle, pd, cq, &cap, call->fds[0], &qp);
-	if (rc)
-		return rc;
+	return 0;
+}
+
+void raw_wq_init(struct ctl_qp *qp, const struct uroce_create_wq_req *req)
+{
 	qp->raw->is_wq = true;
 	qp->raw->wq_flags = req->create_flags;
 	qp->raw->log_num_strides = (uint8_t)req->log_num_strides;
 	qp->raw->log_stride_bytes = (uint8_t)req->log_stride_bytes;
 	qp->raw->two_byte_shift = req->two_byte_shift;
-	resp->handle = qp->handle;
-	resp->wq_num = qp->qpn;
-	resp->max_wr = cap.max_recv_wr;
-	resp->max_sge = cap.max_recv_sge;
-	ulog(ULOG_INFO, "client#%u created WQ 0x%x (rq %u x %u sge, cqn 0x%x, flags 0x%x, strides 2^%u x 2^%u B)",
-	     c->id, qp->qpn, cap.max_recv_wr, cap.max_recv_sge, cq->cqn, req->create_flags, req->log_num_strides,
-	     req->log_stride_bytes);
-	return 0;
 }
 
 int op_modify_wq(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_modify_wq_req *req = call->req;
 	struct uroce_modify_wq_resp *resp = call->resp;
-	struct ctl_qp *qp = wq_get(c, req->handle);
+	struct ctl_qp *qp = raw_wq_get(c, req->handle);
 	static const enum ibv_qp_state as_qp[] = { IBV_QPS_RESET, IBV_QPS_RTR, IBV_QPS_ERR };
 	enum ibv_wq_state cur;
 
@@ -168,16 +100,9 @@ int op_modify_wq(struct ctl_client *c, struct ctl_call *call)
 	return 0;
 }
 
-int op_destroy_wq(struct ctl_client *c, struct ctl_call *call)
+bool raw_wq_in_table(const struct ctl_qp *qp)
 {
-	struct ctl_qp *qp = wq_get(c, req_handle(call));
-
-	if (!qp)
-		return EINVAL;
-	if (qp->raw->tables)
-		return EBUSY;
-	qp_free(c, qp);
-	return 0;
+	return qp->raw->tables != 0;
 }
 
 int op_create_ind_table(struct ctl_client *c, struct ctl_call *call)
@@ -192,7 +117,7 @@ int op_create_ind_table(struct ctl_client *c, struct ctl_call *call)
 		return EINVAL;
 	n = 1u << req->log_size;
 	for (uint32_t i = 0; i < n; i++)
-		if (!wq_get(c, req->wq_handles[i]))
+		if (!raw_wq_get(c, req->wq_handles[i]))
 			return EINVAL;
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->wqs = calloc(n, sizeof(*t->wqs)))) {
@@ -201,7 +126,7 @@ int op_create_ind_table(struct ctl_client *c, struct ctl_call *call)
 	}
 	t->size = n;
 	for (uint32_t i = 0; i < n; i++) {
-		t->wqs[i] = wq_get(c, req->wq_handles[i]);
+		t->wqs[i] = raw_wq_get(c, req->wq_handles[i]);
 		t->wqs[i]->raw->tables++;
 	}
 	t->handle = t->num = ++p->next_table_num;
@@ -237,18 +162,12 @@ int op_destroy_ind_table(struct ctl_client *c, struct ctl_call *call)
 	return 0;
 }
 
-int op_create_rss_qp(struct ctl_client *c, struct ctl_call *call)
+int raw_rss_prepare(struct ctl_client *c, const struct uroce_create_rss_qp_req *req, struct raw_rss **out)
 {
-	const struct uroce_create_rss_qp_req *req = call->req;
-	struct uroce_create_qp_resp *resp = call->resp;
-	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
 	struct rwq_ind_table **pp = table_find(c->dev->eth, c, req->ind_table_handle);
-	struct ibv_qp_cap cap = { 0 };
 	struct raw_rss *rss;
-	struct ctl_qp *qp;
-	int rc;
 
-	if (!pd || !pp || req->hash_function != IBV_RX_HASH_FUNC_TOEPLITZ || !req->key_len ||
+	if (!pp || req->hash_function != IBV_RX_HASH_FUNC_TOEPLITZ || !req->key_len ||
 	    req->key_len > UROCE_RSS_KEY_MAX)
 		return EINVAL;
 	if (req->fields_mask & ~(uint64_t)RSS_FIELDS)
@@ -257,22 +176,20 @@ int op_create_rss_qp(struct ctl_client *c, struct ctl_call *call)
 	rss = calloc(1, sizeof(*rss));
 	if (!rss)
 		return ENOMEM;
-	rc = raw_obj_new(c, req->user_handle, pd, NULL, &cap, -1, &qp);
-	if (rc) {
-		free(rss);
-		return rc;
-	}
 	rss->table = *pp;
 	rss->fields = req->fields_mask;
 	rss->key_len = req->key_len;
 	memcpy(rss->key, req->key, req->key_len);
+	*out = rss;
+	return 0;
+}
+
+void raw_rss_attach(struct ctl_qp *qp, struct raw_rss *rss)
+{
 	rss->table->users++;
 	qp->raw->rss = rss;
 	/* a TIR receives at once: there is no state to move through */
 	qp->raw->state = IBV_QPS_RTR;
-	resp->handle = qp->handle;
-	resp->qpn = qp->qpn;
-	ulog(ULOG_INFO, "client#%u created RSS qpn 0x%x over table %u (%u WQs), fields 0x%llx", c->id,
+	ulog(ULOG_INFO, "client#%u created RSS qpn 0x%x over table %u (%u WQs), fields 0x%llx", qp->owner->id,
 	     qp->qpn, rss->table->num, rss->table->size, (unsigned long long)rss->fields);
-	return 0;
 }

@@ -5,8 +5,8 @@
  */
 #include "config.h"
 #include "emu/eth/eth_int.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/device.h"
 
 #include <stdlib.h>

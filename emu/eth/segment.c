@@ -10,7 +10,7 @@
  */
 #include "config.h"
 #include "emu/eth/eth_int.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
 #include "emu/log.h"
 #include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"

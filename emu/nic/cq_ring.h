@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/mlx5dv.h>
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
 #include "emu/xport/xport.h"
 
 /* CQEs written to CQ that its client has not consumed yet: the producer

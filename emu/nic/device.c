@@ -5,7 +5,7 @@
 #include "emu/mcast/mcast.h"
 #include "emu/nic/device.h"
 #include "netstack/pcap_writer.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/engine_glue.h"
 #include "emu/nic/sysfs_stats.h"
 #include "emu/log.h"

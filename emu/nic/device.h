@@ -17,9 +17,9 @@
 
 #include "emu/nic/hca_clock.h"
 #include "emu/nic/nic_time.h"
-#include "emu/ctl/id_alloc.h"
-#include "emu/ctl/keytab.h"
-#include "emu/ctl/quota.h"
+#include "emu/obj/id_alloc.h"
+#include "emu/obj/keytab.h"
+#include "emu/obj/limits.h"
 #include "emu/nic/udp_port.h"
 
 struct ctl_client;
@@ -119,7 +119,7 @@ struct uroce_dev {
 	struct dev_qp_totals retired;   /* of destroyed QPs */
 	uint64_t link_downed;           /* PORT_ACTIVE -> PORT_DOWN transitions */
 	struct sysfs_stats *sysfs;      /* --sysfs counter files (sysfs_stats.c), or NULL */
-	struct quota quota;             /* per-uid limits (emu/ctl/quota.h) */
+	struct quota quota;             /* per-uid limits (emu/obj/limits.h) */
 	struct ctl_client *clients;         /* doubly linked list of connections */
 	uint32_t n_clients;             /* verbs clients (after HELLO) */
 	uint32_t next_client_id;

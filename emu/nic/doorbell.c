@@ -5,9 +5,8 @@
  */
 #include "config.h"
 #include "emu/nic/doorbell.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
-#include "emu/ctl/quota.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 #include "emu/log.h"
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"
@@ -363,10 +362,6 @@ int doorbell_open(struct ctl_client *c)
 
 	if (db < 0)
 		return errno;
-	if (!quota_fd_ok(c, db)) {
-		close(db);
-		return EMFILE;
-	}
 	c->db_fd = db;
 	ev_io_init(&c->db_io, doorbell_cb, db, EV_READ);
 	c->db_io.data = c;

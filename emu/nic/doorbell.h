@@ -18,8 +18,8 @@
 struct ctl_client;
 
 /* Create C's doorbell eventfd (c->db_fd, non-blocking) and watch it on the
- * device loop. Returns 0, EMFILE (descriptor budget, quota.h) or the errno
- * of eventfd. */
+ * device loop. Returns 0 or the errno of eventfd (the caller checks the
+ * descriptor against the client's budget, quota_fd_ok). */
 int doorbell_open(struct ctl_client *c);
 
 /* Stop watching and close C's doorbell (no-op if none). */

@@ -5,9 +5,9 @@
  */
 #include "config.h"
 #include "emu/nic/mem_access.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
 #include "emu/nic/mem_wb.h"
 #include "emu/nic/mem_window.h"
 

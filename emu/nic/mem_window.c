@@ -4,9 +4,9 @@
  */
 #include "config.h"
 #include "emu/nic/mem_window.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/keytab.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/keytab.h"
+#include "emu/obj/objects.h"
 #include "emu/log.h"
 #include "emu/nic/device.h"
 

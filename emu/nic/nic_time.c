@@ -3,9 +3,9 @@
  */
 #include "config.h"
 #include "emu/nic/nic_time.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
-#include "emu/ctl/objtab.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
+#include "emu/obj/objtab.h"
 #include "emu/log.h"
 #include "emu/nic/cq_ring.h"
 #include "emu/nic/device.h"

@@ -15,22 +15,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <ev.h>
+#include "emu/obj/timer.h"
 
 struct uroce_dev;
-struct nic_timer;
-
-typedef void (*nic_timer_cb)(struct nic_timer *t);
-
-/* A one-shot timer at an absolute device time. */
-struct nic_timer {
-	ev_timer ev;               /* real mode */
-	struct uroce_dev *dev;
-	nic_timer_cb cb;
-	void *data;
-	uint64_t when;             /* device ns; 0 = not armed */
-	uint64_t seq;              /* virtual mode: FIFO order among equal deadlines */
-	struct nic_timer *next;    /* virtual mode: the device's sorted list */
-};
 
 /* Virtual time advanced per packet sent or received (ns). */
 #define NIC_VTIME_PACKET_NS 1000ull

@@ -6,9 +6,9 @@
  */
 #include "config.h"
 #include "emu/nic/sysfs_stats.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
-#include "emu/ctl/objtab.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
+#include "emu/obj/objtab.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/xport/xport.h"

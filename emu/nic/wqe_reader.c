@@ -4,8 +4,8 @@
  */
 #include "config.h"
 #include "emu/nic/wqe_reader.h"
-#include "emu/ctl/client.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/client.h"
+#include "emu/obj/objects.h"
 
 #include <errno.h>
 #include <string.h>

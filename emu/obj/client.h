@@ -6,18 +6,19 @@
  * by a per-client handle (1, 2, ...; never 0) in that client's table for its
  * type, so a client can never name another client's object. When the
  * connection ends — close, crash, SIGKILL: the kernel closes the socket either
- * way — client_destroy frees everything it still owns, in dependency order.
+ * way — client_destroy (emu/ctl/server.h) frees everything it still owns, in
+ * dependency order.
  */
-#ifndef UROCE_EMU_CLIENT_H
-#define UROCE_EMU_CLIENT_H
+#ifndef UROCE_EMU_OBJ_CLIENT_H
+#define UROCE_EMU_OBJ_CLIENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <ev.h>
 
-#include "emu/ctl/objtab.h"
-#include "emu/ctl/async_event.h"
+#include "emu/obj/objtab.h"
+#include "emu/obj/async_event.h"
 
 struct uroce_dev;
 struct cm_conn;
@@ -55,13 +56,5 @@ struct ctl_client {
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
 };
-
-/* A new client for connection FD (already accepted, non-blocking). Reads
- * SO_PEERCRED and /proc/PID/comm. Returns NULL (fd closed) on failure. */
-struct ctl_client *client_new(struct uroce_dev *d, int fd);
-
-/* Free every object of C (QPs, AHs, MRs, CQs, PDs), close its descriptors,
- * unlink it from the device and free it. */
-void client_destroy(struct ctl_client *c);
 
 #endif

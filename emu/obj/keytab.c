@@ -2,7 +2,7 @@
  * keytab.c - memory-key allocation: index<<8 | variant (see keytab.h).
  */
 #include "config.h"
-#include "emu/ctl/keytab.h"
+#include "emu/obj/keytab.h"
 
 #include <errno.h>
 #include <stdlib.h>

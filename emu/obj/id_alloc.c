@@ -2,7 +2,7 @@
  * id_alloc.c - round-robin id allocator (see id_alloc.h).
  */
 #include "config.h"
-#include "emu/ctl/id_alloc.h"
+#include "emu/obj/id_alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #define UROCE_EMU_KEYTAB_H
 
 #include <stdint.h>
-#include "emu/ctl/id_alloc.h"
+#include "emu/obj/id_alloc.h"
 
 /* What a key names. */
 enum keytab_kind { KEYTAB_MR, KEYTAB_MW };

@@ -1,7 +1,10 @@
 /*
- * objects.h - the verbs objects a client owns (PD, MR, MW, CQ, SRQ, QP, AH), the
- * control-message handlers that create and destroy them (obj_*.c), and their
- * destructors used both by the handlers and by client cleanup.
+ * objects.h - the verbs objects a client owns (PD, MR, MW, CQ, SRQ, QP, AH,
+ * DM, XRC domains) and one control request as a handler sees it. The lowest
+ * layer of the daemon (docs/architecture.md): the control plane (emu/ctl,
+ * whose handlers and destructors are declared in emu/ctl/ops.h) and the NIC
+ * (emu/nic, emu/eth, emu/mcast) both read these, and nothing here reaches
+ * up to either.
  *
  * Handler contract (called by server.c after the header, size, HELLO and
  * descriptor-count checks): REQ points at the validated request of the
@@ -12,8 +15,8 @@
  * (*n_out) which the server sends and then closes if OWNED by the server.
  * Returns 0 or a positive errno (see include/uroce/abi.h per opcode).
  */
-#ifndef UROCE_EMU_OBJECTS_H
-#define UROCE_EMU_OBJECTS_H
+#ifndef UROCE_EMU_OBJ_OBJECTS_H
+#define UROCE_EMU_OBJ_OBJECTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,7 +24,7 @@
 #include <ev.h>
 #include <infiniband/verbs.h>
 #include "uroce/abi.h"
-#include "emu/nic/nic_time.h"
+#include "emu/obj/timer.h"
 
 struct ctl_client;
 struct xport_qp;
@@ -186,57 +189,6 @@ struct ctl_call {
 
 typedef int (*ctl_handler)(struct ctl_client *c, struct ctl_call *call);
 
-int op_hello(struct ctl_client *c, struct ctl_call *call);
-/* What HELLO and CM_HELLO (uroce/abi_cm.h) both check, in this order:
- * ABI_VERSION is UROCE_ABI_VERSION (else EPROTONOSUPPORT), RESERVED is 0
- * (EINVAL), PID is the peer's SO_PEERCRED pid (EPERM). 0 if all hold. */
-int hello_check_identity(const struct ctl_client *c, uint32_t abi_version, uint64_t reserved, uint32_t pid);
-int op_query_port(struct ctl_client *c, struct ctl_call *call);
-int op_alloc_pd(struct ctl_client *c, struct ctl_call *call);
-int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call);
-int op_reg_mr(struct ctl_client *c, struct ctl_call *call);
-int op_dereg_mr(struct ctl_client *c, struct ctl_call *call);
-int op_alloc_mw(struct ctl_client *c, struct ctl_call *call);
-int op_dealloc_mw(struct ctl_client *c, struct ctl_call *call);
-int op_rereg_mr(struct ctl_client *c, struct ctl_call *call);
-int op_advise_mr(struct ctl_client *c, struct ctl_call *call);
-int op_alloc_dm(struct ctl_client *c, struct ctl_call *call);
-int op_free_dm(struct ctl_client *c, struct ctl_call *call);
-int op_reg_dm_mr(struct ctl_client *c, struct ctl_call *call);
-int op_create_cq(struct ctl_client *c, struct ctl_call *call);
-int op_destroy_cq(struct ctl_client *c, struct ctl_call *call);
-int op_resize_cq(struct ctl_client *c, struct ctl_call *call);
-int op_modify_cq(struct ctl_client *c, struct ctl_call *call);
-int op_create_qp(struct ctl_client *c, struct ctl_call *call);
-int op_modify_qp(struct ctl_client *c, struct ctl_call *call);
-int op_query_qp(struct ctl_client *c, struct ctl_call *call);
-int op_destroy_qp(struct ctl_client *c, struct ctl_call *call);
-int op_create_srq(struct ctl_client *c, struct ctl_call *call);
-int op_modify_srq(struct ctl_client *c, struct ctl_call *call);
-int op_query_srq(struct ctl_client *c, struct ctl_call *call);
-int op_destroy_srq(struct ctl_client *c, struct ctl_call *call);
-int op_open_xrcd(struct ctl_client *c, struct ctl_call *call);
-int op_close_xrcd(struct ctl_client *c, struct ctl_call *call);
-int op_create_ah(struct ctl_client *c, struct ctl_call *call);
-int op_destroy_ah(struct ctl_client *c, struct ctl_call *call);
-int op_admin_status(struct ctl_client *c, struct ctl_call *call);
-int op_admin_link(struct ctl_client *c, struct ctl_call *call);
-int op_admin_capture_start(struct ctl_client *c, struct ctl_call *call);
-int op_admin_capture_stop(struct ctl_client *c, struct ctl_call *call);
-int op_admin_shutdown(struct ctl_client *c, struct ctl_call *call);
-int op_admin_fault(struct ctl_client *c, struct ctl_call *call);
-
-/* Destructors: free the object, release its keys/numbers and its
- * references; the caller has checked it is unused where that matters. */
-void pd_free(struct ctl_client *c, struct ctl_pd *pd);
-void mr_free(struct ctl_client *c, struct ctl_mr *mr);
-void mw_free(struct ctl_client *c, struct ctl_mw *mw);
-void dm_free(struct ctl_client *c, struct ctl_dm *dm);
-void cq_free(struct ctl_client *c, struct ctl_cq *cq);
-void qp_free(struct ctl_client *c, struct ctl_qp *qp);
-void ah_free(struct ctl_client *c, struct ctl_ah *ah);
-void srq_free(struct ctl_client *c, struct ctl_srq *srq);
-
 /* An XRC domain of the device (IBTA Annex A14.2.1): private to one client
  * or named by an inode and shared by every client that opens it
  * (ibv_open_xrcd(3)); it lives while any client holds a handle of it. */
@@ -256,19 +208,6 @@ struct ctl_xrcd {
 	struct xrcd_dom *dom;
 	uint32_t users;          /* XRC SRQs and XRC_RECV QPs created with it */
 };
-void xrcd_free(struct ctl_client *c, struct ctl_xrcd *x);
-/* CREATE_XRC_SRQ, CREATE_XRC_QP (obj_xrc.c, abi_xrc.h). */
-int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call);
-int op_create_xrc_qp(struct ctl_client *c, struct ctl_call *call);
-/* The SRQ part of CREATE_SRQ (obj_srq.c): a basic SRQ on PD with REQ's
- * sizes and the ring in CALL's descriptor, in the client's table. */
-int srq_new(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd,
-	    const struct uroce_create_srq_req *req, struct ctl_srq **out);
-
-/* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
- * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err
- * EBADF (wrong kind of file / not sealed) or EINVAL (too small). */
-void *map_client_ring(int fd, uint64_t size, int *err);
 
 /* Handle of request bodies that are a single handle (struct uroce_handle_req). */
 static inline uint32_t req_handle(const struct ctl_call *call)

@@ -3,8 +3,8 @@
  * of the daemon, so emu/nic may look handles up without a call cycle.
  */
 #include "config.h"
-#include "emu/ctl/objtab.h"
-#include "emu/ctl/id_alloc.h"
+#include "emu/obj/objtab.h"
+#include "emu/obj/id_alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>

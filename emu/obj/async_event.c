@@ -4,8 +4,8 @@
  * without a call cycle through client.c.
  */
 #include "config.h"
-#include "emu/ctl/async_event.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/async_event.h"
+#include "emu/obj/client.h"
 #include "emu/log.h"
 
 #include <errno.h>
