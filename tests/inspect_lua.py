@@ -42,13 +42,41 @@ FIELDS = ["roce.icrc.status", "roce.icrc.computed", "roce.icrc.wire", "roce.icrc
           "_ws.expert.message"]
 
 
-def tshark(path, *extra, fields=FIELDS, plugin=True, env=None):
-    """One dict per frame (frame.number first); exits on a tshark failure."""
-    argv = [TSHARK, "-n", "-r", path] + (["-X", "lua_script:" + PLUGIN] if plugin else [])
+def nobody_home(home):
+    """HOME, with a copy of the plugin, readable by nobody (TMP traversable)."""
+    os.makedirs(home, exist_ok=True)
+    shutil.copy(PLUGIN, home)
+    for d, _, files in os.walk(home):
+        os.chown(d, 65534, 65534)
+        for f in files:
+            os.chown(os.path.join(d, f), 65534, 65534)
+    os.chmod(TMP, 0o711)
+    return home
+
+
+def tshark(path, *extra, fields=FIELDS, plugin=True, home=None):
+    """One dict per frame (frame.number first); exits on a tshark failure.
+
+    Wireshark 4.4 (Debian 13) ignores -X lua_script and personal plugins for
+    root (no system init.lua sets run_user_scripts_when_superuser): as root,
+    tshark runs as nobody with HOME = HOME (default: one of its own holding a
+    copy of the plugin) and the capture on its stdin, as lua_tshark in
+    tests/lib.sh.
+    """
+    prefix, script, stdin = [], PLUGIN, None
+    env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config")) if home else None
+    if os.geteuid() == 0:
+        home = nobody_home(home or os.path.join(TMP, "nobody"))
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                  "env", "HOME=" + home, "XDG_CONFIG_HOME=" + os.path.join(home, ".config")]
+        script, stdin, path = os.path.join(home, "uroce.lua"), open(path, "rb"), "-"
+    argv = prefix + [TSHARK, "-n", "-r", path] + (["-X", "lua_script:" + script] if plugin else [])
     argv += TSHARK_FLAGS + list(extra) + ["-T", "fields", "-E", "separator=|", "-E", "aggregator=;"]
     for f in ["frame.number"] + fields:
         argv += ["-e", f]
-    rc, out, err = run(argv, env=env)
+    rc, out, err = run(argv, env=env, stdin=stdin)
+    if stdin:
+        stdin.close()
     err = "\n".join(l for l in err.splitlines() if "Running as user" not in l)
     if rc != 0 or "Lua" in err or "rror" in err:
         print("FAIL: tshark exited %d: %s" % (rc, err))
@@ -272,8 +300,7 @@ home = os.path.join(TMP, "home")
 pdir = os.path.join(home, ".local", "lib", "wireshark", "plugins")
 os.makedirs(pdir)
 shutil.copy(PLUGIN, pdir)
-env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"))
-got = tshark(os.path.join(TOP_SRCDIR, "tests", "data", "rxe-ipv4.pcap"), plugin=False, env=env,
+got = tshark(os.path.join(TOP_SRCDIR, "tests", "data", "rxe-ipv4.pcap"), plugin=False, home=home,
              fields=["roce.icrc.status"])
 check_eq([g["roce.icrc.status"] for g in got], ["good"] * 9, "plugin from ~/.local/lib/wireshark/plugins")
 

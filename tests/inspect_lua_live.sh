@@ -16,7 +16,6 @@
 #   inspect's, and there are some of each.
 . "$top_srcdir/tests/lib.sh"
 INSPECT="$top_builddir/tools/inspect/uroce-inspect"
-PLUGIN="$top_srcdir/tools/wireshark/uroce.lua"
 PY=${PYTHON3:-python3}
 [ -n "${TSHARK:-}" ] || fail "\$TSHARK is empty: configure did not find tshark (scripts/install-deps installs it)"
 
@@ -27,7 +26,7 @@ ts() {
 	_args=
 	for _f in "$@"; do _args="$_args -e $_f"; done
 	# shellcheck disable=SC2086
-	"$TSHARK" -n -r "$_pcap" -X "lua_script:$PLUGIN" -o "roce.udp_port:$UROCE_PORT" \
+	lua_tshark "$_pcap" -o "roce.udp_port:$UROCE_PORT" \
 		-Y "$_flt" -T fields -E separator=' ' $_args 2>"$T/tshark.err" ||
 		{ cat "$T/tshark.err"; fail "tshark -Y '$_flt' on $_pcap"; }
 	if grep -q 'Lua' "$T/tshark.err"; then cat "$T/tshark.err"; fail "Lua error in tshark"; fi

@@ -37,7 +37,7 @@ srqns=$(sed -n 's/.*local:.*SRQN \([0-9a-f]*\),.*/\1/p' "$T/srv.log" "$T/cli.log
 "$TSHARK" -r "$T/x.pcap" -o "infiniband.rroce.port:$UROCE_PORT" -T fields -E separator='|' \
 	-e frame.number -e infiniband.bth.opcode -e infiniband.vendor -e _ws.malformed \
 	>"$T/tshark.out" 2>"$T/tshark.err" || fail "tshark: $(cat "$T/tshark.err")"
-"$TSHARK" -r "$T/x.pcap" -X "lua_script:$top_srcdir/tools/wireshark/uroce.lua" -o "roce.udp_port:$UROCE_PORT" \
+lua_tshark "$T/x.pcap" -o "roce.udp_port:$UROCE_PORT" \
 	-T fields -E separator='|' -e frame.number -e roce.xrceth.xrcsrq -e roce.icrc.status \
 	>"$T/lua.out" 2>"$T/lua.err" || fail "tshark with uroce.lua: $(cat "$T/lua.err")"
 "$UROCE" inspect --json --port "$UROCE_PORT" "$T/x.pcap" >"$T/inspect.json" 2>&1
