@@ -81,7 +81,10 @@ def tshark(path, *extra, fields=FIELDS, plugin=True, home=None):
     if rc != 0 or "Lua" in err or "rror" in err:
         print("FAIL: tshark exited %d: %s" % (rc, err))
         sys.exit(1)
-    rows = [dict(zip(["frame.number"] + fields, l.split("|"))) for l in out.splitlines()]
+    # a boolean field is 1 in Wireshark 4.0's -T fields, True in 4.4's
+    boolean = {"True": "1", "False": "0"}
+    rows = [dict(zip(["frame.number"] + fields, (boolean.get(v, v) for v in l.split("|"))))
+            for l in out.splitlines()]
     for r in rows:   # the plugin's own expert items only
         if "_ws.expert.message" in r:
             r["_ws.expert.message"] = ";".join(m for m in r["_ws.expert.message"].split(";")

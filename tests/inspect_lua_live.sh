@@ -27,9 +27,11 @@ ts() {
 	for _f in "$@"; do _args="$_args -e $_f"; done
 	# shellcheck disable=SC2086
 	lua_tshark "$_pcap" -o "roce.udp_port:$UROCE_PORT" \
-		-Y "$_flt" -T fields -E separator=' ' $_args 2>"$T/tshark.err" ||
+		-Y "$_flt" -T fields -E separator=' ' $_args >"$T/tshark.out" 2>"$T/tshark.err" ||
 		{ cat "$T/tshark.err"; fail "tshark -Y '$_flt' on $_pcap"; }
 	if grep -q 'Lua' "$T/tshark.err"; then cat "$T/tshark.err"; fail "Lua error in tshark"; fi
+	# a boolean field is 1 in Wireshark 4.0's -T fields, True in 4.4's
+	sed -e 's/\<True\>/1/g' -e 's/\<False\>/0/g' "$T/tshark.out"
 }
 
 # inspect_verdicts PCAP: "frame status" for every RoCE packet inspect finds
