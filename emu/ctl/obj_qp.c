@@ -32,6 +32,41 @@ static const char *qp_type_name(enum ibv_qp_type t)
 	       t == IBV_QPT_XRC_RECV ? "XRC_RECV" : "?";
 }
 
+int qp_obj_new(struct ctl_client *c, int fd, uint64_t ring_size, struct ctl_qp **out)
+{
+	struct ctl_qp *qp = calloc(1, sizeof(*qp));
+	int rc;
+
+	if (!qp)
+		return ENOMEM;
+	if (fd >= 0) {
+		qp->ring_size = ring_size;
+		qp->ring = map_client_ring(fd, ring_size, &rc);
+		if (!qp->ring)
+			goto fail;
+	}
+	rc = objtab_add_numbered(&c->qps, &c->dev->qpns, qp, &qp->qpn, &qp->handle);
+	if (rc)
+		goto fail;
+	qp->owner = c;
+	*out = qp;
+	return 0;
+fail:
+	if (qp->ring)
+		munmap(qp->ring, qp->ring_size);
+	free(qp);
+	return rc;
+}
+
+void qp_obj_drop(struct ctl_client *c, struct ctl_qp *qp)
+{
+	objtab_del(&c->qps, qp->handle);
+	id_alloc_put(&c->dev->qpns, qp->qpn);
+	if (qp->ring)
+		munmap(qp->ring, qp->ring_size);
+	free(qp);
+}
+
 int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_create_qp_req *req = call->req;
@@ -83,19 +118,11 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	uroce_qp_caps_round(&cap);
 	if (srq)
 		cap.max_recv_sge = 0;
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return ENOMEM;
-	if (call->nfds > 0) {
+	if (call->nfds > 0)
 		uroce_qp_ring_layout_tso(&cap, req->max_tso_header, &lay);
-		qp->ring_size = lay.size;
-		qp->ring = map_client_ring(call->fds[0], lay.size, &rc);
-		if (!qp->ring)
-			goto fail;
-	}
-	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
+	rc = qp_obj_new(c, call->nfds > 0 ? call->fds[0] : -1, call->nfds > 0 ? lay.size : 0, &qp);
 	if (rc)
-		goto fail_unmap;
+		return rc;
 	qp->user_handle = req->user_handle;
 	qp->type = req->qp_type;
 	qp->sq_sig_all = req->sq_sig_all;
@@ -105,12 +132,10 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	qp->srq = srq;
 	qp->cap = cap;
 	qp->max_tso_header = req->max_tso_header;
-	qp->owner = c;
 	rc = qp->type == IBV_QPT_RAW_PACKET ? raw_qp_create(qp) : engine_qp_create(qp);
 	if (rc) {
-		objtab_del(&c->qps, qp->handle);
-		id_alloc_put(&d->qpns, qp->qpn);
-		goto fail_unmap;
+		qp_obj_drop(c, qp);
+		return rc;
 	}
 	pd->users++;
 	scq->users++;
@@ -125,12 +150,6 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	     c->id, qp_type_name(qp->type), qp->qpn, cap.max_send_wr, cap.max_send_sge,
 	     cap.max_recv_wr, cap.max_recv_sge, cap.max_inline_data, srq ? srq->srqn : 0);
 	return 0;
-fail_unmap:
-	if (qp->ring)
-		munmap(qp->ring, qp->ring_size);
-fail:
-	free(qp);
-	return rc;
 }
 
 void qp_free(struct ctl_client *c, struct ctl_qp *qp)

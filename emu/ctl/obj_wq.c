@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 /* A new raw QP object of C numbered from the QPN space: in C's QP table,
  * with PD and CQ (NULL for an RSS QP), the ring of FD (or none). */
@@ -30,30 +29,19 @@ static int wq_obj_new(struct ctl_client *c, uint64_t user_handle, struct ctl_pd 
 
 	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
 		return ENOMEM;
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return ENOMEM;
-	qp->cap = *cap;
-	if (fd >= 0) {
-		uroce_qp_ring_layout(&qp->cap, &lay);
-		qp->ring_size = lay.size;
-		qp->ring = map_client_ring(fd, lay.size, &rc);
-		if (!qp->ring)
-			goto fail;
-	}
-	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
+	uroce_qp_ring_layout(cap, &lay);
+	rc = qp_obj_new(c, fd, lay.size, &qp);
 	if (rc)
-		goto fail_unmap;
+		return rc;
+	qp->cap = *cap;
 	qp->user_handle = user_handle;
 	qp->type = IBV_QPT_RAW_PACKET;
 	qp->pd = pd;
 	qp->send_cq = qp->recv_cq = cq;
-	qp->owner = c;
 	rc = raw_qp_create(qp);
 	if (rc) {
-		objtab_del(&c->qps, qp->handle);
-		id_alloc_put(&d->qpns, qp->qpn);
-		goto fail_unmap;
+		qp_obj_drop(c, qp);
+		return rc;
 	}
 	pd->users++;
 	if (cq)
@@ -61,12 +49,6 @@ static int wq_obj_new(struct ctl_client *c, uint64_t user_handle, struct ctl_pd 
 	d->counts.qp++;
 	*out = qp;
 	return 0;
-fail_unmap:
-	if (qp->ring)
-		munmap(qp->ring, qp->ring_size);
-fail:
-	free(qp);
-	return rc;
 }
 
 int op_create_wq(struct ctl_client *c, struct ctl_call *call)

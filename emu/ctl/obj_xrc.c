@@ -16,7 +16,6 @@
 #include "emu/nic/engine_glue.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call)
 {
@@ -68,23 +67,15 @@ int op_create_xrc_qp(struct ctl_client *c, struct ctl_call *call)
 		return EINVAL;
 	if (d->counts.qp >= DEV_MAX_QP || quota_check(c, QUOTA_QP))
 		return ENOMEM;
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return ENOMEM;
-	rc = objtab_add_numbered(&c->qps, &d->qpns, qp, &qp->qpn, &qp->handle);
-	if (rc) {
-		free(qp);
+	rc = qp_obj_new(c, -1, 0, &qp);
+	if (rc)
 		return rc;
-	}
 	qp->user_handle = req->user_handle;
 	qp->type = IBV_QPT_XRC_RECV;
 	qp->xrcd = x;
-	qp->owner = c;
 	rc = engine_qp_create(qp);
 	if (rc) {
-		objtab_del(&c->qps, qp->handle);
-		id_alloc_put(&d->qpns, qp->qpn);
-		free(qp);
+		qp_obj_drop(c, qp);
 		return rc;
 	}
 	x->users++;

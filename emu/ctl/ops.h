@@ -61,6 +61,14 @@ void qp_free(struct ctl_client *c, struct ctl_qp *qp);
 void ah_free(struct ctl_client *c, struct ctl_ah *ah);
 void srq_free(struct ctl_client *c, struct ctl_srq *srq);
 
+/* A new QP object of C (obj_qp.c): zeroed but for its QPN (from the
+ * device's QPN space), its handle in C's table, its owner and, when FD >=
+ * 0, the QP ring of FD mapped (RING_SIZE bytes, map_client_ring's checks).
+ * Returns 0, ENOMEM, EBADF or EINVAL. qp_obj_drop undoes it (the caller's
+ * engine or raw state failed to come up). */
+int qp_obj_new(struct ctl_client *c, int fd, uint64_t ring_size, struct ctl_qp **out);
+void qp_obj_drop(struct ctl_client *c, struct ctl_qp *qp);
+
 void xrcd_free(struct ctl_client *c, struct ctl_xrcd *x);
 /* CREATE_XRC_SRQ, CREATE_XRC_QP (obj_xrc.c, abi_xrc.h). */
 int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call);
