@@ -119,13 +119,9 @@ struct ibv_flow *uroce_create_flow(struct ibv_qp *qp, struct ibv_flow_attr *attr
 int uroce_destroy_flow(struct ibv_flow *flow)
 {
 	struct uroce_flow *f = (struct uroce_flow *)flow;
-	struct uroce_handle_req req = { .handle = f->handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(flow->context), UROCE_OP_DESTROY_FLOW, f->handle);
 
-	ret = uroce_ctl_call(to_uctx(flow->context), UROCE_OP_DESTROY_FLOW, &req, sizeof(req), NULL, 0,
-			     &resp, sizeof(resp), NULL, NULL);
-	if (ret && !uroce_daemon_gone(ret))
+	if (ret)
 		return ret;
 	if (f->counters) {
 		pthread_mutex_lock(&f->counters->lock);
@@ -228,13 +224,9 @@ int uroce_read_counters(struct ibv_counters *counters, uint64_t *values, uint32_
 int uroce_destroy_counters(struct ibv_counters *counters)
 {
 	struct uroce_counters *k = to_ucounters(counters);
-	struct uroce_handle_req req = { .handle = k->vc.handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(counters->context), UROCE_OP_DESTROY_COUNTERS, k->vc.handle);
 
-	ret = uroce_ctl_call(to_uctx(counters->context), UROCE_OP_DESTROY_COUNTERS, &req, sizeof(req), NULL,
-			     0, &resp, sizeof(resp), NULL, NULL);
-	if (ret && !uroce_daemon_gone(ret))
+	if (ret)
 		return ret;
 	pthread_mutex_destroy(&k->lock);
 	free(k->pts);

@@ -320,7 +320,8 @@ static inline bool uroce_daemon_gone(int err)
 
 /*
  * Destroys the daemon object `handle` with a request whose reply is a plain
- * struct uroce_handle_resp (DEALLOC_PD, DEREG_MR, DESTROY_AH).
+ * struct uroce_handle_resp (DEALLOC_PD, DEREG_MR, DESTROY_AH, DESTROY_WQ,
+ * DESTROY_FLOW, CLOSE_XRCD, ...).
  * Returns 0 when the object is gone (destroyed, or the daemon is gone) or the
  * daemon's errno (EBUSY, EINVAL): then the caller keeps its object.
  */

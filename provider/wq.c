@@ -196,13 +196,9 @@ int uroce_destroy_wq(struct ibv_wq *wq)
 {
 	struct uroce_wq *w = to_uwq(wq);
 	struct uroce_context *ctx = to_uctx(wq->context);
-	struct uroce_handle_req req = { .handle = w->qp.handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(ctx, UROCE_OP_DESTROY_WQ, w->qp.handle);
 
-	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_WQ, &req, sizeof(req), NULL, 0, &resp, sizeof(resp),
-			     NULL, NULL);
-	if (ret && !uroce_daemon_gone(ret))
+	if (ret)
 		return ret;
 	uroce_qp_table_remove(ctx, &w->qp);
 	uroce_cq_forget_qp(to_ucq(wq->cq), &w->qp);
@@ -253,13 +249,10 @@ struct ibv_rwq_ind_table *uroce_create_rwq_ind_table(struct ibv_context *context
 /* ibv_destroy_rwq_ind_table: 0, EBUSY (an RSS QP uses it), EINVAL. */
 int uroce_destroy_rwq_ind_table(struct ibv_rwq_ind_table *t)
 {
-	struct uroce_handle_req req = { .handle = (uint32_t)t->ind_tbl_handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(t->context), UROCE_OP_DESTROY_RWQ_IND_TABLE,
+				    (uint32_t)t->ind_tbl_handle);
 
-	ret = uroce_ctl_call(to_uctx(t->context), UROCE_OP_DESTROY_RWQ_IND_TABLE, &req, sizeof(req), NULL,
-			     0, &resp, sizeof(resp), NULL, NULL);
-	if (ret && !uroce_daemon_gone(ret))
+	if (ret)
 		return ret;
 	free(t);
 	return 0;

@@ -56,13 +56,9 @@ struct ibv_xrcd *uroce_open_xrcd(struct ibv_context *context, struct ibv_xrcd_in
 int uroce_close_xrcd(struct ibv_xrcd *xrcd)
 {
 	struct verbs_xrcd *x = uroce_container_of(xrcd, struct verbs_xrcd, xrcd);
-	struct uroce_handle_req req = { .handle = x->handle };
-	struct uroce_handle_resp resp;
-	int ret;
+	int ret = uroce_ctl_destroy(to_uctx(xrcd->context), UROCE_OP_CLOSE_XRCD, x->handle);
 
-	ret = uroce_ctl_call(to_uctx(xrcd->context), UROCE_OP_CLOSE_XRCD, &req, sizeof(req), NULL,
-			     0, &resp, sizeof(resp), NULL, NULL);
-	if (ret && !uroce_daemon_gone(ret))
+	if (ret)
 		return ret;
 	free(x);
 	return 0;
