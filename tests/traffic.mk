@@ -128,3 +128,5 @@ tests_traffic_rq_doorbell_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 tests_traffic_rq_doorbell_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 TESTS += tests/traffic_rq_doorbell.sh
 EXTRA_DIST += tests/traffic_rq_doorbell.sh
+TESTS += tests/traffic_doorbell_budget.sh
+EXTRA_DIST += tests/traffic_doorbell_budget.sh

@@ -39,10 +39,57 @@ static const char *qp_type_str(enum ibv_qp_type t)
 	       t == IBV_QPT_XRC_RECV ? "XRC_RECV" : "UD";
 }
 
+/* A "client" line per verbs client, with an indented line per QP: where
+ * each connection stands. */
+static void clients_status(const struct uroce_dev *d, FILE *fp)
+{
+	const struct ctl_client *c;
+
+	for (c = d->clients; c; c = c->next) {
+		uint32_t h;
+
+		if (!c->hello)
+			continue;
+		fprintf(fp, "client id=%u pid=%d uid=%d comm=%s pd=%u mr=%u cq=%u qp=%u ah=%u\n", c->id,
+			(int)c->pid, (int)c->uid, c->comm, c->pds.count, c->mrs.count, c->cqs.count,
+			c->qps.count, c->ahs.count);
+		/* one indented line per QP: where each connection stands */
+		for (h = 1; h <= c->qps.cap; h++) {
+			const struct ctl_qp *qp = objtab_get(&c->qps, h);
+
+			const struct xport_qp_stats *st;
+			struct xport_qp_attr x;
+
+			if (!qp)
+				continue;
+			if (qp->raw) {
+				eth_qp_status(qp, fp);
+				continue;
+			}
+			xport_qp_query(qp->xqp, &x);
+			/* PSNs: the engine's current ones (next to send, next expected) */
+			fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "
+				    "path_mtu=%u",
+				qp->qpn, qp_type_str(qp->type),
+				qp_state_name(x.qp_state), x.dest_qp_num, xport_qp_sq_psn(qp->xqp),
+				xport_qp_rq_psn(qp->xqp), x.path_mtu ? 128u << x.path_mtu : 0);
+			st = xport_qp_stats(qp->xqp);
+			fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu timeout_copies=%llu "
+				    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu read_restarts=%llu dropped=%llu",
+				(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
+				(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
+				(unsigned long long)st->timeout_copies,
+				(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
+				(unsigned long long)st->dup_requests,
+				(unsigned long long)st->read_restarts, (unsigned long long)st->dropped);
+			fputc('\n', fp);
+		}
+	}
+}
+
 int admin_write_status(struct uroce_dev *d, FILE *fp)
 {
 	struct dev_port_counters pc;
-	struct ctl_client *c;
 
 	fprintf(fp, "device %s addr %s port %u mtu %u state %s\n", d->name, d->addr_str, d->port,
 		d->mtu, d->port_state == IBV_PORT_ACTIVE ? "PORT_ACTIVE" : "PORT_DOWN");
@@ -72,8 +119,9 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.rx_self_empty, (unsigned long long)d->udp.lb.packets,
 		(unsigned long long)d->udp.lb.spilled);
 	/* the clients' doorbell eventfds: reads, and the writes they drained */
-	fprintf(fp, "doorbells reads=%llu rings=%llu\n", (unsigned long long)d->doorbell_reads,
-		(unsigned long long)d->doorbell_rings);
+	fprintf(fp, "doorbells reads=%llu rings=%llu budget_stops=%llu turn_max=%u\n",
+		(unsigned long long)d->doorbell_reads, (unsigned long long)d->doorbell_rings,
+		(unsigned long long)d->doorbell_budget_stops, d->doorbell_turn_max);
 	if (d->xdev) {
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 
@@ -115,46 +163,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			(unsigned long long)pcapw_frames(d->capture));
 	else
 		fprintf(fp, "capture off\n");
-	for (c = d->clients; c; c = c->next) {
-		uint32_t h;
-
-		if (!c->hello)
-			continue;
-		fprintf(fp, "client id=%u pid=%d uid=%d comm=%s pd=%u mr=%u cq=%u qp=%u ah=%u\n", c->id,
-			(int)c->pid, (int)c->uid, c->comm, c->pds.count, c->mrs.count, c->cqs.count,
-			c->qps.count, c->ahs.count);
-		/* one indented line per QP: where each connection stands */
-		for (h = 1; h <= c->qps.cap; h++) {
-			const struct ctl_qp *qp = objtab_get(&c->qps, h);
-
-			const struct xport_qp_stats *st;
-			struct xport_qp_attr x;
-
-			if (!qp)
-				continue;
-			if (qp->raw) {
-				eth_qp_status(qp, fp);
-				continue;
-			}
-			xport_qp_query(qp->xqp, &x);
-			/* PSNs: the engine's current ones (next to send, next expected) */
-			fprintf(fp, "  qp qpn=0x%x type=%s state=%s dest_qpn=0x%x sq_psn=0x%x rq_psn=0x%x "
-				    "path_mtu=%u",
-				qp->qpn, qp_type_str(qp->type),
-				qp_state_name(x.qp_state), x.dest_qp_num, xport_qp_sq_psn(qp->xqp),
-				xport_qp_rq_psn(qp->xqp), x.path_mtu ? 128u << x.path_mtu : 0);
-			st = xport_qp_stats(qp->xqp);
-			fprintf(fp, " tx_pkts=%llu rx_pkts=%llu retransmits=%llu timeouts=%llu timeout_copies=%llu "
-				    "rnr_naks_rx=%llu seq_naks_rx=%llu dup_requests=%llu read_restarts=%llu dropped=%llu",
-				(unsigned long long)st->tx_pkts, (unsigned long long)st->rx_pkts,
-				(unsigned long long)st->retransmits, (unsigned long long)st->timeouts,
-				(unsigned long long)st->timeout_copies,
-				(unsigned long long)st->rnr_naks_rx, (unsigned long long)st->seq_naks_rx,
-				(unsigned long long)st->dup_requests,
-				(unsigned long long)st->read_restarts, (unsigned long long)st->dropped);
-			fputc('\n', fp);
-		}
-	}
+	clients_status(d, fp);
 	cm_status(d, fp);
 	fprintf(fp, "totals clients=%u pd=%u mr=%u cq=%u qp=%u ah=%u\n", d->n_clients, d->counts.pd,
 		d->counts.mr, d->counts.cq, d->counts.qp, d->counts.ah);

@@ -79,6 +79,8 @@ struct uroce_dev {
 
 	struct ev_loop *loop;
 	uint64_t doorbell_reads;        /* doorbell eventfd reads that drained a count (doorbell.c) */
+	uint64_t doorbell_budget_stops; /* QP turns cut short by the client's budget (doorbell.c) */
+	uint32_t doorbell_turn_max;     /* most send WQEs one client got in one loop turn */
 	uint64_t doorbell_rings;        /* eventfd writes those reads drained: the clients'
 					 * doorbells and the daemon's own re-rings */
 	bool busy_poll;                 /* --busy-poll: the loop never sleeps (doorbell.c keeps

@@ -79,21 +79,48 @@ static void qp_recv_doorbell(struct ctl_qp *qp)
 	}
 }
 
+/* Send WQEs client C may still be given this loop turn. */
+static uint32_t client_budget(struct ctl_client *c)
+{
+	unsigned int turn = ev_iteration(c->dev->loop);
+
+	if (c->db_turn != turn) {
+		c->db_turn = turn;
+		c->db_taken = 0;
+	}
+	return DOORBELL_CLIENT_BUDGET - c->db_taken;
+}
+
+/* Charges N send WQEs to C's budget of this turn. */
+static void client_charge(struct ctl_client *c, uint32_t n, bool stopped)
+{
+	struct uroce_dev *d = c->dev;
+
+	c->db_taken += n;
+	if (c->db_taken > d->doorbell_turn_max)
+		d->doorbell_turn_max = c->db_taken;
+	if (stopped)
+		d->doorbell_budget_stops++;
+}
+
 /*
  * Posts the new WQEs: every receive WQE, at most DOORBELL_SEND_BATCH
- * send WQEs (a refused one and those after it as qp_recv_doorbell).
- * Returns whether send WQEs are left for the next turn.
+ * send WQEs and no more than the client's budget of the turn (a refused
+ * one and those after it as qp_recv_doorbell). Returns whether send WQEs
+ * are left for the next turn.
  */
 static bool qp_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
-	uint32_t pi, n, budget;
+	uint32_t pi, n, budget, left, taken = 0;
 	bool more;
 	int rc;
 
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
+	left = client_budget(qp->owner);
+	budget = left < DOORBELL_SEND_BATCH ? left : DOORBELL_SEND_BATCH;
 	if (pi_sane(qp, pi, &qp->sq_next, qp->cap.max_send_wr, false)) {
-		for (budget = DOORBELL_SEND_BATCH; qp->sq_next != pi && budget; budget--) {
+		for (; qp->sq_next != pi && budget; budget--, taken++) {
 			struct xport_send_wqe w;
 
 			n = qp->sq_next++;
@@ -105,6 +132,7 @@ static bool qp_doorbell(struct ctl_qp *qp)
 		}
 	}
 	more = qp->sq_next != pi;
+	client_charge(qp->owner, taken, more && taken == left);
 	qp_recv_doorbell(qp);
 	return more;
 }
@@ -302,8 +330,8 @@ void doorbell_recv_refill(struct ctl_qp *qp)
 
 bool doorbell_post_wqes(struct ctl_client *c)
 {
+	uint32_t h, i, n = c->qps.cap;
 	bool more = false;
-	uint32_t h;
 
 	/* SRQs first: a QP's receive may be waiting for them */
 	for (h = 1; h <= c->srqs.cap; h++) {
@@ -312,9 +340,15 @@ bool doorbell_post_wqes(struct ctl_client *c)
 		if (srq && srq->xsrq)
 			srq_doorbell(srq);
 	}
-	for (h = 1; h <= c->qps.cap; h++) {
-		struct ctl_qp *qp = objtab_get(&c->qps, h);
+	/* from where the budget stopped the last scan, round the table once */
+	for (i = 0; i < n; i++) {
+		uint32_t slot = (c->db_next_slot + i) % n;
+		struct ctl_qp *qp = objtab_get(&c->qps, slot + 1);
 
+		if (!client_budget(c)) {
+			c->db_next_slot = slot;
+			return true;
+		}
 		if (qp && qp->raw) {
 			if (raw_qp_doorbell(qp))
 				more = true;

@@ -34,6 +34,16 @@ void doorbell_close(struct ctl_client *c);
  */
 #define DOORBELL_SEND_BATCH 16
 
+/*
+ * Send WQEs taken from all the rings of one client per loop turn, whichever
+ * path takes them (its doorbell, or the polls of QPs whose no_doorbell
+ * promise stands). A client posting on many QPs at once gets two QPs' worth
+ * a turn, like a client with one busy QP, and the scan of its QPs resumes
+ * where the budget stopped it: the loop turn, and so what every other
+ * client waits, stays bounded however many QPs one client floods.
+ */
+#define DOORBELL_CLIENT_BUDGET (2 * DOORBELL_SEND_BATCH)
+
 /* Post the new WQEs of C's QP rings: every receive WQE, at most
  * DOORBELL_SEND_BATCH send WQEs per QP; a QP with new WQEs gets the
  * no_doorbell promise (abi_ring.h) until a loop turn finds it idle.

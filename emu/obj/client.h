@@ -47,6 +47,12 @@ struct ctl_client {
 	int async_fd;           /* provider's async_fd peer; -1 before HELLO */
 	int db_fd;              /* doorbell eventfd; -1 before HELLO */
 	ev_io db_io;
+	/* The doorbell service's share (emu/nic/doorbell.c): send WQEs taken
+	 * in loop turn db_turn (DOORBELL_CLIENT_BUDGET a turn), and the QP
+	 * table slot the next scan starts at, so every QP gets its turn. */
+	unsigned int db_turn;
+	uint32_t db_taken;
+	uint32_t db_next_slot;
 
 	struct cm_conn *cm;     /* a CM connection (CM_HELLO done), emu/cm/ */
 
