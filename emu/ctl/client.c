@@ -48,6 +48,7 @@ struct ctl_client *client_new(struct uroce_dev *d, int fd)
 	c->db_fd = -1;
 	c->mem_fd = -1;
 	c->maps_fd = -1;
+	c->cmd_file = -1;
 	c->id = d->next_client_id++;
 	snprintf(c->comm, sizeof(c->comm), "?");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
@@ -92,6 +93,8 @@ void client_destroy(struct ctl_client *c)
 	/* writes into its memory land before its descriptors close */
 	mem_wb_flush(d);
 	cm_client_gone(c);
+	/* its importers first (they hold its objects), then its own imports */
+	share_client_gone(c);
 	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
 	 * MRs and PDs) and MRs (hold PDs). */
 	DRAIN(c, qps, struct ctl_qp, qp_free);

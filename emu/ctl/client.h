@@ -21,6 +21,7 @@
 
 struct uroce_dev;
 struct cm_conn;
+struct ctl_import;
 
 struct ctl_client {
 	struct uroce_dev *dev;
@@ -54,6 +55,13 @@ struct ctl_client {
 	struct obj_table xrcds;  /* struct ctl_xrcd (obj_xrcd.c) */
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
+	/* Shared contexts (obj_share.c): the command file this connection
+	 * named or imported (-1 = none), the connection it imported (NULL =
+	 * none), and the handles IMPORT_OBJ gave it. */
+	int cmd_file;
+	struct ctl_client *import_from;
+	struct ctl_import *imports;
+	uint32_t n_imports, cap_imports;
 };
 
 /* A new client for connection FD (already accepted, non-blocking). Reads

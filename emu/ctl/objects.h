@@ -32,6 +32,7 @@ struct ctl_pd {
 	uint32_t handle;
 	uint32_t pdn;            /* device-wide PD number (the data path compares these) */
 	uint32_t users;          /* MRs, QPs and AHs using it (DEALLOC_PD: EBUSY) */
+	uint32_t imported;       /* IMPORT_OBJ handles naming it (obj_share.c; EBUSY) */
 };
 
 struct ctl_mr {
@@ -46,6 +47,7 @@ struct ctl_mr {
 	struct ctl_client *owner;
 	struct ctl_dm *dm;       /* REG_DM_MR: zero-based over dm->mem + dm_offset, else NULL */
 	uint64_t dm_offset;      /* bytes into the DM */
+	uint32_t imported;       /* IMPORT_OBJ handles naming it (obj_share.c; EBUSY) */
 };
 
 /* Device memory (ibv_alloc_dm(3), uroce/abi_dm.h): a memfd the daemon
@@ -58,6 +60,8 @@ struct ctl_dm {
 	uint64_t map_size;
 	uint32_t mrs;            /* MRs registered on it (FREE_DM: EBUSY) */
 	struct ctl_client *owner;
+	int memfd;               /* the memfd, for IMPORT_OBJ (obj_share.c) */
+	uint32_t imported;       /* IMPORT_OBJ handles naming it (EBUSY) */
 };
 
 /* A memory window (IBTA 10.6.7; ibv_alloc_mw(3)): a type 1 window has a
@@ -187,6 +191,14 @@ struct ctl_call {
 typedef int (*ctl_handler)(struct ctl_client *c, struct ctl_call *call);
 
 int op_hello(struct ctl_client *c, struct ctl_call *call);
+/* Shared contexts (obj_share.c, uroce/abi_share.h). */
+int op_share_context(struct ctl_client *c, struct ctl_call *call);
+int op_import_context(struct ctl_client *c, struct ctl_call *call);
+int op_import_obj(struct ctl_client *c, struct ctl_call *call);
+int op_unimport_obj(struct ctl_client *c, struct ctl_call *call);
+/* Ends C's importers (client_destroy) and drops C's imported handles;
+ * closes its command file. Called first by client_destroy. */
+void share_client_gone(struct ctl_client *c);
 /* What HELLO and CM_HELLO (uroce/abi_cm.h) both check, in this order:
  * ABI_VERSION is UROCE_ABI_VERSION (else EPROTONOSUPPORT), RESERVED is 0
  * (EINVAL), PID is the peer's SO_PEERCRED pid (EPERM). 0 if all hold. */
