@@ -5,3 +5,11 @@ tests_daemon_share_SOURCES = tests/daemon_share.c tests/daemon_proto.c tests/dae
 tests_daemon_share_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 TESTS += tests/daemon_share.sh
 EXTRA_DIST += tests/daemon_share.sh
+# Shared contexts through the verbs API, across processes (Check).
+check_PROGRAMS += tests/traffic_share
+tests_traffic_share_SOURCES = tests/traffic_share.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_share_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_share_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_share_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+TESTS += tests/traffic_share.sh
+EXTRA_DIST += tests/traffic_share.sh
