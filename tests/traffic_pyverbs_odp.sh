@@ -10,6 +10,8 @@
 # without 2 MiB huge pages they must skip with pyverbs' reason for that.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
+# the three huge-page tests map 2 MiB pages: as root, make sure there are some
+hugepages_want 16
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 if [ ! -f "$hp" ]; then
 	why="Huge pages of size 2M is not supported in this platform"
