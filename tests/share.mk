@@ -13,3 +13,8 @@ tests_traffic_share_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_share_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 TESTS += tests/traffic_share.sh
 EXTRA_DIST += tests/traffic_share.sh
+# rdma-core's tests.test_shared_pd (tests/lib.sh pyverbs_run).
+TESTS += tests/traffic_pyverbs_share.sh
+EXTRA_DIST += tests/traffic_pyverbs_share.sh
+EXTRA_DIST += tests/pyverbs/44/traffic_pyverbs_share.tsv
+EXTRA_DIST += tests/pyverbs/56/traffic_pyverbs_share.tsv
