@@ -89,11 +89,14 @@ void client_destroy(struct ctl_client *c)
 	struct uroce_dev *d = c->dev;
 	uint32_t nqp = c->qps.count, nah = c->ahs.count, nmr = c->mrs.count, ncq = c->cqs.count,
 		 npd = c->pds.count;
+	struct ctl_client *imp;
 
 	/* writes into its memory land before its descriptors close */
 	mem_wb_flush(d);
 	cm_client_gone(c);
 	/* its importers first (they hold its objects), then its own imports */
+	while ((imp = share_end_importer(c)))
+		client_destroy(imp);
 	share_client_gone(c);
 	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
 	 * MRs and PDs) and MRs (hold PDs). */

@@ -17,6 +17,7 @@
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/async_event.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -219,22 +220,23 @@ int op_unimport_obj(struct ctl_client *c, struct ctl_call *call)
 	return EINVAL;
 }
 
-void share_client_gone(struct ctl_client *c)
+struct ctl_client *share_end_importer(struct ctl_client *c)
 {
 	struct ctl_client *o;
 
-	/* client_destroy unlinks each importer, so look again from the head */
-	for (;;) {
-		for (o = c->dev->clients; o && o->import_from != c; o = o->next)
-			;
-		if (!o)
-			break;
-		ulog(ULOG_INFO, "client#%u: ended with client#%u, whose context it imported", o->id,
-		     c->id);
-		if (o->hello)
-			client_async_event(o, 1, IBV_EVENT_DEVICE_FATAL);
-		client_destroy(o);
-	}
+	for (o = c->dev->clients; o && o->import_from != c; o = o->next)
+		;
+	if (!o)
+		return NULL;
+	ulog(ULOG_INFO, "client#%u: ended with client#%u, whose context it imported", o->id, c->id);
+	if (o->hello)
+		client_async_event(o, 1, IBV_EVENT_DEVICE_FATAL);
+	o->import_from = NULL;
+	return o;
+}
+
+void share_client_gone(struct ctl_client *c)
+{
 	while (c->n_imports)
 		drop_import(c, c->n_imports - 1);
 	free(c->imports);

@@ -196,8 +196,12 @@ int op_share_context(struct ctl_client *c, struct ctl_call *call);
 int op_import_context(struct ctl_client *c, struct ctl_call *call);
 int op_import_obj(struct ctl_client *c, struct ctl_call *call);
 int op_unimport_obj(struct ctl_client *c, struct ctl_call *call);
-/* Ends C's importers (client_destroy) and drops C's imported handles;
- * closes its command file. Called first by client_destroy. */
+/* The first connection that imported C's context, told that the device is
+ * gone (IBV_EVENT_DEVICE_FATAL) and unlinked from C, for client_destroy to
+ * end; NULL when none is left. */
+struct ctl_client *share_end_importer(struct ctl_client *c);
+/* Drops C's imported handles and closes its command file (client_destroy,
+ * after its importers are gone). */
 void share_client_gone(struct ctl_client *c);
 /* What HELLO and CM_HELLO (uroce/abi_cm.h) both check, in this order:
  * ABI_VERSION is UROCE_ABI_VERSION (else EPROTONOSUPPORT), RESERVED is 0

@@ -83,10 +83,7 @@ enum uroce_op {
 	UROCE_OP_CLOSE_XRCD = 30,
 	UROCE_OP_CREATE_XRC_SRQ = 31, /* fds: [SRQ ring memfd] (uroce/abi_xrc.h) */
 	UROCE_OP_CREATE_XRC_QP = 32,  /* an XRC_RECV QP (uroce/abi_xrc.h) */
-	UROCE_OP_SHARE_CONTEXT = 37,  /* fds: [cmd_fd] (uroce/abi_share.h) */
-	UROCE_OP_IMPORT_CONTEXT = 38, /* fds: [cmd_fd] (uroce/abi_share.h) */
-	UROCE_OP_IMPORT_OBJ = 39,     /* reply fds: DM -> [memfd] (uroce/abi_share.h) */
-	UROCE_OP_UNIMPORT_OBJ = 44,
+	/* 37, 38, 39, 44: shared contexts (uroce/abi_share.h) */
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -740,10 +737,6 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_req);
 	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_xrc_srq_req);
 	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_xrc_qp_req);
-	case UROCE_OP_SHARE_CONTEXT:
-	case UROCE_OP_IMPORT_CONTEXT: return sizeof(struct uroce_hdr);
-	case UROCE_OP_IMPORT_OBJ:
-	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_import_obj_req);
 	case UROCE_OP_ADMIN_STATUS:
 	case UROCE_OP_ADMIN_CAPTURE_START:
 	case UROCE_OP_ADMIN_CAPTURE_STOP:
@@ -755,7 +748,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ALLOC_DM: return sizeof(struct uroce_alloc_dm_req);
 	case UROCE_OP_FREE_DM: return sizeof(struct uroce_handle_req);
 	case UROCE_OP_REG_DM_MR: return sizeof(struct uroce_reg_dm_mr_req);
-	default: return uroce_flow_req_size(op);
+	default: return uroce_share_req_size(op);
 	}
 }
 
@@ -794,11 +787,7 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_srq_resp);
 	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_qp_resp);
-	case UROCE_OP_SHARE_CONTEXT:
-	case UROCE_OP_IMPORT_CONTEXT:
-	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_handle_resp);
-	case UROCE_OP_IMPORT_OBJ: return sizeof(struct uroce_import_obj_resp);
-	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
+	default: return uroce_share_resp_size(op);
 	}
 }
 

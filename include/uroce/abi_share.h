@@ -17,7 +17,16 @@
 #ifndef UROCE_ABI_SHARE_H
 #define UROCE_ABI_SHARE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* Opcodes (struct uroce_hdr.opcode), beside enum uroce_op of uroce/abi.h. */
+enum uroce_share_op {
+	UROCE_OP_SHARE_CONTEXT = 37,  /* fds: [cmd_fd] */
+	UROCE_OP_IMPORT_CONTEXT = 38, /* fds: [cmd_fd] */
+	UROCE_OP_IMPORT_OBJ = 39,     /* reply fds: DM -> [memfd] */
+	UROCE_OP_UNIMPORT_OBJ = 44,
+};
 
 /*
  * SHARE_CONTEXT (fds: [the context's cmd_fd]; struct uroce_hdr request,
@@ -77,5 +86,30 @@ struct uroce_import_obj_resp {
 	uint64_t length;
 	uint64_t map_size;
 };
+
+/* Request size of the opcodes above, else uroce_flow_req_size's answer. */
+static inline size_t uroce_share_req_size(unsigned int op)
+{
+	switch (op) {
+	case UROCE_OP_SHARE_CONTEXT:
+	case UROCE_OP_IMPORT_CONTEXT: return sizeof(struct uroce_hdr);
+	case UROCE_OP_IMPORT_OBJ:
+	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_import_obj_req);
+	default: return uroce_flow_req_size(op);
+	}
+}
+
+/* Reply size of the opcodes above, else uroce_flow_resp_size's answer, else
+ * a bare header. */
+static inline size_t uroce_share_resp_size(unsigned int op)
+{
+	switch (op) {
+	case UROCE_OP_SHARE_CONTEXT:
+	case UROCE_OP_IMPORT_CONTEXT:
+	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_handle_resp);
+	case UROCE_OP_IMPORT_OBJ: return sizeof(struct uroce_import_obj_resp);
+	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
+	}
+}
 
 #endif
