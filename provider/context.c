@@ -326,6 +326,7 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.create_cq = uroce_create_cq,
 	.create_cq_ex = uroce_create_cq_ex,
 	.import_dm = uroce_import_dm,
+	.open_qp = uroce_open_qp,
 	.import_mr = uroce_import_mr,
 	.import_pd = uroce_import_pd,
 	.unimport_dm = uroce_unimport_dm,

@@ -219,3 +219,4 @@ void uroce_unimport_mr(struct ibv_mr *ibmr)
 	uroce_unimport_obj(ibmr->context, UROCE_IMPORT_MR, mr->handle);
 	free(mr);
 }
+

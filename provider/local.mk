@@ -67,3 +67,4 @@ uroce-provider-uninstall:
 provider_liburoce_la_SOURCES += provider/dv_wq.c
 provider_liburoce_la_SOURCES += provider/xrc.c
 provider_liburoce_la_SOURCES += provider/import.c
+provider_liburoce_la_SOURCES += provider/open_qp.c

@@ -18,3 +18,6 @@ TESTS += tests/traffic_pyverbs_share.sh
 EXTRA_DIST += tests/traffic_pyverbs_share.sh
 EXTRA_DIST += tests/pyverbs/44/traffic_pyverbs_share.tsv
 EXTRA_DIST += tests/pyverbs/56/traffic_pyverbs_share.tsv
+# qp.c hands opened QPs (ibv_open_qp) to open_qp.c
+tests_provider_cq_poll_SOURCES += provider/open_qp.c
+tests_provider_dv_wc_SOURCES += provider/open_qp.c

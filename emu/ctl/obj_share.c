@@ -41,6 +41,7 @@ static struct obj_table *table_of(struct ctl_client *c, uint32_t type)
 	case UROCE_IMPORT_PD: return &c->pds;
 	case UROCE_IMPORT_MR: return &c->mrs;
 	case UROCE_IMPORT_DM: return &c->dms;
+	case UROCE_IMPORT_QP: return &c->qps;
 	default: return NULL;
 	}
 }
@@ -51,6 +52,7 @@ static uint32_t *imported_of(uint32_t type, void *obj)
 	switch (type) {
 	case UROCE_IMPORT_PD: return &((struct ctl_pd *)obj)->imported;
 	case UROCE_IMPORT_MR: return &((struct ctl_mr *)obj)->imported;
+	case UROCE_IMPORT_QP: return &((struct ctl_qp *)obj)->imported;
 	default: return &((struct ctl_dm *)obj)->imported;
 	}
 }
@@ -133,12 +135,28 @@ int op_import_context(struct ctl_client *c, struct ctl_call *call)
 	return 0;
 }
 
+/* Room for one more entry in c->imports: 0 or ENOMEM. */
+static int imports_room(struct ctl_client *c)
+{
+	struct ctl_import *imp;
+	uint32_t cap;
+
+	if (c->n_imports < c->cap_imports)
+		return 0;
+	cap = c->cap_imports ? c->cap_imports * 2 : 8;
+	imp = realloc(c->imports, cap * sizeof(*imp));
+	if (!imp)
+		return ENOMEM;
+	c->imports = imp;
+	c->cap_imports = cap;
+	return 0;
+}
+
 int op_import_obj(struct ctl_client *c, struct ctl_call *call)
 {
 	const struct uroce_import_obj_req *req = call->req;
 	struct uroce_import_obj_resp *resp = call->resp;
 	struct obj_table *from, *to;
-	struct ctl_import *imp;
 	uint32_t handle;
 	void *obj;
 	int rc;
@@ -147,20 +165,13 @@ int op_import_obj(struct ctl_client *c, struct ctl_call *call)
 		return EINVAL;
 	from = table_of(c->import_from, req->type);
 	to = table_of(c, req->type);
-	if (!from)
+	if (!from || req->type == UROCE_IMPORT_QP)
 		return EINVAL;
 	obj = objtab_get(from, req->handle);
 	if (!obj)
 		return EINVAL;
-	if (c->n_imports == c->cap_imports) {
-		uint32_t cap = c->cap_imports ? c->cap_imports * 2 : 8;
-
-		imp = realloc(c->imports, cap * sizeof(*imp));
-		if (!imp)
-			return ENOMEM;
-		c->imports = imp;
-		c->cap_imports = cap;
-	}
+	if (imports_room(c))
+		return ENOMEM;
 	if (req->type == UROCE_IMPORT_DM) {
 		struct ctl_dm *dm = obj;
 
@@ -220,6 +231,45 @@ int op_unimport_obj(struct ctl_client *c, struct ctl_call *call)
 	return EINVAL;
 }
 
+/* The XRC_RECV QP numbered QPN that its creator owns in domain DOM, or NULL. */
+static struct ctl_qp *find_xrc_tgt(struct uroce_dev *d, const struct xrcd_dom *dom, uint32_t qpn)
+{
+	for (struct ctl_client *o = d->clients; o; o = o->next) {
+		for (uint32_t h = 1; h <= o->qps.cap; h++) {
+			struct ctl_qp *qp = objtab_get(&o->qps, h);
+
+			if (qp && qp->handle == h && qp->owner == o && qp->qpn == qpn &&
+			    qp->type == IBV_QPT_XRC_RECV && qp->xrcd && qp->xrcd->dom == dom)
+				return qp;
+		}
+	}
+	return NULL;
+}
+
+int op_open_qp(struct ctl_client *c, struct ctl_call *call)
+{
+	const struct uroce_open_qp_req *req = call->req;
+	struct uroce_handle_resp *resp = call->resp;
+	struct ctl_xrcd *x = objtab_get(&c->xrcds, req->xrcd_handle);
+	struct ctl_qp *qp;
+	uint32_t handle;
+	int rc;
+
+	if (!x || req->reserved || req->hdr.reserved)
+		return EINVAL;
+	qp = find_xrc_tgt(c->dev, x->dom, req->qpn);
+	if (!qp)
+		return EINVAL;
+	if ((rc = imports_room(c)) || (rc = objtab_add(&c->qps, qp, &handle)))
+		return rc;
+	c->imports[c->n_imports++] = (struct ctl_import){ UROCE_IMPORT_QP, handle, qp };
+	qp->imported++;
+	resp->handle = handle;
+	ulog(ULOG_INFO, "client#%u opened XRC target qpn 0x%x of client#%u", c->id, qp->qpn,
+	     qp->owner->id);
+	return 0;
+}
+
 struct ctl_client *share_end_importer(struct ctl_client *c)
 {
 	struct ctl_client *o;
@@ -237,6 +287,16 @@ struct ctl_client *share_end_importer(struct ctl_client *c)
 
 void share_client_gone(struct ctl_client *c)
 {
+	/* others' OPEN_QP handles of its XRC target QPs go stale */
+	for (struct ctl_client *o = c->dev->clients; o; o = o->next) {
+		for (uint32_t i = 0; i < o->n_imports;) {
+			if (o->imports[i].type == UROCE_IMPORT_QP &&
+			    ((struct ctl_qp *)o->imports[i].obj)->owner == c)
+				drop_import(o, i);
+			else
+				i++;
+		}
+	}
 	while (c->n_imports)
 		drop_import(c, c->n_imports - 1);
 	free(c->imports);

@@ -169,6 +169,7 @@ struct ctl_qp {
 				  * promise is withdrawn, before the loop sleeps */
 	uint32_t async_events;
 	struct ctl_client *owner;
+	uint32_t imported;       /* OPEN_QP handles naming it (obj_share.c; DESTROY_QP: EBUSY) */
 };
 
 struct ctl_ah {
@@ -196,6 +197,7 @@ int op_share_context(struct ctl_client *c, struct ctl_call *call);
 int op_import_context(struct ctl_client *c, struct ctl_call *call);
 int op_import_obj(struct ctl_client *c, struct ctl_call *call);
 int op_unimport_obj(struct ctl_client *c, struct ctl_call *call);
+int op_open_qp(struct ctl_client *c, struct ctl_call *call);
 /* The first connection that imported C's context, told that the device is
  * gone (IBV_EVENT_DEVICE_FATAL) and unlinked from C, for client_destroy to
  * end; NULL when none is left. */

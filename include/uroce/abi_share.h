@@ -26,6 +26,7 @@ enum uroce_share_op {
 	UROCE_OP_IMPORT_CONTEXT = 38, /* fds: [cmd_fd] */
 	UROCE_OP_IMPORT_OBJ = 39,     /* reply fds: DM -> [memfd] */
 	UROCE_OP_UNIMPORT_OBJ = 44,
+	UROCE_OP_OPEN_QP = 33,        /* an XRC target QP by number */
 };
 
 /*
@@ -54,6 +55,7 @@ enum uroce_import_type {
 	UROCE_IMPORT_PD = 1,
 	UROCE_IMPORT_MR = 2,
 	UROCE_IMPORT_DM = 3,
+	UROCE_IMPORT_QP = 4,  /* a handle OPEN_QP gave (UNIMPORT_OBJ only) */
 };
 
 /*
@@ -87,6 +89,25 @@ struct uroce_import_obj_resp {
 	uint64_t map_size;
 };
 
+/*
+ * OPEN_QP (ibv_open_qp(3)): the XRC_RECV QP number qpn of any connection,
+ * if it was created in the domain this connection's XRCD handle
+ * xrcd_handle names (the same file, ibv_open_xrcd(3)); reply
+ * struct uroce_handle_resp, a QP handle of this connection usable by
+ * MODIFY_QP and QUERY_QP and given back by UNIMPORT_OBJ (type
+ * UROCE_IMPORT_QP). EINVAL: no such XRCD handle, no XRC_RECV QP of that
+ * number in its domain, reserved != 0. While opened, the QP cannot be
+ * destroyed by its creator (DESTROY_QP: EBUSY); when the creator's
+ * connection ends, the opened handles go stale (EINVAL). Its async events
+ * go to the creator only.
+ */
+struct uroce_open_qp_req {
+	struct uroce_hdr hdr;
+	uint32_t xrcd_handle;
+	uint32_t qpn;
+	uint64_t reserved;
+};
+
 /* Request size of the opcodes above, else uroce_flow_req_size's answer. */
 static inline size_t uroce_share_req_size(unsigned int op)
 {
@@ -95,6 +116,7 @@ static inline size_t uroce_share_req_size(unsigned int op)
 	case UROCE_OP_IMPORT_CONTEXT: return sizeof(struct uroce_hdr);
 	case UROCE_OP_IMPORT_OBJ:
 	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_import_obj_req);
+	case UROCE_OP_OPEN_QP: return sizeof(struct uroce_open_qp_req);
 	default: return uroce_flow_req_size(op);
 	}
 }
@@ -106,7 +128,8 @@ static inline size_t uroce_share_resp_size(unsigned int op)
 	switch (op) {
 	case UROCE_OP_SHARE_CONTEXT:
 	case UROCE_OP_IMPORT_CONTEXT:
-	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_handle_resp);
+	case UROCE_OP_UNIMPORT_OBJ:
+	case UROCE_OP_OPEN_QP: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_IMPORT_OBJ: return sizeof(struct uroce_import_obj_resp);
 	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
