@@ -10,7 +10,10 @@
  * of the table is one request with its exact status; handles, keys and
  * lengths of the replies are checked after. Then A disconnects: the daemon
  * ends B too (IBV_EVENT_DEVICE_FATAL on its async socket, end of file on
- * its connection). Exit 0 or 1.
+ * its connection). Last, OPEN_QP: C opens an XRC_RECV QP of D through an
+ * XRCD of the same file (its handle, MODIFY/QUERY through it, EBUSY for D's
+ * DESTROY_QP, UNIMPORT_OBJ twice), refusals (a private XRCD, an unknown
+ * QPN, reserved), and a stale handle once D is gone. Exit 0 or 1.
  */
 #include "config.h"
 #include "daemon_proto.h"
@@ -99,6 +102,94 @@ static int rereg_access(struct dp_session *ss, uint32_t mr)
 	req.flags = IBV_REREG_MR_CHANGE_ACCESS;
 	req.access = IBV_ACCESS_LOCAL_WRITE;
 	return dp_call(ss->s, &req, NULL, 0, &resp, sizeof(resp), NULL, NULL);
+}
+
+/* OPEN_XRCD of FD (-1: private) with O_CREAT; the handle. */
+static uint32_t xrcd(struct dp_session *ss, int fd)
+{
+	struct uroce_open_xrcd_req req = { 0 };
+	struct uroce_open_xrcd_resp resp;
+
+	dp_hdr(&req, UROCE_OP_OPEN_XRCD, 11);
+	req.oflags = O_CREAT;
+	if (dp_call(ss->s, &req, fd >= 0 ? &fd : NULL, fd >= 0, &resp, sizeof(resp), NULL, NULL))
+		return 0;
+	return resp.handle;
+}
+
+static int open_qp(struct dp_session *ss, uint32_t x, uint32_t qpn, uint64_t reserved, uint32_t *h)
+{
+	struct uroce_open_qp_req req = { 0 };
+	struct uroce_handle_resp resp;
+	int rc;
+
+	dp_hdr(&req, UROCE_OP_OPEN_QP, 12);
+	req.xrcd_handle = x;
+	req.qpn = qpn;
+	req.reserved = reserved;
+	rc = dp_call(ss->s, &req, NULL, 0, &resp, sizeof(resp), NULL, NULL);
+	*h = rc == 0 ? resp.handle : 0;
+	return rc;
+}
+
+/* OPEN_QP between C and a new connection D (see the top). */
+static void open_qp_rows(struct dp_session *c, const char *sock)
+{
+	char path[] = "/tmp/uroce-share-XXXXXX";
+	struct uroce_create_xrc_qp_req req = { 0 };
+	struct uroce_create_qp_resp qp;
+	struct uroce_query_qp_req qreq = { 0 };
+	struct uroce_query_qp_resp qresp;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct dp_session d;
+	uint32_t xd, xc, xp, h, dummy;
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0 || dp_open(&d, sock)) {
+		CHECK(0, "OPEN_QP setup");
+		return;
+	}
+	xd = xrcd(&d, fd);
+	xc = xrcd(c, fd);
+	xp = xrcd(c, -1);
+	CHECK(xd && xc && xp, "XRCDs %u %u %u", xd, xc, xp);
+	dp_hdr(&req, UROCE_OP_CREATE_XRC_QP, 13);
+	req.xrcd_handle = xd;
+	rc = dp_call(d.s, &req, NULL, 0, &qp, sizeof(qp), NULL, NULL);
+	CHECK(rc == 0, "CREATE_XRC_QP %d", rc);
+	CHECK(open_qp(c, xp, qp.qpn, 0, &h) == EINVAL, "OPEN_QP through a private XRCD");
+	CHECK(open_qp(c, xc, qp.qpn + 1, 0, &h) == EINVAL, "OPEN_QP of an unknown QPN");
+	CHECK(open_qp(c, xc, qp.qpn, 1, &h) == EINVAL, "OPEN_QP reserved 1");
+	CHECK(open_qp(c, 77, qp.qpn, 0, &h) == EINVAL, "OPEN_QP XRCD 77");
+	rc = open_qp(c, xc, qp.qpn, 0, &h);
+	CHECK(rc == 0 && h != 0, "OPEN_QP: rc %d handle %u", rc, h);
+	CHECK(dp_modify_qp(c, h, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				      IBV_QP_ACCESS_FLAGS) == 0, "MODIFY_QP through the opened handle");
+	dp_hdr(&qreq, UROCE_OP_QUERY_QP, 14);
+	qreq.handle = qp.handle;
+	qreq.attr_mask = IBV_QP_STATE;
+	rc = dp_call(d.s, &qreq, NULL, 0, &qresp, sizeof(qresp), NULL, NULL);
+	CHECK(rc == 0 && qresp.attr.qp_state == IBV_QPS_INIT, "D sees INIT: rc %d state %d", rc,
+	      qresp.attr.qp_state);
+	CHECK(dp_handle_op(&d, UROCE_OP_DESTROY_QP, qp.handle) == EBUSY, "D destroys an opened QP");
+	CHECK(dp_handle_op(c, UROCE_OP_DESTROY_QP, h) == EBUSY, "C destroys its opened handle");
+	CHECK(obj_op(c, UROCE_OP_UNIMPORT_OBJ, UROCE_IMPORT_QP, h, NULL, NULL) == 0, "close opened");
+	CHECK(obj_op(c, UROCE_OP_UNIMPORT_OBJ, UROCE_IMPORT_QP, h, NULL, NULL) == EINVAL,
+	      "close opened twice");
+	/* opened again, then D goes: the handle is stale */
+	CHECK(open_qp(c, xc, qp.qpn, 0, &h) == 0, "OPEN_QP again");
+	dp_close(&d);
+	rc = EAGAIN;
+	for (int i = 0; i < 100 && rc != EINVAL; i++) {
+		usleep(20000);
+		rc = dp_modify_qp(c, h, &a, IBV_QP_STATE);
+	}
+	CHECK(rc == EINVAL, "MODIFY_QP through a stale handle: %d", rc);
+	CHECK(obj_op(c, UROCE_OP_UNIMPORT_OBJ, UROCE_IMPORT_QP, h, NULL, NULL) == EINVAL,
+	      "close a stale handle");
+	CHECK(dp_alloc_pd(c, &dummy) == 0, "C carries on");
+	close(fd);
+	unlink(path);
 }
 
 int main(int argc, char **argv)
@@ -209,6 +300,7 @@ int main(int argc, char **argv)
 	}
 	/* C is untouched */
 	CHECK(dp_alloc_pd(&c, &dummy) == 0 && dummy == 1, "C still works: pd %u", dummy);
+	open_qp_rows(&c, argv[1]);
 	dp_close(&b);
 	dp_close(&c);
 	return failures ? 1 : 0;
