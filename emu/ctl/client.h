@@ -4,7 +4,9 @@
  *
  * Every object (PD, MR, CQ, SRQ, QP, AH) belongs to exactly one client and is named
  * by a per-client handle (1, 2, ...; never 0) in that client's table for its
- * type, so a client can never name another client's object. When the
+ * type, so a client can never name another client's object, except through
+ * the handles obj_share.c gives to one holding the owner's command file or
+ * an XRC domain's file (IMPORT_OBJ, OPEN_QP). When the
  * connection ends — close, crash, SIGKILL: the kernel closes the socket either
  * way — client_destroy frees everything it still owns, in dependency order.
  */
