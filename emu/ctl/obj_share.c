@@ -135,12 +135,18 @@ int op_import_context(struct ctl_client *c, struct ctl_call *call)
 	return 0;
 }
 
+/* Imported and opened handles one connection may hold: each costs the
+ * daemon memory no object quota counts. */
+#define SHARE_MAX_IMPORTS 65536u
+
 /* Room for one more entry in c->imports: 0 or ENOMEM. */
 static int imports_room(struct ctl_client *c)
 {
 	struct ctl_import *imp;
 	uint32_t cap;
 
+	if (c->n_imports >= SHARE_MAX_IMPORTS)
+		return ENOMEM;
 	if (c->n_imports < c->cap_imports)
 		return 0;
 	cap = c->cap_imports ? c->cap_imports * 2 : 8;

@@ -73,6 +73,7 @@ enum uroce_import_type {
  * UNIMPORT_OBJ: forgets an imported handle of this connection. EINVAL:
  * not a handle IMPORT_OBJ gave (own objects, a handle already unimported,
  * a stale one) or type mismatch.
+ * ENOMEM (IMPORT_OBJ, OPEN_QP): the connection holds 65536 such handles.
  */
 struct uroce_import_obj_req {
 	struct uroce_hdr hdr;
