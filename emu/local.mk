@@ -58,3 +58,4 @@ noinst_HEADERS += include/uroce/abi_xrc.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrc.c
 emu_liburoced_la_SOURCES += emu/ctl/obj_share.c
 noinst_HEADERS += include/uroce/abi_share.h
+noinst_HEADERS += emu/ctl/share.h

@@ -17,6 +17,7 @@
 #include "emu/nic/device.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
+#include "emu/ctl/share.h"
 #include "emu/ctl/async_event.h"
 
 #include <errno.h>

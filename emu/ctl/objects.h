@@ -192,19 +192,6 @@ struct ctl_call {
 typedef int (*ctl_handler)(struct ctl_client *c, struct ctl_call *call);
 
 int op_hello(struct ctl_client *c, struct ctl_call *call);
-/* Shared contexts (obj_share.c, uroce/abi_share.h). */
-int op_share_context(struct ctl_client *c, struct ctl_call *call);
-int op_import_context(struct ctl_client *c, struct ctl_call *call);
-int op_import_obj(struct ctl_client *c, struct ctl_call *call);
-int op_unimport_obj(struct ctl_client *c, struct ctl_call *call);
-int op_open_qp(struct ctl_client *c, struct ctl_call *call);
-/* The first connection that imported C's context, told that the device is
- * gone (IBV_EVENT_DEVICE_FATAL) and unlinked from C, for client_destroy to
- * end; NULL when none is left. */
-struct ctl_client *share_end_importer(struct ctl_client *c);
-/* Drops C's imported handles and closes its command file (client_destroy,
- * after its importers are gone). */
-void share_client_gone(struct ctl_client *c);
 /* What HELLO and CM_HELLO (uroce/abi_cm.h) both check, in this order:
  * ABI_VERSION is UROCE_ABI_VERSION (else EPROTONOSUPPORT), RESERVED is 0
  * (EINVAL), PID is the peer's SO_PEERCRED pid (EPERM). 0 if all hold. */
