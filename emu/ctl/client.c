@@ -9,9 +9,9 @@
 #include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
-#include "emu/ctl/share.h"
 #include "emu/cm/cm.h"
 #include "emu/eth/eth.h"
+#include "emu/ctl/share.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,10 +10,10 @@
 #include "emu/nic/mem_wb.h"
 #include "emu/log.h"
 #include "emu/ctl/objects.h"
-#include "emu/ctl/share.h"
 #include "emu/eth/eth.h"
 #include "uroce/fdmsg.h"
 #include "emu/cm/cm.h"
+#include "emu/ctl/share.h"
 
 #include <errno.h>
 #include <stdbool.h>
