@@ -57,3 +57,6 @@ noinst_HEADERS += include/uroce/abi_asserts.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrcd.c
 noinst_HEADERS += include/uroce/abi_xrc.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrc.c
+emu_liburoced_la_SOURCES += emu/ctl/obj_share.c
+noinst_HEADERS += include/uroce/abi_share.h
+noinst_HEADERS += emu/ctl/share.h

@@ -159,8 +159,28 @@ static void release(struct uroce_context *ctx)
 	pthread_mutex_destroy(&ctx->kept_lock);
 }
 
+/* Names cmd_fd's open file to the daemon, so that ibv_import_device of a
+ * descriptor of it finds this context (uroce/abi_share.h SHARE_CONTEXT). */
+static void share_context(struct uroce_context *ctx, int cmd_fd)
+{
+	static bool said;
+	struct uroce_hdr req;
+	struct uroce_handle_resp resp;
+	int ret = uroce_ctl_call(ctx, UROCE_OP_SHARE_CONTEXT, &req, sizeof(req), &cmd_fd, 1,
+				 &resp, sizeof(resp), NULL, NULL);
+
+	if (ret && !__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, UROCE_LOG_PREFIX "the daemon refused SHARE_CONTEXT (%s): "
+			"ibv_import_device of this context will fail\n", strerror(ret));
+}
+
 struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 					  void *private_data)
+{
+	return uroce_open_context(ibdev, cmd_fd, false);
+}
+
+struct verbs_context *uroce_open_context(struct ibv_device *ibdev, int cmd_fd, bool import)
 {
 	struct uroce_device *dev = uroce_container_of(ibdev, struct uroce_device, vdev.device);
 	struct uroce_context *ctx;
@@ -215,6 +235,11 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	}
 	/* libibverbs would otherwise ask the (absent) kernel for an async fd. */
 	ctx->vctx.context.async_fd = sv[0];
+	if (import) {
+		ret = uroce_import_attach(ctx, cmd_fd, sv[0]);
+		if (ret)
+			goto err;
+	}
 
 	ctx->gid_tbl_len = count_sysfs_gids(dev->ibdev_path);
 	if (!ctx->gid_tbl_len)
@@ -238,6 +263,8 @@ struct verbs_context *uroce_alloc_context(struct ibv_device *ibdev, int cmd_fd,
 	} else {
 		disarm_cmd_fd(cmd_fd);
 	}
+	if (!import)
+		share_context(ctx, cmd_fd);
 
 	verbs_set_ops(&ctx->vctx, &uroce_ctx_ops);
 	/* Posting only where the daemon runs the rings; otherwise EOPNOTSUPP stays. */
@@ -298,6 +325,13 @@ const struct verbs_context_ops uroce_ctx_ops = {
 	.create_counters = uroce_create_counters,
 	.create_cq = uroce_create_cq,
 	.create_cq_ex = uroce_create_cq_ex,
+	.import_dm = uroce_import_dm,
+	.open_qp = uroce_open_qp,
+	.import_mr = uroce_import_mr,
+	.import_pd = uroce_import_pd,
+	.unimport_dm = uroce_unimport_dm,
+	.unimport_mr = uroce_unimport_mr,
+	.unimport_pd = uroce_unimport_pd,
 	.create_flow = uroce_create_flow,
 	.create_qp = uroce_create_qp,
 	.create_qp_ex = uroce_create_qp_ex,

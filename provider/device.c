@@ -63,6 +63,7 @@ static const struct verbs_device_ops uroce_dev_ops = {
 	.match_table = uroce_match_table,
 	.match_device = uroce_match_device,
 	.alloc_context = uroce_alloc_context,
+	.import_context = uroce_import_context,
 	.alloc_device = uroce_alloc_device,
 	.uninit_device = uroce_uninit_device,
 };

@@ -21,6 +21,7 @@ struct uroce_dm {
 	void *mem;          /* our mapping of the daemon's memfd */
 	uint64_t map_size;  /* bytes mapped */
 	uint64_t length;    /* bytes asked for: what copies may reach */
+	uint32_t import_handle; /* ibv_import_dm: the importer's handle, else 0 */
 };
 
 static struct uroce_dm *to_udm(struct ibv_dm *dm)
@@ -111,10 +112,62 @@ struct ibv_dm *uroce_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_a
 	dm->map_size = resp.map_size;
 	dm->length = attr->length;
 	dm->vdm.handle = resp.handle;
+	dm->vdm.dm.handle = resp.handle; /* as libibverbs' ibv_cmd_alloc_dm */
 	dm->vdm.dm.context = context;
 	dm->vdm.dm.memcpy_to_dm = uroce_memcpy_to_dm;
 	dm->vdm.dm.memcpy_from_dm = uroce_memcpy_from_dm;
 	return &dm->vdm.dm;
+}
+
+/* ibv_import_dm(3): maps the imported DM's memfd as alloc_dm does;
+ * dm.handle stays the original's. Errors (errno): EINVAL (context not
+ * imported, no such DM in the imported context), EPROTO, ENOMEM. */
+struct ibv_dm *uroce_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	struct uroce_import_obj_resp resp;
+	struct uroce_dm *dm;
+	int rfd[1], nrfd = 1, ret;
+
+	dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		return uroce_fail_null(ENOMEM);
+	ret = uroce_import_obj(context, UROCE_IMPORT_DM, dm_handle, &resp, rfd, &nrfd);
+	if (!ret && nrfd != 1) {
+		uroce_unimport_obj(context, UROCE_IMPORT_DM, resp.handle);
+		ret = EPROTO;
+	}
+	if (ret) {
+		free(dm);
+		return uroce_fail_null(ret);
+	}
+	dm->mem = mmap(NULL, resp.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, rfd[0], 0);
+	close(rfd[0]);
+	if (dm->mem == MAP_FAILED || resp.map_size < resp.length) {
+		if (dm->mem != MAP_FAILED)
+			munmap(dm->mem, resp.map_size);
+		uroce_unimport_obj(context, UROCE_IMPORT_DM, resp.handle);
+		free(dm);
+		return uroce_fail_null(ENOMEM);
+	}
+	dm->map_size = resp.map_size;
+	dm->length = resp.length;
+	dm->import_handle = resp.handle;
+	dm->vdm.handle = resp.handle;
+	dm->vdm.dm.handle = dm_handle;
+	dm->vdm.dm.context = context;
+	dm->vdm.dm.memcpy_to_dm = uroce_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = uroce_memcpy_from_dm;
+	return &dm->vdm.dm;
+}
+
+/* ibv_unimport_dm(3): unmaps and forgets the import; the DM stays. */
+void uroce_unimport_dm(struct ibv_dm *ibdm)
+{
+	struct uroce_dm *dm = to_udm(ibdm);
+
+	uroce_unimport_obj(ibdm->context, UROCE_IMPORT_DM, dm->import_handle);
+	munmap(dm->mem, dm->map_size);
+	free(dm);
 }
 
 /* ibv_free_dm(3). Returns 0, EBUSY (an MR is registered on it) or EINVAL. */

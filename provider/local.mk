@@ -66,3 +66,5 @@ uroce-provider-uninstall:
 .PHONY: uroce-provider-drop-la uroce-provider-uninstall
 provider_liburoce_la_SOURCES += provider/dv_wq.c
 provider_liburoce_la_SOURCES += provider/xrc.c
+provider_liburoce_la_SOURCES += provider/import.c
+provider_liburoce_la_SOURCES += provider/open_qp.c

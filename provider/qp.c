@@ -424,6 +424,8 @@ int uroce_destroy_qp(struct ibv_qp *ibqp)
 	bool unread;
 	int ret;
 
+	if (qp->opened)
+		return uroce_close_opened_qp(qp);
 	ret = uroce_ctl_call(ctx, UROCE_OP_DESTROY_QP, &req, sizeof(req), NULL, 0,
 			     &resp, sizeof(resp), NULL, NULL);
 	if (uroce_daemon_gone(ret))

@@ -28,6 +28,11 @@ static void uroce_odp_caps(struct ibv_device_attr_ex *a)
 		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_SRQ_RECV;
 	a->odp_caps.per_transport_caps.ud_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
 		IBV_ODP_SUPPORT_SRQ_RECV;
+	/* XRC (docs/xrc.md): an XRC_SEND QP's requests, an XRC target's
+	 * responses and its SRQs' receives reach ODP MRs as RC's do; no RECV
+	 * bit, an XRC QP has no receive queue of its own */
+	a->xrc_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 }
 
 /*

@@ -233,6 +233,7 @@ struct uroce_qp {
 	/* a striding RQ (urocedv_create_wq): log2 strides per WQE (0: none)
 	 * and log2 stride bytes; its WQE retires with its last stride */
 	uint8_t log_num_strides, log_stride_bytes;
+	bool opened;               /* ibv_open_qp (import.c): a handle, not the QP */
 };
 
 /*
@@ -360,6 +361,24 @@ int uroce_query_rt_values(struct ibv_context *context, struct ibv_values_ex *val
 /* dm.c (device memory) */
 struct ibv_dm *uroce_alloc_dm(struct ibv_context *context, struct ibv_alloc_dm_attr *attr);
 int uroce_free_dm(struct ibv_dm *dm);
+/* Shared contexts (import.c, dm.c; uroce/abi_share.h). */
+struct verbs_context *uroce_open_context(struct ibv_device *ibdev, int cmd_fd, bool import);
+struct verbs_context *uroce_import_context(struct ibv_device *ibdev, int cmd_fd);
+/* IMPORT_CONTEXT of cmd_fd, then arms the ioctl hook to return async_fd. */
+int uroce_import_attach(struct uroce_context *ctx, int cmd_fd, int async_fd);
+int uroce_import_obj(struct ibv_context *context, uint32_t type, uint32_t handle,
+		     struct uroce_import_obj_resp *resp, int *rfd, int *nrfd);
+void uroce_unimport_obj(struct ibv_context *context, uint32_t type, uint32_t handle);
+struct ibv_pd *uroce_import_pd(struct ibv_context *context, uint32_t pd_handle);
+void uroce_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *uroce_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void uroce_unimport_mr(struct ibv_mr *mr);
+struct ibv_dm *uroce_import_dm(struct ibv_context *context, uint32_t dm_handle);
+void uroce_unimport_dm(struct ibv_dm *dm);
+struct ibv_qp *uroce_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr);
+/* ibv_destroy_qp of an opened QP (open_qp.c): gives the handle back; 0, or
+ * the errno of UNIMPORT_OBJ other than EINVAL (the QP already gone). */
+int uroce_close_opened_qp(struct uroce_qp *qp);
 struct ibv_mr *uroce_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm, uint64_t dm_offset, size_t length,
 			       unsigned int access);
 

@@ -71,7 +71,7 @@ static void bad_magic(struct msg *m) { HDR(m)->magic ^= 1; }
 static void bad_version(struct msg *m) { HDR(m)->version = UROCE_ABI_VERSION + 1; }
 static void op_zero(struct msg *m) { HDR(m)->opcode = 0; }
 static void op_unknown(struct msg *m) { HDR(m)->opcode = 999; }
-static void op_gap(struct msg *m) { HDR(m)->opcode = 33; }
+static void op_gap(struct msg *m) { HDR(m)->opcode = 45; }
 static void len_field_lies(struct msg *m) { HDR(m)->length += 8; }
 static void truncated(struct msg *m) { m->len -= 4; HDR(m)->length = (uint32_t)m->len; }
 static void oversized(struct msg *m) { m->len = 3000; HDR(m)->length = 3000; }
@@ -519,7 +519,7 @@ static const struct hcase cases[] = {
 	{ "bad version", FRESH, UROCE_OP_HELLO, bad_version, EPROTONOSUPPORT },
 	{ "opcode 0", FRESH, UROCE_OP_HELLO, op_zero, EOPNOTSUPP },
 	{ "opcode 999", FRESH, UROCE_OP_HELLO, op_unknown, EOPNOTSUPP },
-	{ "opcode 33 (gap)", FRESH, UROCE_OP_HELLO, op_gap, EOPNOTSUPP },
+	{ "opcode 45 (gap)", FRESH, UROCE_OP_HELLO, op_gap, EOPNOTSUPP },
 	{ "length field larger than datagram", FRESH, UROCE_OP_HELLO, len_field_lies, EMSGSIZE },
 	{ "truncated HELLO", FRESH, UROCE_OP_HELLO, truncated, EMSGSIZE },
 	{ "oversized datagram (3000 bytes)", FRESH, UROCE_OP_HELLO, oversized, EMSGSIZE },

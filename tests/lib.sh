@@ -68,6 +68,7 @@ _lib_exit() {
 	if [ -d "$UROCE_RUN_DIR" ]; then
 		"$UROCE" down --all >/dev/null 2>&1
 	fi
+	[ -n "${_lib_hp_old:-}" ] && hugepages_restore
 	rm -rf "$T"
 	exit "$_rc"
 }
@@ -395,4 +396,36 @@ ucx_setup() {
 		UCX_PERFTEST_ARGS="-P 0"
 		echo "ucx: ucx_perftest -P 0 (its help lists -P: built with MPI)"
 	fi
+}
+
+# hugepages_want N: make at least N huge pages of 2 MiB available for this
+# test (the pool pyverbs' requires_huge_pages reads,
+# /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages). As root, a pool
+# smaller than N is raised to N and put back to its old size when the test
+# exits (_lib_exit); not as root, or without that pool, nothing changes. Says
+# what it did either way; the tests then pass or skip by the pool's size.
+hugepages_want() {
+	_hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	if [ ! -f "$_hp" ]; then
+		echo "huge pages: this kernel has no 2 MiB pool ($_hp); the huge-page tests skip"
+		return 0
+	fi
+	_hp_now=$(cat "$_hp")
+	if [ "$_hp_now" -ge "$1" ]; then
+		echo "huge pages: $_hp_now of 2 MiB in the pool, $1 wanted: left as it is"
+		return 0
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "huge pages: $_hp_now of 2 MiB in the pool, $1 wanted; not root, so not raised: the huge-page tests skip"
+		return 0
+	fi
+	_lib_hp_old=$_hp_now
+	echo "$1" >"$_hp" 2>/dev/null
+	echo "huge pages: pool of 2 MiB pages raised from $_hp_now to $(cat "$_hp") ($1 wanted); put back to $_hp_now at exit"
+}
+
+hugepages_restore() {
+	echo "$_lib_hp_old" >/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null
+	echo "huge pages: pool of 2 MiB pages put back to $(cat /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages) (was $_lib_hp_old)"
+	_lib_hp_old=
 }

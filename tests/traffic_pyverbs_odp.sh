@@ -5,11 +5,14 @@
 # implicit), with synchronous and asynchronous prefetch of each advice;
 # RC and UD traffic with QPs and CQs on parent domains, without, with
 # default and with posix_memalign allocators. Pass = exit 0, each test's
-# outcome as in tests/pyverbs/MAJOR/traffic_pyverbs_odp.tsv: the XRC test
-# skips (no XRC ODP: xrc_odp_caps 0); the three huge-page tests pass there, and on a host
-# without 2 MiB huge pages they must skip with pyverbs' reason for that.
+# outcome as in tests/pyverbs/MAJOR/traffic_pyverbs_odp.tsv: all pass,
+# XRC over ODP MRs included; the three huge-page tests pass there, and on
+# a host without 2 MiB huge pages (not root: hugepages_want cannot add
+# them) they must skip with pyverbs' reason for that.
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0
+# the three huge-page tests map 2 MiB pages: as root, make sure there are some
+hugepages_want 16
 hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 if [ ! -f "$hp" ]; then
 	why="Huge pages of size 2M is not supported in this platform"

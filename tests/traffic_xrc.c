@@ -18,6 +18,16 @@
  *   bad_srqn    a SEND naming no SRQ, an SRQ of another domain, a
  *               destroyed SRQ: IBV_WC_REM_INV_REQ_ERR at the sender,
  *               nothing received
+ *   odp         xrc_odp_caps exact; 1000 SENDs and 1000 RDMA WRITEs of
+ *               64 KiB between explicit ODP MRs through an XRC SRQ, every
+ *               byte and completion exact; a WRITE into an ODP MR whose
+ *               memory was unmapped: IBV_WC_REM_ACCESS_ERR
+ *   open_qp     ibv_open_qp of R's XRC_RECV QP by T through the same file:
+ *               refused for a private XRCD, an unknown number, a QP that is
+ *               no XRC target, a missing comp_mask bit (EINVAL) and type RC
+ *               (EOPNOTSUPP); query through it (RTR, dest QPN), 500 SENDs
+ *               of 64 KiB into T's SRQ exact, a modify to ERR through it
+ *               seen by R's query, R's destroy EBUSY until T's
  */
 #include "check_main.h"
 #include <errno.h>
@@ -25,6 +35,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -380,6 +391,178 @@ START_TEST(traffic)
 }
 END_TEST
 
+/* XRC over ODP MRs (ibv_query_device_ex xrc_odp_caps): S's send buffer,
+ * R's SRQ buffers and WRITE target are explicit ODP MRs; a WRITE into a
+ * part of R's ODP MR that was unmapped completes IBV_WC_REM_ACCESS_ERR. */
+START_TEST(odp)
+{
+	struct ibv_device_attr_ex da;
+	struct side s, r;
+	struct ibv_xrcd *x;
+	struct ibv_srq *srq;
+	struct ibv_qp *sqp, *rqp;
+	struct ibv_mr *hole_mr;
+	unsigned char *hole;
+	uint32_t num, i;
+	const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND;
+
+	side_open(&s);
+	side_open(&r);
+	ck_assert_int_eq(ibv_query_device_ex(r.ctx, NULL, &da), 0);
+	ck_assert_uint_eq(da.xrc_odp_caps, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE |
+					   IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC |
+					   IBV_ODP_SUPPORT_SRQ_RECV);
+	/* both sides' memory through ODP MRs instead */
+	ck_assert_int_eq(ibv_dereg_mr(s.mr), 0);
+	ck_assert_int_eq(ibv_dereg_mr(r.mr), 0);
+	s.mr = ibv_reg_mr(s.pd, s.buf, (size_t)(NSRQ + 1) * MSG, acc);
+	r.mr = ibv_reg_mr(r.pd, r.buf, (size_t)(NSRQ + 1) * MSG, acc);
+	ck_assert_ptr_nonnull(s.mr);
+	ck_assert_ptr_nonnull(r.mr);
+	x = xrcd_open(r.ctx, -1, O_CREAT);
+	ck_assert_ptr_nonnull(x);
+	srq = xrc_srq(&r, x, r.cq);
+	ck_assert_ptr_nonnull(srq);
+	num = srq_num(srq);
+	post_recv(srq, r.mr, r.buf, 7);
+	xrc_pair(&s, &r, x, &sqp, &rqp);
+	for (i = 0; i < SENDS / 2; i++) {
+		fill(s.buf, i);
+		memset(r.buf, 0, MSG);
+		post_send(sqp, s.mr, s.buf, num, i, i & 1, false, 0, 0);
+		expect_wc(s.cq, i, IBV_WC_SUCCESS, IBV_WC_SEND, MSG, sqp->qp_num, i);
+		expect_wc(r.cq, 7, IBV_WC_SUCCESS, IBV_WC_RECV, MSG, rqp->qp_num, i);
+		ck_assert_msg(memcmp(r.buf, s.buf, MSG) == 0, "ODP SEND %u: bytes differ", i);
+		post_recv(srq, r.mr, r.buf, 7);
+	}
+	for (i = 0; i < WRITES; i++) {
+		unsigned char *dst = r.buf + MSG;
+
+		fill(s.buf, i + SENDS);
+		post_send(sqp, s.mr, s.buf, num, 5000u + i, i & 2, true, (uintptr_t)dst, r.mr->rkey);
+		expect_wc(s.cq, 5000u + i, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE, MSG, sqp->qp_num, i);
+		ck_assert_msg(memcmp(dst, s.buf, MSG) == 0, "ODP WRITE %u: bytes differ", i);
+	}
+	cq_empty(r.cq);
+	/* an ODP MR whose memory is gone: the responder refuses the WRITE */
+	hole = mmap(NULL, MSG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(hole, MAP_FAILED);
+	hole_mr = ibv_reg_mr(r.pd, hole, MSG, acc);
+	ck_assert_ptr_nonnull(hole_mr);
+	ck_assert_int_eq(munmap(hole, MSG), 0);
+	post_send(sqp, s.mr, s.buf, num, 9999, false, true, (uintptr_t)hole, hole_mr->rkey);
+	expect_wc(s.cq, 9999, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE, 0, sqp->qp_num, 0);
+	cq_empty(r.cq);
+
+	ck_assert_int_eq(ibv_destroy_qp(sqp), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rqp), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_dereg_mr(hole_mr), 0);
+	ck_assert_int_eq(ibv_close_xrcd(x), 0);
+	side_close(&r);
+	side_close(&s);
+}
+END_TEST
+
+/* ibv_open_qp(3): T opens R's XRC_RECV QP by number through its own
+ * XRCD on the same file, queries it, receives through it into its own SRQ
+ * and moves it to ERR; the open's refusals. */
+START_TEST(open_qp)
+{
+	struct side s, r, t;
+	struct ibv_xrcd *xr, *xt, *priv;
+	struct ibv_srq *srq;
+	struct ibv_qp *sqp, *rqp, *tq;
+	struct ibv_qp_open_attr oa;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qia;
+	uint32_t num, i;
+	int fd;
+
+	side_open(&s);
+	side_open(&r);
+	side_open(&t);
+	fd = open(xrcd_path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	xr = xrcd_open(r.ctx, fd, O_CREAT);
+	xt = xrcd_open(t.ctx, fd, 0);
+	priv = xrcd_open(t.ctx, -1, O_CREAT);
+	ck_assert_ptr_nonnull(xr);
+	ck_assert_ptr_nonnull(xt);
+	ck_assert_ptr_nonnull(priv);
+	srq = xrc_srq(&t, xt, t.cq);
+	ck_assert_ptr_nonnull(srq);
+	num = srq_num(srq);
+	xrc_pair(&s, &r, xr, &sqp, &rqp);
+
+	memset(&oa, 0, sizeof(oa));
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	oa.xrcd = priv;
+	oa.qp_num = rqp->qp_num;
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_qp(t.ctx, &oa));
+	ck_assert_int_eq(errno, EINVAL);
+	oa.xrcd = xt;
+	oa.qp_num = rqp->qp_num + 1000;
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_qp(t.ctx, &oa));
+	ck_assert_int_eq(errno, EINVAL);
+	oa.qp_num = sqp->qp_num;  /* a QP, but no XRC target */
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_qp(t.ctx, &oa));
+	ck_assert_int_eq(errno, EINVAL);
+	oa.qp_num = rqp->qp_num;
+	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD;
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_qp(t.ctx, &oa));
+	ck_assert_int_eq(errno, EINVAL);
+	oa.comp_mask |= IBV_QP_OPEN_ATTR_TYPE;
+	oa.qp_type = IBV_QPT_RC;
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_qp(t.ctx, &oa));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	oa.qp_type = IBV_QPT_XRC_RECV;
+	oa.qp_context = &oa;
+	tq = ibv_open_qp(t.ctx, &oa);
+	ck_assert_ptr_nonnull(tq);
+	ck_assert_uint_eq(tq->qp_num, rqp->qp_num);
+	ck_assert_ptr_eq(tq->qp_context, &oa);
+	ck_assert_int_eq(tq->qp_type, IBV_QPT_XRC_RECV);
+	ck_assert_int_eq(ibv_query_qp(tq, &qa, IBV_QP_STATE | IBV_QP_DEST_QPN, &qia), 0);
+	ck_assert_int_eq(qa.qp_state, IBV_QPS_RTR);
+	ck_assert_uint_eq(qa.dest_qp_num, sqp->qp_num);
+
+	for (i = 0; i < SENDS / 4; i++) {
+		fill(s.buf, i);
+		post_recv(srq, t.mr, t.buf, 11);
+		memset(t.buf, 0, MSG);
+		post_send(sqp, s.mr, s.buf, num, i, i & 1, false, 0, 0);
+		expect_wc(s.cq, i, IBV_WC_SUCCESS, IBV_WC_SEND, MSG, sqp->qp_num, i);
+		expect_wc(t.cq, 11, IBV_WC_SUCCESS, IBV_WC_RECV, MSG, rqp->qp_num, i);
+		ck_assert_msg(memcmp(t.buf, s.buf, MSG) == 0, "SEND %u: bytes differ", i);
+	}
+	/* a modify through the opened handle moves the QP itself */
+	qa.qp_state = IBV_QPS_ERR;
+	ck_assert_int_eq(ibv_modify_qp(tq, &qa, IBV_QP_STATE), 0);
+	ck_assert_int_eq(ibv_query_qp(rqp, &qa, IBV_QP_STATE, &qia), 0);
+	ck_assert_int_eq(qa.qp_state, IBV_QPS_ERR);
+	/* the creator cannot destroy it while it is opened */
+	ck_assert_int_eq(ibv_destroy_qp(rqp), EBUSY);
+	ck_assert_int_eq(ibv_destroy_qp(tq), 0);
+	ck_assert_int_eq(ibv_destroy_qp(rqp), 0);
+	ck_assert_int_eq(ibv_destroy_qp(sqp), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+	ck_assert_int_eq(ibv_close_xrcd(priv), 0);
+	ck_assert_int_eq(ibv_close_xrcd(xt), 0);
+	ck_assert_int_eq(ibv_close_xrcd(xr), 0);
+	close(fd);
+	side_close(&t);
+	side_close(&r);
+	side_close(&s);
+}
+END_TEST
+
 START_TEST(bad_srqn)
 {
 	struct side s, r;
@@ -456,6 +639,8 @@ int main(void)
 	tcase_add_test(tc, domains);
 	tcase_add_test(tc, traffic);
 	tcase_add_test(tc, bad_srqn);
+	tcase_add_test(tc, odp);
+	tcase_add_test(tc, open_qp);
 	suite_add_tcase(s, tc);
 	rc = check_main_run(s, CK_NORMAL);
 	unlink(xrcd_path);

@@ -13,6 +13,7 @@
 #include "emu/ctl/ops.h"
 #include "emu/cm/cm.h"
 #include "emu/eth/eth.h"
+#include "emu/ctl/share.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +51,7 @@ struct ctl_client *client_new(struct uroce_dev *d, int fd)
 	c->db_fd = -1;
 	c->mem_fd = -1;
 	c->maps_fd = -1;
+	c->cmd_file = -1;
 	c->id = d->next_client_id++;
 	snprintf(c->comm, sizeof(c->comm), "?");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cred.pid);
@@ -90,10 +92,15 @@ void client_destroy(struct ctl_client *c)
 	struct uroce_dev *d = c->dev;
 	uint32_t nqp = c->qps.count, nah = c->ahs.count, nmr = c->mrs.count, ncq = c->cqs.count,
 		 npd = c->pds.count;
+	struct ctl_client *imp;
 
 	/* writes into its memory land before its descriptors close */
 	mem_wb_flush(d);
 	cm_client_gone(c);
+	/* its importers first (they hold its objects), then its own imports */
+	while ((imp = share_end_importer(c)))
+		client_destroy(imp);
+	share_client_gone(c);
 	/* QPs first (they hold CQs, SRQs and PDs), then SRQs, AHs, MWs (hold
 	 * MRs and PDs) and MRs (hold PDs). */
 	DRAIN(c, qps, struct ctl_qp, qp_free);

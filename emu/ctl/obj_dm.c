@@ -85,6 +85,7 @@ int op_alloc_dm(struct ctl_client *c, struct ctl_call *call)
 		goto fail;
 	}
 	dm->owner = c;
+	dm->memfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	resp->handle = dm->handle;
 	resp->map_size = dm->map_size;
 	call->out_fds[0] = fd;
@@ -102,6 +103,8 @@ void dm_free(struct ctl_client *c, struct ctl_dm *dm)
 {
 	objtab_del(&c->dms, dm->handle);
 	munmap(dm->mem, dm->map_size);
+	if (dm->memfd >= 0)
+		close(dm->memfd);
 	free(dm);
 }
 
@@ -111,7 +114,7 @@ int op_free_dm(struct ctl_client *c, struct ctl_call *call)
 
 	if (!dm)
 		return EINVAL;
-	if (dm->mrs)
+	if (dm->mrs || dm->imported)
 		return EBUSY;
 	dm_free(c, dm);
 	return 0;

@@ -142,7 +142,7 @@ int op_dereg_mr(struct ctl_client *c, struct ctl_call *call)
 	if (!mr)
 		return EINVAL;
 	/* ibv_dereg_mr(3): fails while memory windows are bound to it */
-	if (mr->mw_bound)
+	if (mr->mw_bound || mr->imported)
 		return EBUSY;
 	mr_free(c, mr);
 	return 0;
@@ -168,6 +168,8 @@ int op_rereg_mr(struct ctl_client *c, struct ctl_call *call)
 	/* the kernel's uverbs rereg refuses MRs over device memory */
 	if (mr->dm)
 		return EINVAL;
+	if (mr->imported)
+		return EBUSY;
 	if ((!(fl & IBV_REREG_MR_CHANGE_PD) && req->pd_handle) ||
 	    (!(fl & IBV_REREG_MR_CHANGE_ACCESS) && req->access) ||
 	    (!(fl & IBV_REREG_MR_CHANGE_TRANSLATION) && (req->addr || req->length)))

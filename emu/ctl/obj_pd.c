@@ -53,7 +53,7 @@ int op_dealloc_pd(struct ctl_client *c, struct ctl_call *call)
 
 	if (!pd)
 		return EINVAL;
-	if (pd->users)
+	if (pd->users || pd->imported)
 		return EBUSY;
 	pd_free(c, pd);
 	return 0;

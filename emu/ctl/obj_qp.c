@@ -332,6 +332,9 @@ int op_destroy_qp(struct ctl_client *c, struct ctl_call *call)
 	/* the kernel's uverbs refuses it while the QP is attached to a group */
 	if (mcast_qp_groups(c->dev->mcast, qp->qpn))
 		return EBUSY;
+	/* opened by OPEN_QP somewhere (obj_share.c), or an opened handle */
+	if (qp->imported)
+		return EBUSY;
 	resp->async_events_reported = qp->async_events;
 	ulog(ULOG_INFO, "client#%u destroyed qpn 0x%x", c->id, qp->qpn);
 	qp_free(c, qp);

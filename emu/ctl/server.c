@@ -15,6 +15,7 @@
 #include "emu/eth/eth.h"
 #include "uroce/fdmsg.h"
 #include "emu/cm/cm.h"
+#include "emu/ctl/share.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -75,6 +76,11 @@ static const struct op_desc ops[UROCE_OP_MAX] = {
 	[UROCE_OP_DETACH_MCAST] = { op_detach_mcast, "DETACH_MCAST", 0, 0, F_HELLO },
 	[UROCE_OP_OPEN_XRCD] = { op_open_xrcd, "OPEN_XRCD", 0, 1, F_HELLO },
 	[UROCE_OP_CLOSE_XRCD] = { op_close_xrcd, "CLOSE_XRCD", 0, 0, F_HELLO | F_HANDLE },
+	[UROCE_OP_SHARE_CONTEXT] = { op_share_context, "SHARE_CONTEXT", 1, 1, F_HELLO },
+	[UROCE_OP_IMPORT_CONTEXT] = { op_import_context, "IMPORT_CONTEXT", 1, 1, F_HELLO },
+	[UROCE_OP_IMPORT_OBJ] = { op_import_obj, "IMPORT_OBJ", 0, 0, F_HELLO },
+	[UROCE_OP_UNIMPORT_OBJ] = { op_unimport_obj, "UNIMPORT_OBJ", 0, 0, F_HELLO },
+	[UROCE_OP_OPEN_QP] = { op_open_qp, "OPEN_QP", 0, 0, F_HELLO },
 	[UROCE_OP_CREATE_XRC_SRQ] = { op_create_xrc_srq, "CREATE_XRC_SRQ", 1, 1, F_HELLO },
 	[UROCE_OP_CREATE_XRC_QP] = { op_create_xrc_qp, "CREATE_XRC_QP", 0, 0, F_HELLO },
 	[UROCE_OP_CREATE_FLOW] = { op_create_flow, "CREATE_FLOW", 0, 0, F_HELLO },

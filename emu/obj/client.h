@@ -4,7 +4,9 @@
  *
  * Every object (PD, MR, CQ, SRQ, QP, AH) belongs to exactly one client and is named
  * by a per-client handle (1, 2, ...; never 0) in that client's table for its
- * type, so a client can never name another client's object. When the
+ * type, so a client can never name another client's object, except through
+ * the handles obj_share.c gives to one holding the owner's command file or
+ * an XRC domain's file (IMPORT_OBJ, OPEN_QP). When the
  * connection ends — close, crash, SIGKILL: the kernel closes the socket either
  * way — client_destroy (emu/ctl/server.h) frees everything it still owns, in
  * dependency order.
@@ -22,6 +24,7 @@
 
 struct uroce_dev;
 struct cm_conn;
+struct ctl_import;
 
 struct ctl_client {
 	struct uroce_dev *dev;
@@ -61,6 +64,13 @@ struct ctl_client {
 	struct obj_table xrcds;  /* struct ctl_xrcd (obj_xrcd.c) */
 	uint64_t async_events;  /* records written to async_fd */
 	uint64_t async_dropped; /* records the provider's socket had no room for */
+	/* Shared contexts (obj_share.c): the command file this connection
+	 * named or imported (-1 = none), the connection it imported (NULL =
+	 * none), and the handles IMPORT_OBJ gave it. */
+	int cmd_file;
+	struct ctl_client *import_from;
+	struct ctl_import *imports;
+	uint32_t n_imports, cap_imports;
 };
 
 #endif

@@ -35,6 +35,7 @@ struct ctl_pd {
 	uint32_t handle;
 	uint32_t pdn;            /* device-wide PD number (the data path compares these) */
 	uint32_t users;          /* MRs, QPs and AHs using it (DEALLOC_PD: EBUSY) */
+	uint32_t imported;       /* IMPORT_OBJ handles naming it (obj_share.c; EBUSY) */
 };
 
 struct ctl_mr {
@@ -49,6 +50,7 @@ struct ctl_mr {
 	struct ctl_client *owner;
 	struct ctl_dm *dm;       /* REG_DM_MR: zero-based over dm->mem + dm_offset, else NULL */
 	uint64_t dm_offset;      /* bytes into the DM */
+	uint32_t imported;       /* IMPORT_OBJ handles naming it (obj_share.c; EBUSY) */
 };
 
 /* Device memory (ibv_alloc_dm(3), uroce/abi_dm.h): a memfd the daemon
@@ -61,6 +63,8 @@ struct ctl_dm {
 	uint64_t map_size;
 	uint32_t mrs;            /* MRs registered on it (FREE_DM: EBUSY) */
 	struct ctl_client *owner;
+	int memfd;               /* the memfd, for IMPORT_OBJ (obj_share.c) */
+	uint32_t imported;       /* IMPORT_OBJ handles naming it (EBUSY) */
 };
 
 /* A memory window (IBTA 10.6.7; ibv_alloc_mw(3)): a type 1 window has a
@@ -168,6 +172,7 @@ struct ctl_qp {
 				  * promise is withdrawn, before the loop sleeps */
 	uint32_t async_events;
 	struct ctl_client *owner;
+	uint32_t imported;       /* OPEN_QP handles naming it (obj_share.c; DESTROY_QP: EBUSY) */
 };
 
 struct ctl_ah {

@@ -83,6 +83,7 @@ enum uroce_op {
 	UROCE_OP_CLOSE_XRCD = 30,
 	UROCE_OP_CREATE_XRC_SRQ = 31, /* fds: [SRQ ring memfd] (uroce/abi_xrc.h) */
 	UROCE_OP_CREATE_XRC_QP = 32,  /* an XRC_RECV QP (uroce/abi_xrc.h) */
+	/* 33, 37, 38, 39, 44: shared contexts, OPEN_QP (uroce/abi_share.h) */
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -700,6 +701,7 @@ struct uroce_destroy_srq_resp {
 #include "uroce/abi_flow.h"
 #include "uroce/abi_dm.h"
 #include "uroce/abi_xrc.h"
+#include "uroce/abi_share.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */
 static inline size_t uroce_req_size(unsigned int op)
@@ -746,7 +748,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_ALLOC_DM: return sizeof(struct uroce_alloc_dm_req);
 	case UROCE_OP_FREE_DM: return sizeof(struct uroce_handle_req);
 	case UROCE_OP_REG_DM_MR: return sizeof(struct uroce_reg_dm_mr_req);
-	default: return uroce_flow_req_size(op);
+	default: return uroce_share_req_size(op);
 	}
 }
 
@@ -785,7 +787,7 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_srq_resp);
 	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_qp_resp);
-	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
+	default: return uroce_share_resp_size(op);
 	}
 }
 

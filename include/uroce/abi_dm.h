@@ -40,7 +40,8 @@
  * Reply: handle; map_size, the bytes of the memfd (length rounded up to the
  * page size), zero-filled. Reply fds: [memfd], sealed against shrinking and
  * growing; the provider maps it MAP_SHARED read-write and closes it. Only
- * the owning connection ever receives it.
+ * the owning connection, and connections that imported its context
+ * (uroce/abi_share.h IMPORT_OBJ), ever receive it.
  * FREE_DM (struct uroce_handle_req / uroce_handle_resp): EINVAL for a bad
  * handle, EBUSY while an MR is registered on it (as the kernel's uverbs
  * DM object with users). Device memory of a connection that closes is
