@@ -13,12 +13,13 @@
  * its objects (a QP on an imported PD).
  */
 #include "config.h"
-#include "emu/ctl/client.h"
+#include "emu/obj/client.h"
 #include "emu/nic/device.h"
 #include "emu/log.h"
-#include "emu/ctl/objects.h"
+#include "emu/obj/objects.h"
+#include "emu/ctl/ops.h"
 #include "emu/ctl/share.h"
-#include "emu/ctl/async_event.h"
+#include "emu/obj/async_event.h"
 
 #include <errno.h>
 #include <fcntl.h>
