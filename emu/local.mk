@@ -56,3 +56,5 @@ noinst_HEADERS += include/uroce/abi_asserts.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrcd.c
 noinst_HEADERS += include/uroce/abi_xrc.h
 emu_liburoced_la_SOURCES += emu/ctl/obj_xrc.c
+emu_liburoced_la_SOURCES += emu/ctl/obj_tm.c
+noinst_HEADERS += include/uroce/abi_tm.h

@@ -66,3 +66,4 @@ uroce-provider-uninstall:
 .PHONY: uroce-provider-drop-la uroce-provider-uninstall
 provider_liburoce_la_SOURCES += provider/dv_wq.c
 provider_liburoce_la_SOURCES += provider/xrc.c
+provider_liburoce_la_SOURCES += provider/tm.c

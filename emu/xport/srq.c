@@ -67,6 +67,7 @@ void xport_srq_destroy(struct xport_srq *srq)
 		return;
 	if (srq->xrc)
 		xrc_srq_unlink(srq);
+	xport_tm_free(srq);
 	free(srq->ring);
 	free(srq);
 }
@@ -204,6 +205,9 @@ void xport_srq_give_back(struct xport_qp *qp)
 	if (!srq || !qp->resp.have_rwqe)
 		return;
 	qp->resp.have_rwqe = false;
+	/* a matched tag goes back on its list, not into the ring */
+	if (xport_tm_give_back(qp))
+		return;
 	if (srq->head - srq->tail >= srq->depth)
 		return;
 	srq->ring[--srq->tail % srq->depth] = qp->resp.rwqe;

@@ -140,6 +140,21 @@ enum xport_resp_msg {
 };
 
 /* Responder state (resp.c). */
+/*
+ * What tag matching (tm.c) decided for the message being received on a
+ * tag-matching SRQ: app_op 0 for none (not a TM SRQ, or a message whose
+ * TMH is malformed: an ordinary receive), else the CQE's
+ * UROCE_TM_APP_OP_*; index the list entry of a matched tag (the CQE's
+ * app_info); skip the message bytes not placed (the TMH of a matched EAGER
+ * message); tmh the header as received, which the CQE carries on a match.
+ */
+struct xport_tm_rx {
+	uint8_t app_op;
+	uint16_t index;
+	uint32_t skip;
+	uint8_t tmh[16];
+};
+
 struct xport_resp {
 	uint32_t epsn;		/* expected PSN */
 	uint32_t msn;		/* message sequence number, 24 bits */
@@ -165,6 +180,7 @@ struct xport_resp {
 				 * the last one received (atomic.c) */
 	bool ack_held;		/* an ACK waits for xport_ack_flush (ack.c) */
 	uint32_t ack_psn, ack_msn;	/* ... its PSN and MSN */
+	struct xport_tm_rx tm;	/* the message's tag-matching outcome (tm.c) */
 };
 
 /* Work an entry point marked for xport_run (run.c). */
@@ -172,6 +188,7 @@ enum {
 	XPORT_WORK_REQ = 1 << 0,	/* the requester may be able to send */
 	XPORT_WORK_RESP = 1 << 1,	/* READ responses or queued requests */
 };
+
 
 /* Shared receive queue (srq.c): [tail, head) posted and untaken. */
 struct xport_srq {
@@ -186,6 +203,7 @@ struct xport_srq {
 	bool xrc;
 	uint32_t srqn, xrcd, pd;
 	struct xport_srq *xrc_next;
+	struct xport_tm *tm;		/* tag-matching SRQ (tm.c), else NULL */
 };
 
 /* What an XRC QP is (its type is IBV_QPT_RC inside the engine). */
@@ -376,6 +394,20 @@ const char *xport_wc_status_name(enum ibv_wc_status st);
 
 /* Emit a completion through ops->complete. */
 void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe);
+
+/* tm.c: the receive WQE of a SEND's first packet on a tag-matching SRQ
+ * (into qp->resp.rwqe, the outcome into qp->resp.tm); false when none
+ * (an unexpected or no-tag message and the SRQ empty). */
+bool xport_tm_take(struct xport_qp *qp, const struct roce_pkt *pkt);
+/* tm.c: of a packet's N payload bytes, how many to skip (the matched
+ * EAGER message's TMH); consumes them from qp->resp.tm.skip. */
+uint32_t xport_tm_skip(struct xport_qp *qp, uint32_t n);
+/* tm.c: the receive completion C of the message gets its TM fields. */
+void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c);
+/* tm.c: a matched tag whose message was abandoned goes back on the list. */
+bool xport_tm_give_back(struct xport_qp *qp);
+/* tm.c: the SRQ's tag list freed with it. */
+void xport_tm_free(struct xport_srq *srq);
 
 /* Move the QP to ERR on its own (error found by the engine), report the
  * async event (an enum ibv_event_type; -1 = none) and flush everything outstanding (WR_FLUSH_ERR). */

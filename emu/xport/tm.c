@@ -1,0 +1,205 @@
+/*
+ * tm.c: tag matching on a tag-matching SRQ (the mlx5 TM-SRQ; ibv_post_srq_ops(3),
+ * docs/tag-matching.md). The SRQ keeps a list of tags posted by TAG_ADD;
+ * the first packet of a SEND on a QP using the SRQ starts with a TMH
+ * (struct ibv_tmh, <infiniband/tm_types.h>), whose tag is matched against
+ * the list in posting order. A matched EAGER message lands, TMH stripped,
+ * in the tag's buffer; an unmatched one, and a NO_TAG one, takes an
+ * ordinary SRQ WQE whole. Every unexpected message counts; while software
+ * has not acknowledged all of them (TAG_SYNC / IBV_OPS_TM_SYNC) no tag
+ * matches, as on a ConnectX: software may have matched them against tags
+ * it holds itself.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/tm_types.h>
+
+#include "emu/xport/xport_int.h"
+#include "uroce/abi.h"
+
+#define TMH_LEN 16
+
+struct xport_tm_entry {
+	bool valid;
+	uint64_t seq;		/* posting order */
+	uint64_t tag, mask;
+	struct ibv_sge sge;
+};
+
+struct xport_tm {
+	uint32_t nent;
+	struct xport_tm_entry *e;
+	uint64_t seq;
+	uint16_t hw_cnt;	/* unexpected messages seen */
+	uint16_t sw_cnt;	/* ... and acknowledged by software */
+};
+
+int xport_srq_set_tm(struct xport_srq *srq, uint32_t nent)
+{
+	if (!srq || srq->tm || srq->xrc || !nent)
+		return EINVAL;
+	srq->tm = calloc(1, sizeof(*srq->tm));
+	if (!srq->tm)
+		return ENOMEM;
+	srq->tm->e = calloc(nent, sizeof(*srq->tm->e));
+	if (!srq->tm->e) {
+		free(srq->tm);
+		srq->tm = NULL;
+		return ENOMEM;
+	}
+	srq->tm->nent = nent;
+	return 0;
+}
+
+void xport_tm_free(struct xport_srq *srq)
+{
+	if (!srq->tm)
+		return;
+	free(srq->tm->e);
+	free(srq->tm);
+	srq->tm = NULL;
+}
+
+int xport_tm_op(struct xport_srq *srq, const struct xport_tm_op *op, bool *success,
+		uint16_t *hw_cnt)
+{
+	struct xport_tm *tm = srq ? srq->tm : NULL;
+	struct xport_tm_entry *e;
+
+	if (!tm)
+		return EINVAL;
+	/* software cannot have handled more unexpected messages than arrived */
+	if (op->sync && (uint16_t)(tm->hw_cnt - op->sw_cnt) >= 0x8000)
+		return EINVAL;
+	if (op->opcode != IBV_WR_TAG_SYNC && op->index >= tm->nent)
+		return EINVAL;
+	*success = true;
+	switch (op->opcode) {
+	case IBV_WR_TAG_ADD:
+		e = &tm->e[op->index];
+		if (e->valid)
+			return EINVAL;
+		e->valid = true;
+		e->seq = tm->seq++;
+		e->tag = op->tag;
+		e->mask = op->mask;
+		e->sge = op->sge;
+		break;
+	case IBV_WR_TAG_DEL:
+		e = &tm->e[op->index];
+		*success = e->valid;
+		e->valid = false;
+		break;
+	case IBV_WR_TAG_SYNC:
+		break;
+	default:
+		return EINVAL;
+	}
+	if (op->sync)
+		tm->sw_cnt = op->sw_cnt;
+	*hw_cnt = tm->hw_cnt;
+	return 0;
+}
+
+/* The oldest listed entry whose tag matches TAG under the entry's mask, or
+ * -1. mlx5's rule (ibv_post_srq_ops(3)): (tag & mask) == (entry tag & mask). */
+static int tm_find(const struct xport_tm *tm, uint64_t tag)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < tm->nent; i++) {
+		const struct xport_tm_entry *e = &tm->e[i];
+
+		if (!e->valid || ((tag ^ e->tag) & e->mask))
+			continue;
+		if (best < 0 || e->seq < tm->e[best].seq)
+			best = (int)i;
+	}
+	return best;
+}
+
+bool xport_tm_take(struct xport_qp *qp, const struct roce_pkt *pkt)
+{
+	struct xport_tm *tm = qp->srq->tm;
+	struct xport_tm_rx *rx = &qp->resp.tm;
+	uint8_t op;
+	uint64_t tag;
+	int i;
+
+	memset(rx, 0, sizeof(*rx));
+	if (pkt->payload_len < TMH_LEN)
+		goto plain;
+	memcpy(rx->tmh, pkt->payload, TMH_LEN);
+	op = rx->tmh[0];
+	memcpy(&tag, rx->tmh + 8, 8);
+	tag = be64toh(tag);
+	if (op == IBV_TMH_NO_TAG) {
+		rx->app_op = UROCE_TM_APP_OP_NO_TAG;
+		goto wqe;
+	}
+	if (op != IBV_TMH_EAGER && op != IBV_TMH_RNDV)
+		goto plain;
+	i = tm->hw_cnt == tm->sw_cnt ? tm_find(tm, tag) : -1;
+	if (i < 0 || op == IBV_TMH_RNDV) {
+		/* rendezvous is not offloaded: see docs/tag-matching.md */
+		tm->hw_cnt++;
+		rx->app_op = UROCE_TM_APP_OP_UNEXPECTED;
+		goto wqe;
+	}
+	tm->e[i].valid = false;
+	rx->app_op = UROCE_TM_APP_OP_CONSUMED_MSG;
+	rx->index = (uint16_t)i;
+	rx->skip = TMH_LEN;
+	memset(&qp->resp.rwqe, 0, sizeof(qp->resp.rwqe));
+	qp->resp.rwqe.wr_index = (uint32_t)i;
+	qp->resp.rwqe.num_sge = tm->e[i].sge.length ? 1 : 0;
+	qp->resp.rwqe.sg_list[0] = tm->e[i].sge;
+	return true;
+plain:
+	memset(rx, 0, sizeof(*rx));
+wqe:
+	if (xport_rq_take(qp, &qp->resp.rwqe))
+		return true;
+	/* no WQE: the message comes again (RNR); it is not counted twice */
+	if (rx->app_op == UROCE_TM_APP_OP_UNEXPECTED)
+		tm->hw_cnt--;
+	memset(rx, 0, sizeof(*rx));
+	return false;
+}
+
+uint32_t xport_tm_skip(struct xport_qp *qp, uint32_t n)
+{
+	uint32_t s = qp->resp.tm.skip < n ? qp->resp.tm.skip : n;
+
+	qp->resp.tm.skip -= s;
+	return s;
+}
+
+void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c)
+{
+	struct xport_tm_rx *rx = &qp->resp.tm;
+
+	c->tm_app_op = rx->app_op;
+	c->tm_app_info = rx->index;
+	if (rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG || rx->app_op == UROCE_TM_APP_OP_CONSUMED)
+		memcpy(c->tmh, rx->tmh, sizeof(c->tmh));
+	memset(rx, 0, sizeof(*rx));
+}
+
+bool xport_tm_give_back(struct xport_qp *qp)
+{
+	struct xport_tm_rx *rx = &qp->resp.tm;
+	bool matched = rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG;
+
+	if (matched && qp->srq && qp->srq->tm)
+		qp->srq->tm->e[rx->index].valid = true;
+	if (rx->app_op == UROCE_TM_APP_OP_UNEXPECTED && qp->srq && qp->srq->tm)
+		qp->srq->tm->hw_cnt--;
+	memset(rx, 0, sizeof(*rx));
+	return matched;
+}
