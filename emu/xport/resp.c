@@ -501,6 +501,7 @@ static enum resp_state complete(struct resp_pkt *p)
 		qp->resp.recv_len = 0;
 		xport_tm_finish(qp, &c);
 		xport_emit(qp, &c);
+		xport_tm_rndv(qp);
 	}
 	return RESPST_ACKNOWLEDGE;
 }

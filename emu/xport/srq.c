@@ -168,6 +168,10 @@ int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq)
 	    qp->state != IBV_QPS_RESET || qp->rq.head)
 		return EINVAL;
 	qp->srq = srq;
+	if (xport_tm_qp_attach(qp)) {
+		qp->srq = NULL;
+		return ENOMEM;
+	}
 	srq->qps++;
 	return 0;
 }

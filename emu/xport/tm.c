@@ -23,6 +23,10 @@
 #include "uroce/abi.h"
 
 #define TMH_LEN 16
+#define RVH_LEN 16
+/* SQ slots a QP on a tag-matching SRQ gets for the rendezvous READs and
+ * FIN SENDs the device posts itself (mlx5: the TM-SRQ owns the QP's SQ). */
+#define TM_SQ_EXTRA 64
 
 struct xport_tm_entry {
 	bool valid;
@@ -145,18 +149,25 @@ bool xport_tm_take(struct xport_qp *qp, const struct roce_pkt *pkt)
 	if (op != IBV_TMH_EAGER && op != IBV_TMH_RNDV)
 		goto plain;
 	i = tm->hw_cnt == tm->sw_cnt ? tm_find(tm, tag) : -1;
-	if (i < 0 || op == IBV_TMH_RNDV) {
-		/* rendezvous is not offloaded: see docs/tag-matching.md */
+	if (i < 0 || (op == IBV_TMH_RNDV && pkt->payload_len < TMH_LEN + RVH_LEN)) {
 		tm->hw_cnt++;
 		rx->app_op = UROCE_TM_APP_OP_UNEXPECTED;
 		goto wqe;
 	}
 	tm->e[i].valid = false;
-	rx->app_op = UROCE_TM_APP_OP_CONSUMED_MSG;
 	rx->index = (uint16_t)i;
-	rx->skip = TMH_LEN;
 	memset(&qp->resp.rwqe, 0, sizeof(qp->resp.rwqe));
 	qp->resp.rwqe.wr_index = (uint32_t)i;
+	if (op == IBV_TMH_RNDV) {
+		/* nothing of the request is placed: the data comes by READ */
+		rx->app_op = UROCE_TM_APP_OP_CONSUMED;
+		rx->skip = UINT32_MAX;
+		memcpy(rx->rvh, pkt->payload + TMH_LEN, RVH_LEN);
+		rx->sge = tm->e[i].sge;
+		return true;
+	}
+	rx->app_op = UROCE_TM_APP_OP_CONSUMED_MSG;
+	rx->skip = TMH_LEN;
 	qp->resp.rwqe.num_sge = tm->e[i].sge.length ? 1 : 0;
 	qp->resp.rwqe.sg_list[0] = tm->e[i].sge;
 	return true;
@@ -188,7 +199,122 @@ void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c)
 	c->tm_app_info = rx->index;
 	if (rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG || rx->app_op == UROCE_TM_APP_OP_CONSUMED)
 		memcpy(c->tmh, rx->tmh, sizeof(c->tmh));
+	/* a rendezvous keeps rx for xport_tm_rndv, after the CQE */
+	if (rx->app_op != UROCE_TM_APP_OP_CONSUMED || c->status != IBV_WC_SUCCESS)
+		memset(rx, 0, sizeof(*rx));
+}
+
+/* Posts an SQ WQE of the device's own (XPORT_SEND_TM) of LEN bytes: false
+ * when the QP cannot send or its SQ is full. The requester sends it at the
+ * end of the current entry point; its completion goes to
+ * xport_tm_sq_done, never to the application. */
+static bool tm_post(struct xport_qp *qp, const struct xport_send_wqe *wqe, uint32_t len)
+{
+	struct xport_swqe *w;
+
+	if (qp->state != IBV_QPS_RTS || qp->sq.head - qp->sq.comp >= qp->sq.depth)
+		return false;
+	w = xport_sq_at(qp, qp->sq.head);
+	memset(w, 0, sizeof(*w));
+	w->wr = *wqe;
+	w->length = len;
+	w->state = SWQE_POSTED;
+	w->tag = ++qp->dev->read_tag;
+	qp->sq.head++;
+	xport_mark(qp, XPORT_WORK_REQ);
+	return true;
+}
+
+/* The second completion of a rendezvous at list entry INDEX: DATA_VALID
+ * (app_op EXPECTED), or STATUS when the READ failed. */
+static void tm_rndv_done(struct xport_qp *qp, uint32_t index, uint32_t len,
+			 enum ibv_wc_status status)
+{
+	struct xport_cqe c = {
+		.wr_index = index,
+		.qpn = qp->qpn,
+		.src_qp = qp->attr.dest_qp_num,
+		.byte_len = len,
+		.status = status,
+		.opcode = IBV_WC_RECV,
+		.is_recv = true,
+		.signaled = true,
+		.tm_app_op = UROCE_TM_APP_OP_EXPECTED,
+		.tm_app_info = (uint16_t)index,
+	};
+
+	xport_emit(qp, &c);
+}
+
+void xport_tm_rndv(struct xport_qp *qp)
+{
+	struct xport_tm_rx *rx = &qp->resp.tm;
+	struct xport_send_wqe r;
+	uint64_t va;
+	uint32_t rkey, len;
+
+	if (rx->app_op != UROCE_TM_APP_OP_CONSUMED)
+		return;
+	memcpy(&va, rx->rvh, 8);
+	memcpy(&rkey, rx->rvh + 8, 4);
+	memcpy(&len, rx->rvh + 12, 4);
+	len = be32toh(len);
+	memset(&r, 0, sizeof(r));
+	r.opcode = IBV_WR_RDMA_READ;
+	r.send_flags = XPORT_SEND_TM | IBV_SEND_SIGNALED;
+	r.wr_index = rx->index;
+	r.remote_addr = be64toh(va);
+	r.rkey = be32toh(rkey);
+	r.num_sge = len ? 1 : 0;
+	r.sg_list[0] = rx->sge;
+	r.sg_list[0].length = len;
+	/* the FIN to send once the data is in: the request's TMH and RVH,
+	 * opcode FIN (rdma-core Documentation/tag_matching.md) */
+	memcpy(r.inline_data, rx->tmh, TMH_LEN);
+	memcpy(r.inline_data + TMH_LEN, rx->rvh, RVH_LEN);
+	r.inline_data[0] = IBV_TMH_FIN;
+	r.inline_len = TMH_LEN + RVH_LEN;
+	/* data longer than the tag's buffer: nothing read, no FIN */
+	if (len > rx->sge.length) {
+		memset(rx, 0, sizeof(*rx));
+		tm_rndv_done(qp, r.wr_index, 0, IBV_WC_LOC_LEN_ERR);
+		return;
+	}
 	memset(rx, 0, sizeof(*rx));
+	if (!tm_post(qp, &r, len))
+		tm_rndv_done(qp, r.wr_index, 0, IBV_WC_LOC_QP_OP_ERR);
+}
+
+void xport_tm_sq_done(struct xport_qp *qp, const struct xport_send_wqe *wqe, uint32_t byte_len,
+		      enum ibv_wc_status status)
+{
+	struct xport_send_wqe fin;
+
+	if (wqe->opcode != IBV_WR_RDMA_READ)
+		return;	/* the FIN: nothing to report */
+	fin = *wqe;
+	tm_rndv_done(qp, wqe->wr_index, byte_len, status);
+	if (status != IBV_WC_SUCCESS)
+		return;
+	fin.opcode = IBV_WR_SEND;
+	fin.send_flags = XPORT_SEND_TM | IBV_SEND_INLINE;
+	fin.num_sge = 0;
+	tm_post(qp, &fin, fin.inline_len);
+}
+
+int xport_tm_qp_attach(struct xport_qp *qp)
+{
+	struct xport_swqe *ring;
+
+	if (!qp->srq->tm)
+		return 0;
+	ring = calloc(qp->sq.depth + TM_SQ_EXTRA, sizeof(*ring));
+	if (!ring)
+		return ENOMEM;
+	free(qp->sq.ring);
+	qp->sq.ring = ring;
+	qp->sq.depth += TM_SQ_EXTRA;
+	return 0;
 }
 
 bool xport_tm_give_back(struct xport_qp *qp)

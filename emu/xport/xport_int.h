@@ -153,7 +153,13 @@ struct xport_tm_rx {
 	uint16_t index;
 	uint32_t skip;
 	uint8_t tmh[16];
+	uint8_t rvh[16];	/* a matched rendezvous: its RVH (va, rkey, len) */
+	struct ibv_sge sge;	/* ... and the tag's buffer */
 };
+
+/* send_flags bit of the SQ WQEs the device posts itself for a rendezvous
+ * (tm.c): never an IBV_SEND_* bit. */
+#define XPORT_SEND_TM (1u << 31)
 
 struct xport_resp {
 	uint32_t epsn;		/* expected PSN */
@@ -408,6 +414,16 @@ void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c);
 bool xport_tm_give_back(struct xport_qp *qp);
 /* tm.c: the SRQ's tag list freed with it. */
 void xport_tm_free(struct xport_srq *srq);
+/* tm.c: after the first CQE of a matched rendezvous, the READ of its data
+ * into the tag's buffer (a failure completes the tag at once). */
+void xport_tm_rndv(struct xport_qp *qp);
+/* tm.c: an XPORT_SEND_TM WQE completed (the READ: the second CQE and the
+ * FIN; the FIN: nothing). */
+void xport_tm_sq_done(struct xport_qp *qp, const struct xport_send_wqe *wqe, uint32_t byte_len,
+		      enum ibv_wc_status status);
+/* tm.c: a QP joining a tag-matching SRQ gets SQ slots for those WQEs
+ * (0; ENOMEM). */
+int xport_tm_qp_attach(struct xport_qp *qp);
 
 /* Move the QP to ERR on its own (error found by the engine), report the
  * async event (an enum ibv_event_type; -1 = none) and flush everything outstanding (WR_FLUSH_ERR). */
