@@ -2,3 +2,11 @@
 # cq_poll.c and srq.c hand tag-matching CQEs and SRQs to tm.c
 tests_provider_cq_poll_SOURCES += provider/tm.c
 tests_provider_dv_wc_SOURCES += provider/tm.c
+# Tag matching through the verbs API (Check), cases in tests/traffic_tm.c.
+check_PROGRAMS += tests/traffic_tm
+tests_traffic_tm_SOURCES = tests/traffic_tm.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_tm_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_tm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_tm_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+TESTS += tests/traffic_tm.sh
+EXTRA_DIST += tests/traffic_tm.sh
