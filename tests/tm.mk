@@ -10,3 +10,8 @@ tests_traffic_tm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_tm_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 TESTS += tests/traffic_tm.sh
 EXTRA_DIST += tests/traffic_tm.sh
+# rdma-core's own tag-matching tests (pyverbs), outcomes per rdma-core major.
+TESTS += tests/traffic_pyverbs_tm.sh
+EXTRA_DIST += tests/traffic_pyverbs_tm.sh
+EXTRA_DIST += tests/pyverbs/44/traffic_pyverbs_tm.tsv
+EXTRA_DIST += tests/pyverbs/56/traffic_pyverbs_tm.tsv
