@@ -8,7 +8,8 @@
  * - caps: tm_caps as a ConnectX-5 (127 tags, 32768 ops, 1 SGE, 64-byte
  *   rendezvous header, IBV_TM_CAP_RC); ibv_create_srq_ex refusals (no TM
  *   attr, no CQ, 0 / 128 tags, 0 / 32769 ops); ibv_post_srq_ops on a basic
- *   SRQ, an unknown flag, two SGEs, a DEL of a free handle: EINVAL.
+ *   SRQ, an unknown flag, two SGEs, a DEL of a free handle, a UD QP on
+ *   the TM-SRQ: EINVAL.
  * - list_ops: signalled ADD / DEL / SYNC give TM_ADD / TM_DEL / TM_SYNC with
  *   their wr_ids and tag 0; unsignalled ones nothing; max_ops signalled
  *   operations unpolled, then ENOMEM.
@@ -23,7 +24,8 @@
  * - rndv: 200 rendezvous requests for 64 KiB: the server's CONSUMED (MATCH)
  *   then EXPECTED (DATA_VALID) completions, the data READ from the client,
  *   the FIN (the request's TMH and RVH, opcode FIN) received by the client;
- *   a request longer than the tag's buffer: IBV_WC_LOC_LEN_ERR, no FIN.
+ *   a request longer than the tag's buffer: IBV_WC_LOC_LEN_ERR, no FIN;
+ *   a forged rkey in the RVH: IBV_WC_REM_ACCESS_ERR, no FIN.
  * - many_tags: 127 tags listed, the 128th ENOMEM; 127 messages in reverse
  *   tag order each land in its own tag's buffer; 2000 EAGER messages of
  *   4 KiB through reposted tags.
@@ -282,6 +284,16 @@ START_TEST(caps)
 		errno = 0;
 		ck_assert_msg(!ibv_create_srq_ex(e.ctx, &a) && errno == EINVAL, "%s: errno %d",
 			      bad_attr[k].name, errno);
+	}
+	/* tag matching is for RC: a UD QP on the TM-SRQ is refused */
+	{
+		struct ibv_qp_init_attr ua = { .qp_type = IBV_QPT_UD, .srq = e.srq,
+			.send_cq = ibv_cq_ex_to_cq(e.scq), .recv_cq = ibv_cq_ex_to_cq(e.scq),
+			.cap = { .max_send_wr = 4, .max_send_sge = 1 } };
+
+		errno = 0;
+		ck_assert_ptr_null(ibv_create_qp(e.pd, &ua));
+		ck_assert_int_eq(errno, EINVAL);
 	}
 	basic = ibv_create_srq(e.pd, &ba);
 	ck_assert_ptr_nonnull(basic);
@@ -576,6 +588,28 @@ START_TEST(rndv)
 	ck_assert_uint_eq(tag_buf(&e, 0)[0], 0);
 	snone(&e);
 	ck_assert_int_eq(ibv_poll_cq(e.ccq, 1, &wc), 0);
+	/* a forged RVH (rkey + 1): the READ fails, the tag completes with
+	 * REM_ACCESS_ERR, no FIN (the server QP is in error after it) */
+	ck_assert_int_eq(add_tag(&e, 0xa, ~0ull, 0, BIG, 401, 0, 0, &h), 0);
+	rndv_req(&e, 0xa, 100, 2);
+	{
+		uint32_t bad_rkey = htobe32(e.cmr->rkey + 1);
+
+		struct ibv_sge sge = { (uintptr_t)e.cbuf, 2 * TMH, e.cmr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 78, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND }, *bad;
+
+		memcpy(e.cbuf + TMH + 8, &bad_rkey, 4);
+		/* unsignalled: the client's responder NAKs the READ and its QP
+		 * goes to error too, which may flush the SEND before its ACK */
+		ck_assert_int_eq(ibv_post_send(e.cqp, &wr, &bad), 0);
+	}
+	c = spoll(&e);
+	CK_CQE(c, 401, IBV_WC_SUCCESS, IBV_WC_TM_RECV, IBV_WC_TM_MATCH, 0, 0xa);
+	c = spoll(&e);
+	ck_assert_uint_eq(c.wr_id, 401);
+	ck_assert_int_eq(c.status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(tag_buf(&e, 0)[0], 0);
 	env_close(&e);
 }
 END_TEST

@@ -164,13 +164,16 @@ struct xport_srq *xport_qp_srq(const struct xport_qp *qp)
 
 int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq)
 {
+	int err;
+
 	if (!qp || !srq || qp->srq || qp->dev != srq->dev || srq->xrc || qp->xrc ||
 	    qp->state != IBV_QPS_RESET || qp->rq.head)
 		return EINVAL;
 	qp->srq = srq;
-	if (xport_tm_qp_attach(qp)) {
+	err = xport_tm_qp_attach(qp);
+	if (err) {
 		qp->srq = NULL;
-		return ENOMEM;
+		return err;
 	}
 	srq->qps++;
 	return 0;

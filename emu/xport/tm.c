@@ -308,6 +308,9 @@ int xport_tm_qp_attach(struct xport_qp *qp)
 
 	if (!qp->srq->tm)
 		return 0;
+	/* tag matching is defined for RC (rdma-core Documentation/tag_matching.md) */
+	if (qp->type != IBV_QPT_RC)
+		return EINVAL;
 	ring = calloc(qp->sq.depth + TM_SQ_EXTRA, sizeof(*ring));
 	if (!ring)
 		return ENOMEM;

@@ -422,7 +422,7 @@ void xport_tm_rndv(struct xport_qp *qp);
 void xport_tm_sq_done(struct xport_qp *qp, const struct xport_send_wqe *wqe, uint32_t byte_len,
 		      enum ibv_wc_status status);
 /* tm.c: a QP joining a tag-matching SRQ gets SQ slots for those WQEs
- * (0; ENOMEM). */
+ * (0; EINVAL for a QP other than RC; ENOMEM). */
 int xport_tm_qp_attach(struct xport_qp *qp);
 
 /* Move the QP to ERR on its own (error found by the engine), report the
