@@ -269,7 +269,7 @@ void xport_tm_rndv(struct xport_qp *qp)
 	r.sg_list[0] = rx->sge;
 	r.sg_list[0].length = len;
 	/* the FIN to send once the data is in: the request's TMH and RVH,
-	 * opcode FIN (rdma-core Documentation/tag_matching.md) */
+	 * opcode FIN (docs/tag-matching.md, from rdma-core's tag-matching documentation) */
 	memcpy(r.inline_data, rx->tmh, TMH_LEN);
 	memcpy(r.inline_data + TMH_LEN, rx->rvh, RVH_LEN);
 	r.inline_data[0] = IBV_TMH_FIN;
@@ -308,7 +308,7 @@ int xport_tm_qp_attach(struct xport_qp *qp)
 
 	if (!qp->srq->tm)
 		return 0;
-	/* tag matching is defined for RC (rdma-core Documentation/tag_matching.md) */
+	/* tag matching is defined for RC (docs/tag-matching.md, from rdma-core's tag-matching documentation) */
 	if (qp->type != IBV_QPT_RC)
 		return EINVAL;
 	ring = calloc(qp->sq.depth + TM_SQ_EXTRA, sizeof(*ring));
