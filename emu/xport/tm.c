@@ -127,7 +127,7 @@ static int tm_find(const struct xport_tm *tm, uint64_t tag)
 	return best;
 }
 
-bool xport_tm_take(struct xport_qp *qp, const struct roce_pkt *pkt)
+static bool tm_take(struct xport_qp *qp, const struct roce_pkt *pkt)
 {
 	struct xport_tm *tm = qp->srq->tm;
 	struct xport_tm_rx *rx = &qp->resp.tm;
@@ -183,15 +183,33 @@ wqe:
 	return false;
 }
 
-uint32_t xport_tm_skip(struct xport_qp *qp, uint32_t n)
+bool xport_rwqe_take(struct xport_qp *qp, const struct roce_pkt *pkt, bool is_send)
 {
-	uint32_t s = qp->resp.tm.skip < n ? qp->resp.tm.skip : n;
-
-	qp->resp.tm.skip -= s;
-	return s;
+	if (is_send && qp->srq && qp->srq->tm)
+		return tm_take(qp, pkt);
+	return xport_rq_take(qp, &qp->resp.rwqe);
 }
 
-void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c)
+uint32_t xport_tm_unplaced(const struct xport_qp *qp, uint32_t n)
+{
+	return qp->resp.tm.skip < n ? qp->resp.tm.skip : n;
+}
+
+enum xport_mem_status xport_recv_place(struct xport_qp *qp, const uint8_t *payload, uint32_t *n)
+{
+	uint32_t s = xport_tm_unplaced(qp, *n);
+
+	qp->resp.tm.skip -= s;
+	*n -= s;
+	if (!*n)
+		return XPORT_MEM_OK;
+	return xport_scatter(qp, qp->resp.rwqe.sg_list, qp->resp.rwqe.num_sge, qp->resp.recv_len,
+			     payload + s, *n);
+}
+
+static void tm_rndv(struct xport_qp *qp);
+
+void xport_tm_emit(struct xport_qp *qp, struct xport_cqe *c)
 {
 	struct xport_tm_rx *rx = &qp->resp.tm;
 
@@ -199,9 +217,11 @@ void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c)
 	c->tm_app_info = rx->index;
 	if (rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG || rx->app_op == UROCE_TM_APP_OP_CONSUMED)
 		memcpy(c->tmh, rx->tmh, sizeof(c->tmh));
-	/* a rendezvous keeps rx for xport_tm_rndv, after the CQE */
+	/* a rendezvous keeps rx for its READ, which follows the CQE */
 	if (rx->app_op != UROCE_TM_APP_OP_CONSUMED || c->status != IBV_WC_SUCCESS)
 		memset(rx, 0, sizeof(*rx));
+	xport_emit(qp, c);
+	tm_rndv(qp);
 }
 
 /* Posts an SQ WQE of the device's own (XPORT_SEND_TM) of LEN bytes: false
@@ -246,7 +266,9 @@ static void tm_rndv_done(struct xport_qp *qp, uint32_t index, uint32_t len,
 	xport_emit(qp, &c);
 }
 
-void xport_tm_rndv(struct xport_qp *qp)
+/* After the first CQE of a matched rendezvous, the READ of its data into
+ * the tag's buffer (a failure completes the tag at once). */
+static void tm_rndv(struct xport_qp *qp)
 {
 	struct xport_tm_rx *rx = &qp->resp.tm;
 	struct xport_send_wqe r;

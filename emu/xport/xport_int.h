@@ -401,22 +401,25 @@ const char *xport_wc_status_name(enum ibv_wc_status st);
 /* Emit a completion through ops->complete. */
 void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe);
 
-/* tm.c: the receive WQE of a SEND's first packet on a tag-matching SRQ
- * (into qp->resp.rwqe, the outcome into qp->resp.tm); false when none
- * (an unexpected or no-tag message and the SRQ empty). */
-bool xport_tm_take(struct xport_qp *qp, const struct roce_pkt *pkt);
-/* tm.c: of a packet's N payload bytes, how many to skip (the matched
- * EAGER message's TMH); consumes them from qp->resp.tm.skip. */
-uint32_t xport_tm_skip(struct xport_qp *qp, uint32_t n);
-/* tm.c: the receive completion C of the message gets its TM fields. */
-void xport_tm_finish(struct xport_qp *qp, struct xport_cqe *c);
+/* tm.c: the receive WQE of a message's first packet (into
+ * qp->resp.rwqe): from the RQ or SRQ (xport_rq_take), but for a SEND
+ * (IS_SEND) on a tag-matching SRQ the one its TMH chooses, the outcome in
+ * qp->resp.tm. False when none is there. */
+bool xport_rwqe_take(struct xport_qp *qp, const struct roce_pkt *pkt, bool is_send);
+/* tm.c: of a SEND packet's N payload bytes, how many are not placed (the
+ * matched EAGER message's TMH, a rendezvous request). */
+uint32_t xport_tm_unplaced(const struct xport_qp *qp, uint32_t n);
+/* tm.c: places a SEND packet's PAYLOAD of *N bytes into qp->resp.rwqe at
+ * recv_len, less the bytes not placed (*N: the bytes placed). Returns
+ * xport_scatter's status. */
+enum xport_mem_status xport_recv_place(struct xport_qp *qp, const uint8_t *payload, uint32_t *n);
+/* tm.c: emits the receive completion C of the message with its TM fields
+ * (xport_emit), then starts a matched rendezvous's READ. */
+void xport_tm_emit(struct xport_qp *qp, struct xport_cqe *c);
 /* tm.c: a matched tag whose message was abandoned goes back on the list. */
 bool xport_tm_give_back(struct xport_qp *qp);
 /* tm.c: the SRQ's tag list freed with it. */
 void xport_tm_free(struct xport_srq *srq);
-/* tm.c: after the first CQE of a matched rendezvous, the READ of its data
- * into the tag's buffer (a failure completes the tag at once). */
-void xport_tm_rndv(struct xport_qp *qp);
 /* tm.c: an XPORT_SEND_TM WQE completed (the READ: the second CQE and the
  * FIN; the FIN: nothing). */
 void xport_tm_sq_done(struct xport_qp *qp, const struct xport_send_wqe *wqe, uint32_t byte_len,

@@ -83,8 +83,6 @@ enum uroce_op {
 	UROCE_OP_CLOSE_XRCD = 30,
 	UROCE_OP_CREATE_XRC_SRQ = 31, /* fds: [SRQ ring memfd] (uroce/abi_xrc.h) */
 	UROCE_OP_CREATE_XRC_QP = 32,  /* an XRC_RECV QP (uroce/abi_xrc.h) */
-	UROCE_OP_CREATE_TM_SRQ = 34,  /* fds: [SRQ ring memfd] (uroce/abi_tm.h) */
-	UROCE_OP_TM_OP = 35,          /* a tag list operation (uroce/abi_tm.h) */
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -738,8 +736,7 @@ static inline size_t uroce_req_size(unsigned int op)
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_req);
 	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_xrc_srq_req);
 	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_xrc_qp_req);
-	case UROCE_OP_CREATE_TM_SRQ: return sizeof(struct uroce_create_tm_srq_req);
-	case UROCE_OP_TM_OP: return sizeof(struct uroce_tm_op_req);
+	case UROCE_OP_CREATE_TM_SRQ: case UROCE_OP_TM_OP: return uroce_tm_req_size(op);
 	case UROCE_OP_ADMIN_STATUS:
 	case UROCE_OP_ADMIN_CAPTURE_START:
 	case UROCE_OP_ADMIN_CAPTURE_STOP:
@@ -790,8 +787,7 @@ static inline size_t uroce_resp_size(unsigned int op)
 	case UROCE_OP_CLOSE_XRCD: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_CREATE_XRC_SRQ: return sizeof(struct uroce_create_srq_resp);
 	case UROCE_OP_CREATE_XRC_QP: return sizeof(struct uroce_create_qp_resp);
-	case UROCE_OP_CREATE_TM_SRQ: return sizeof(struct uroce_create_srq_resp);
-	case UROCE_OP_TM_OP: return sizeof(struct uroce_tm_op_resp);
+	case UROCE_OP_CREATE_TM_SRQ: case UROCE_OP_TM_OP: return uroce_tm_resp_size(op);
 	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
 	}
 }

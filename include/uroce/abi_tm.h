@@ -37,7 +37,14 @@
 #ifndef UROCE_ABI_TM_H
 #define UROCE_ABI_TM_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* Control-socket opcodes (enum uroce_op's numbering, uroce/abi.h). */
+enum {
+	UROCE_OP_CREATE_TM_SRQ = 34,  /* fds: [SRQ ring memfd] */
+	UROCE_OP_TM_OP = 35,          /* a tag list operation */
+};
 
 /* tm_caps as a ConnectX-5 reports them (the kernel's mlx5_ib_query_device:
  * max_num_tags (1 << log_tag_matching_list_sz) - 1 with the CX-5's 7,
@@ -94,5 +101,19 @@ struct uroce_tm_op_resp {
 	uint32_t hw_cnt;
 	uint32_t reserved;
 };
+
+/* Request and reply sizes of the two opcodes (uroce_req_size /
+ * uroce_resp_size of uroce/abi.h). */
+static inline size_t uroce_tm_req_size(unsigned int op)
+{
+	return op == UROCE_OP_CREATE_TM_SRQ ? sizeof(struct uroce_create_tm_srq_req) :
+					      sizeof(struct uroce_tm_op_req);
+}
+
+static inline size_t uroce_tm_resp_size(unsigned int op)
+{
+	return op == UROCE_OP_CREATE_TM_SRQ ? sizeof(struct uroce_create_srq_resp) :
+					      sizeof(struct uroce_tm_op_resp);
+}
 
 #endif /* UROCE_ABI_TM_H */
