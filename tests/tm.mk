@@ -15,3 +15,9 @@ TESTS += tests/traffic_pyverbs_tm.sh
 EXTRA_DIST += tests/traffic_pyverbs_tm.sh
 EXTRA_DIST += tests/pyverbs/44/traffic_pyverbs_tm.tsv
 EXTRA_DIST += tests/pyverbs/56/traffic_pyverbs_tm.tsv
+# Tag matching in the engine under loss: two engines back to back (tests/transport_harness.h).
+check_PROGRAMS += tests/transport_tm
+TESTS += tests/transport_tm
+tests_transport_tm_SOURCES = tests/transport_tm.c $(TRANSPORT_TEST_SRCS)
+tests_transport_tm_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_tm_LDADD = $(TRANSPORT_TEST_LDADD)
