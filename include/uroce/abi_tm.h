@@ -11,7 +11,8 @@
  *   mlx5 keeps one more entry than tags). Its completions, list operations
  *   and receives alike, go to cq_handle. max_num_tags 1..UROCE_TM_MAX_NUM_TAGS,
  *   max_ops 1..UROCE_TM_MAX_OPS, else EINVAL; max_wr / max_sge as CREATE_SRQ;
- *   EINVAL for a bad handle or reserved != 0. Destroyed with DESTROY_SRQ.
+ *   EINVAL for a bad handle. Only RC QPs may use it (CREATE_QP: EINVAL
+ *   otherwise). Destroyed with DESTROY_SRQ.
  *
  * TM_OP (struct uroce_tm_op_req, reply uroce_tm_op_resp): one list
  *   operation of ibv_post_srq_ops(3) on the SRQ of handle, executed before
@@ -30,8 +31,9 @@
  *     reply. IBV_OPS_TM_SYNC: unexpected_cnt is the number of unexpected
  *     messages software has handled; more than the device has counted is
  *     EINVAL (and nothing is done).
- *   Other opcodes or flag bits, reserved != 0: EINVAL. A signalled
- *   operation on an SRQ whose CQ is full: ENOSPC, nothing done.
+ *   Other opcodes or flag bits, reserved != 0, a length above 2^32 - 1, a
+ *   handle naming no tag-matching SRQ: EINVAL. A CQE that finds the CQ full
+ *   is handled as any CQE (overrun: IBV_EVENT_CQ_ERR).
  *   Reply: hw_cnt, the device's unexpected count after the operation.
  */
 #ifndef UROCE_ABI_TM_H
