@@ -60,3 +60,5 @@ emu_liburoced_la_SOURCES += emu/ctl/obj_xrc.c
 emu_liburoced_la_SOURCES += emu/ctl/obj_share.c
 noinst_HEADERS += include/uroce/abi_share.h
 noinst_HEADERS += emu/ctl/share.h
+emu_liburoced_la_SOURCES += emu/ctl/obj_tm.c
+noinst_HEADERS += include/uroce/abi_tm.h

@@ -378,5 +378,6 @@ const struct verbs_context_ops uroce_ctx_ops = {
 const struct verbs_context_ops uroce_post_ops = {
 	.post_recv = uroce_post_recv,
 	.post_send = uroce_post_send,
+	.post_srq_ops = uroce_post_srq_ops,
 	.post_srq_recv = uroce_post_srq_recv,
 };

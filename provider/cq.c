@@ -28,7 +28,7 @@
 #define UROCE_SUP_WC_FLAGS                                                   \
 	(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |           \
 	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK | IBV_WC_EX_WITH_CVLAN |  \
-	 IBV_WC_EX_WITH_FLOW_TAG)
+	 IBV_WC_EX_WITH_FLOW_TAG | IBV_WC_EX_WITH_TM_INFO)
 #define UROCE_SUP_CREATE_FLAGS                                               \
 	(IBV_CREATE_CQ_ATTR_SINGLE_THREADED | IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
 
@@ -205,7 +205,7 @@ struct ibv_cq *uroce_create_cq(struct ibv_context *context, int cqe,
  * ibv_create_cq_ex. comp_mask: IBV_CQ_INIT_ATTR_MASK_FLAGS accepted;
  * MASK_PD: parent_domain must be a parent domain of this context (EINVAL),
  * whose allocator then gives the ring's memory; unknown bits → EINVAL. wc_flags
- * beyond UROCE_SUP_WC_FLAGS (TM_INFO) → EOPNOTSUPP. Create
+ * beyond UROCE_SUP_WC_FLAGS → EOPNOTSUPP. Create
  * flags SINGLE_THREADED (no CQ lock) and IGNORE_OVERRUN (the daemon
  * overwrites instead of raising IBV_EVENT_CQ_ERR); others → EOPNOTSUPP.
  */

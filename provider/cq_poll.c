@@ -62,6 +62,8 @@ __attribute__((noinline)) uint64_t uroce_cqe_retire_slow(struct uroce_cq *cq,
 		/* by the SRQN, as mlx5: the QP may be gone, the tag is still freed */
 		struct uroce_srq *srq = uroce_find_srq(ctx, be32toh(cqe->srqn_uidx) & 0xFFFFFF);
 
+		if (UROCE_UNLIKELY(cqe->app == UROCE_CQE_APP_TAG_MATCHING))
+			return srq ? uroce_tm_retire(srq, cqe, status, &cq->tm_sync_req) : 0;
 		return srq ? uroce_srq_complete(srq, be16toh(cqe->wqe_counter)) : 0;
 	}
 	if (c->sq_qpn != qpn) {
@@ -110,6 +112,10 @@ static __attribute__((noinline)) void fill_wc_any(struct uroce_cq *cq,
 	}
 	w->opcode = uroce_cqe_opcode(op, sop);
 	flags = uroce_cqe_wc_flags(cqe, op, sop);
+	if (UROCE_UNLIKELY(cqe->app == UROCE_CQE_APP_TAG_MATCHING)) {
+		w->opcode = uroce_tm_opcode(cqe, op);
+		flags |= uroce_tm_wc_flags(cqe, cq->tm_sync_req);
+	}
 	w->wc_flags = flags;
 	w->byte_len = uroce_cqe_byte_len(&cq->qpc, cqe, op, sop);
 	if (flags & IBV_WC_WITH_INV)
@@ -296,6 +302,8 @@ static void end_poll_unlocked(struct ibv_cq_ex *ibcq)
 
 static enum ibv_wc_opcode read_opcode(struct ibv_cq_ex *ibcq)
 {
+	if (UROCE_UNLIKELY(CUR(ibcq)->app == UROCE_CQE_APP_TAG_MATCHING))
+		return uroce_tm_opcode(CUR(ibcq), CUR_OP(ibcq));
 	return uroce_cqe_opcode(CUR_OP(ibcq), CUR_SOP(ibcq));
 }
 static uint32_t read_vendor_err(struct ibv_cq_ex *ibcq)
@@ -304,7 +312,20 @@ static uint32_t read_vendor_err(struct ibv_cq_ex *ibcq)
 }
 static unsigned int read_wc_flags(struct ibv_cq_ex *ibcq)
 {
-	return uroce_cqe_wc_flags(CUR(ibcq), CUR_OP(ibcq), CUR_SOP(ibcq));
+	unsigned int flags = uroce_cqe_wc_flags(CUR(ibcq), CUR_OP(ibcq), CUR_SOP(ibcq));
+
+	if (UROCE_UNLIKELY(CUR(ibcq)->app == UROCE_CQE_APP_TAG_MATCHING))
+		flags |= uroce_tm_wc_flags(CUR(ibcq), to_ucq_ex(ibcq)->tm_sync_req);
+	return flags;
+}
+/* The TMH the CQE carries (bytes 0-15; zeros unless a tag matched), as
+ * mlx5's read_tm_info. */
+static void read_tm_info(struct ibv_cq_ex *ibcq, struct ibv_wc_tm_info *tm_info)
+{
+	const struct ibv_tmh *tmh = (const struct ibv_tmh *)CUR(ibcq);
+
+	tm_info->tag = be64toh(tmh->tag);
+	tm_info->priv = be32toh(tmh->app_ctx);
 }
 static uint32_t read_byte_len(struct ibv_cq_ex *ibcq)
 {
@@ -377,6 +398,7 @@ void uroce_cq_fill_ex_ops(struct uroce_cq *cq)
 	ex->read_completion_ts = f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP ? read_completion_ts : NULL;
 	ex->read_cvlan = f & IBV_WC_EX_WITH_CVLAN ? read_cvlan : NULL;
 	ex->read_flow_tag = f & IBV_WC_EX_WITH_FLOW_TAG ? read_flow_tag : NULL;
+	ex->read_tm_info = f & IBV_WC_EX_WITH_TM_INFO ? read_tm_info : NULL;
 	ex->read_completion_wallclock_ns =
 		f & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK ? read_completion_wallclock_ns : NULL;
 }

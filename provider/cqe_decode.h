@@ -269,6 +269,38 @@ static inline enum ibv_wc_opcode uroce_cqe_opcode(uint8_t op, uint32_t sop)
 	return (enum ibv_wc_opcode)v;
 }
 
+/* ibv_wc_opcode of a tag-matching CQE (cqe->app TAG_MATCHING) with CQE
+ * opcode OP, as rdma-core's mlx5 cq.c maps app_op (docs/cqe-format.md). */
+static inline enum ibv_wc_opcode uroce_tm_opcode(const struct mlx5_cqe64 *cqe, uint8_t op)
+{
+	switch (cqe->app_op) {
+	case UROCE_TM_APP_OP_APPEND: return IBV_WC_TM_ADD;
+	case UROCE_TM_APP_OP_REMOVE: return IBV_WC_TM_DEL;
+	case UROCE_TM_APP_OP_NOOP: return IBV_WC_TM_SYNC;
+	case UROCE_TM_APP_OP_NO_TAG: return IBV_WC_TM_NO_TAG;
+	case UROCE_TM_APP_OP_CONSUMED:
+	case UROCE_TM_APP_OP_EXPECTED:
+	case UROCE_TM_APP_OP_UNEXPECTED:
+	case UROCE_TM_APP_OP_CONSUMED_MSG: return IBV_WC_TM_RECV;
+	}
+	return op == MLX5_CQE_NO_PACKET ? (enum ibv_wc_opcode)0 : IBV_WC_RECV;
+}
+
+/* The tag-matching wc_flags of such a CQE: MATCH on the first (or only)
+ * completion of a matched message, DATA_VALID once its data is in place,
+ * SYNC_REQ when the CQE asked for a SYNC (SYNC_REQ, tm.c). */
+static inline unsigned int uroce_tm_wc_flags(const struct mlx5_cqe64 *cqe, bool sync_req)
+{
+	unsigned int f = sync_req ? IBV_WC_TM_SYNC_REQ : 0;
+
+	switch (cqe->app_op) {
+	case UROCE_TM_APP_OP_CONSUMED_MSG: return f | IBV_WC_TM_MATCH | IBV_WC_TM_DATA_VALID;
+	case UROCE_TM_APP_OP_CONSUMED: return f | IBV_WC_TM_MATCH;
+	case UROCE_TM_APP_OP_EXPECTED: return f | IBV_WC_TM_DATA_VALID;
+	}
+	return f;
+}
+
 /* ibv_wc_flags of a CQE: WITH_IMM, WITH_INV, GRH (responder, RoCE packet type),
  * IP_CSUM_OK (responder: L3 and L4 OK and an IPv4 header, as mlx5's
  * get_csum_ok; only raw packet receives have those bits). */

@@ -68,3 +68,4 @@ provider_liburoce_la_SOURCES += provider/dv_wq.c
 provider_liburoce_la_SOURCES += provider/xrc.c
 provider_liburoce_la_SOURCES += provider/import.c
 provider_liburoce_la_SOURCES += provider/open_qp.c
+provider_liburoce_la_SOURCES += provider/tm.c

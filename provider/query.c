@@ -87,6 +87,13 @@ int uroce_query_device_ex(struct ibv_context *context,
 	a.cq_mod_caps.max_cq_period = UROCE_CQ_MOD_MAX_PERIOD_US;
 	/* device memory (dm.c): the daemon's MEMIC-like pool, bytes */
 	a.max_dm_size = UROCE_DM_MAX_SIZE;
+	/* tag matching (tm.c, docs/tag-matching.md): a ConnectX-5's values,
+	 * uroce/abi_tm.h */
+	a.tm_caps.max_rndv_hdr_size = UROCE_TM_MAX_RNDV_HDR;
+	a.tm_caps.max_num_tags = UROCE_TM_MAX_NUM_TAGS;
+	a.tm_caps.flags = IBV_TM_CAP_RC;
+	a.tm_caps.max_ops = UROCE_TM_MAX_OPS;
+	a.tm_caps.max_sge = UROCE_TM_MAX_SGE;
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));
 	return 0;
 }

@@ -34,6 +34,7 @@ static void release_srq(struct uroce_srq *srq)
 		close(srq->ring_fd);
 	free(srq->wrid);
 	free(srq->free_tags);
+	uroce_tm_release(srq);
 	srq->ring = NULL;
 	srq->ring_fd = -1;
 	srq->wrid = NULL;
@@ -74,6 +75,8 @@ static int srq_call(struct uroce_context *ctx, struct uroce_srq *srq, struct ibv
 	struct uroce_create_srq_req req;
 	struct uroce_create_xrc_srq_req xreq;
 
+	if (srq->tm)
+		return uroce_tm_srq_call(ctx, srq, pd, cq, resp);
 	if (xrcd) {
 		memset(&xreq, 0, sizeof(xreq));
 		xreq.user_handle = (uint64_t)(uintptr_t)&srq->vsrq.srq;
@@ -94,11 +97,13 @@ static int srq_call(struct uroce_context *ctx, struct uroce_srq *srq, struct ibv
 			      sizeof(*resp), NULL, NULL);
 }
 
-/* A basic SRQ on PD (an XRC SRQ when XRCD is given, with CQ) with ATTR's
- * max_wr / max_sge (rounded up and written back); every ibv_srq field set
- * here, as libibverbs does not for _ex. */
+/* A basic SRQ on PD (an XRC SRQ when XRCD is given, with CQ; a
+ * tag-matching SRQ when TM is given, with CQ) with ATTR's max_wr / max_sge
+ * (rounded up and written back); every ibv_srq field set here, as
+ * libibverbs does not for _ex. */
 static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr, void *srq_context,
-				    struct ibv_xrcd *xrcd, struct ibv_cq *cq)
+				    struct ibv_xrcd *xrcd, struct ibv_cq *cq,
+				    const struct ibv_tm_cap *tm)
 {
 	struct uroce_context *ctx = to_uctx(pd->context);
 	struct uroce_create_srq_resp resp;
@@ -117,6 +122,8 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 	srq->max_wr = uroce_roundup_pow2(attr->max_wr ? attr->max_wr : 1);
 	srq->max_sge = attr->max_sge ? attr->max_sge : 1;
 	ret = alloc_srq_ring(srq, pd);
+	if (!ret && tm)
+		ret = uroce_tm_init(srq, tm->max_num_tags, tm->max_ops);
 	if (ret)
 		goto err;
 	ibsrq = &srq->vsrq.srq;
@@ -136,7 +143,7 @@ static struct ibv_srq *create_basic(struct ibv_pd *pd, struct ibv_srq_attr *attr
 		ret = EPROTO;
 		goto err;
 	}
-	srq->vsrq.srq_type = xrcd ? IBV_SRQT_XRC : IBV_SRQT_BASIC;
+	srq->vsrq.srq_type = xrcd ? IBV_SRQT_XRC : tm ? IBV_SRQT_TM : IBV_SRQT_BASIC;
 	srq->vsrq.srq_num = resp.srqn;
 	srq->vsrq.xrcd = xrcd ? uroce_container_of(xrcd, struct verbs_xrcd, xrcd) : NULL;
 	srq->vsrq.cq = cq;
@@ -165,7 +172,7 @@ err:
  */
 struct ibv_srq *uroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
-	return create_basic(pd, &attr->attr, attr->srq_context, NULL, NULL);
+	return create_basic(pd, &attr->attr, attr->srq_context, NULL, NULL, NULL);
 }
 
 #define UROCE_KNOWN_SRQ_COMP_MASK ((IBV_SRQ_INIT_ATTR_TM << 1) - 1)
@@ -174,24 +181,31 @@ struct ibv_srq *uroce_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *at
  * ibv_create_srq_ex: libibverbs calls this for what ibv_create_srq cannot
  * express. Basic SRQs with a PD work as above; XRC SRQs (IBV_SRQT_XRC)
  * need a PD, IBV_SRQ_INIT_ATTR_XRCD and IBV_SRQ_INIT_ATTR_CQ of this
- * context (else EINVAL, as mlx5); tag-matching SRQs are EOPNOTSUPP (with
- * a message); unknown comp_mask bits or no PD EINVAL.
+ * context (else EINVAL, as mlx5); tag-matching SRQs (IBV_SRQT_TM,
+ * docs/tag-matching.md) need a PD, IBV_SRQ_INIT_ATTR_CQ and
+ * IBV_SRQ_INIT_ATTR_TM with max_num_tags 1..tm_caps.max_num_tags and
+ * max_ops 1..tm_caps.max_ops (else EINVAL); unknown comp_mask bits or no
+ * PD EINVAL.
  */
 struct ibv_srq *uroce_create_srq_ex(struct ibv_context *context, struct ibv_srq_init_attr_ex *attr)
 {
 	bool xrc = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type == IBV_SRQT_XRC;
+	bool tm = (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type == IBV_SRQT_TM;
 
 	if (attr->comp_mask & ~(uint32_t)UROCE_KNOWN_SRQ_COMP_MASK)
 		return uroce_fail_null(EINVAL);
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC && !xrc) {
-		fprintf(stderr, UROCE_LOG_PREFIX "%s SRQs are not supported (basic and XRC SRQs only)\n",
-			attr->srq_type == IBV_SRQT_TM ? "tag-matching" : "these");
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC && !xrc &&
+	    !tm) {
+		fprintf(stderr, UROCE_LOG_PREFIX "SRQ type %d is not supported (basic, XRC and "
+			"tag-matching SRQs only)\n", (int)attr->srq_type);
 		return uroce_fail_null(EOPNOTSUPP);
 	}
-	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TM) {
-		fprintf(stderr, UROCE_LOG_PREFIX "tag-matching SRQs are not supported\n");
-		return uroce_fail_null(EOPNOTSUPP);
-	}
+	if (tm != !!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TM) ||
+	    (tm && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq ||
+		    attr->cq->context != context || !attr->tm_cap.max_num_tags ||
+		    attr->tm_cap.max_num_tags > UROCE_TM_MAX_NUM_TAGS || !attr->tm_cap.max_ops ||
+		    attr->tm_cap.max_ops > UROCE_TM_MAX_OPS)))
+		return uroce_fail_null(EINVAL);
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd || attr->pd->context != context)
 		return uroce_fail_null(EINVAL);
 	if (xrc && (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
@@ -199,7 +213,7 @@ struct ibv_srq *uroce_create_srq_ex(struct ibv_context *context, struct ibv_srq_
 		    !attr->cq || attr->cq->context != context))
 		return uroce_fail_null(EINVAL);
 	return create_basic(attr->pd, &attr->attr, attr->srq_context, xrc ? attr->xrcd : NULL,
-			    xrc ? attr->cq : NULL);
+			    xrc || tm ? attr->cq : NULL, tm ? &attr->tm_cap : NULL);
 }
 
 /*

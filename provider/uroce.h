@@ -196,6 +196,7 @@ struct uroce_cq {
 	struct uroce_qp_cache qpc; /* the QP of the last CQE, for every poll */
 	uint32_t cur_sop;     /* its sop_drop_qpn, host order */
 	uint8_t cur_op;       /* its CQE opcode (op_own >> 4) */
+	bool tm_sync_req;     /* the last tag-matching CQE asks for a SYNC (tm.c) */
 	uint32_t flush_qpn; /* QP the last software flush CQE came from (flush.c) */
 	/* urocedv_poll_cq_wc (dv_wc.c): the poll picked for wc_layout at
 	 * urocedv_create_cq_wc, NULL for other CQs */
@@ -256,6 +257,7 @@ struct uroce_srq {
 	uint32_t head;
 	pthread_spinlock_t lock;
 	uint32_t async_events_read; /* events ibv_get_async_event returned for it */
+	struct uroce_tm *tm;        /* tag-matching SRQ (tm.c), else NULL */
 };
 
 static inline struct uroce_context *to_uctx(struct ibv_context *ctx)
@@ -558,6 +560,15 @@ void uroce_xrc_send_attr(struct ibv_qp_init_attr_ex *attr, struct ibv_cq **rcq,
 /* The wr_id of the SRQ WQE with TAG (a CQE's wqe_counter), freeing the
  * tag for the next post (cq_poll.c). 0 for a tag out of range. */
 uint64_t uroce_srq_complete(struct uroce_srq *srq, uint16_t tag);
+/* tm.c: tag matching (docs/tag-matching.md) */
+int uroce_tm_init(struct uroce_srq *srq, uint32_t max_num_tags, uint32_t max_ops);
+void uroce_tm_release(struct uroce_srq *srq);
+struct uroce_create_srq_resp;
+int uroce_tm_srq_call(struct uroce_context *ctx, struct uroce_srq *srq, struct ibv_pd *pd,
+		      struct ibv_cq *cq, struct uroce_create_srq_resp *resp);
+int uroce_post_srq_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr, struct ibv_ops_wr **bad_wr);
+uint64_t uroce_tm_retire(struct uroce_srq *srq, const struct mlx5_cqe64 *cqe,
+			 enum ibv_wc_status *status, bool *sync_req);
 /* The SRQ of this context with number srqn, or NULL (no lock taken). */
 struct uroce_srq *uroce_find_srq(struct uroce_context *ctx, uint32_t srqn);
 

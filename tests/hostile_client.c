@@ -396,6 +396,29 @@ static void xsrq(struct msg *m, uint32_t xrcd, uint32_t cq)
 	r->max_sge = 2;
 	m->fds[m->nfds++] = dp_ring_memfd(4096, 1);
 }
+/* CREATE_TM_SRQ: a tag-matching SRQ on the session's PD and CQ */
+static void tmsrq(struct msg *m, uint32_t cq, uint32_t tags, uint32_t ops)
+{
+	struct uroce_create_tm_srq_req *r = BODY(m, struct uroce_create_tm_srq_req);
+
+	r->user_handle = 0x79;
+	r->pd_handle = X.pd;
+	r->cq_handle = cq;
+	r->max_wr = 16;
+	r->max_sge = 2;
+	r->max_num_tags = tags;
+	r->max_ops = ops;
+	m->fds[m->nfds++] = dp_ring_memfd(4096, 1);
+}
+static void tmsrq_badcq(struct msg *m) { tmsrq(m, 99, 4, 4); }
+static void tmsrq_tags0(struct msg *m) { tmsrq(m, X.cq, 0, 4); }
+static void tmsrq_tags128(struct msg *m) { tmsrq(m, X.cq, 128, 4); }
+static void tmsrq_ops0(struct msg *m) { tmsrq(m, X.cq, 4, 0); }
+static void tmsrq_ops32769(struct msg *m) { tmsrq(m, X.cq, 4, 32769); }
+static void tmsrq_nofd(struct msg *m) { tmsrq(m, X.cq, 4, 4); m->nfds = 0; }
+/* TM_OP naming no SRQ, or the session's CQ handle as one */
+static void tmop_badh(struct msg *m) { BODY(m, struct uroce_tm_op_req)->handle = 99; }
+static void tmop_cqh(struct msg *m) { BODY(m, struct uroce_tm_op_req)->handle = X.cq; }
 static void xsrq_badxrcd(struct msg *m) { xsrq(m, 99, X.cq); }
 static void xsrq_noxrcd(struct msg *m) { xsrq(m, 0, X.cq); }
 static void msrq(struct msg *m, uint32_t h, uint32_t mask, uint32_t limit)
@@ -633,6 +656,14 @@ static const struct hcase cases[] = {
 	{ "CREATE_XRC_QP XRCD handle naming none", SESSION, UROCE_OP_CREATE_XRC_QP, xrcqp_bad, EINVAL },
 	{ "CREATE_XRC_SRQ XRCD handle naming none", SESSION, UROCE_OP_CREATE_XRC_SRQ, xsrq_badxrcd, EINVAL },
 	{ "CREATE_XRC_SRQ XRCD handle 0", SESSION, UROCE_OP_CREATE_XRC_SRQ, xsrq_noxrcd, EINVAL },
+	{ "CREATE_TM_SRQ CQ handle naming none", SESSION, UROCE_OP_CREATE_TM_SRQ, tmsrq_badcq, EINVAL },
+	{ "CREATE_TM_SRQ max_num_tags 0", SESSION, UROCE_OP_CREATE_TM_SRQ, tmsrq_tags0, EINVAL },
+	{ "CREATE_TM_SRQ max_num_tags 128", SESSION, UROCE_OP_CREATE_TM_SRQ, tmsrq_tags128, EINVAL },
+	{ "CREATE_TM_SRQ max_ops 0", SESSION, UROCE_OP_CREATE_TM_SRQ, tmsrq_ops0, EINVAL },
+	{ "CREATE_TM_SRQ max_ops 32769", SESSION, UROCE_OP_CREATE_TM_SRQ, tmsrq_ops32769, EINVAL },
+	{ "CREATE_TM_SRQ without ring fd", SESSION, UROCE_OP_CREATE_TM_SRQ, tmsrq_nofd, EBADF },
+	{ "TM_OP SRQ handle naming none", SESSION, UROCE_OP_TM_OP, tmop_badh, EINVAL },
+	{ "TM_OP a CQ's handle", SESSION, UROCE_OP_TM_OP, tmop_cqh, EINVAL },
 	{ "CREATE_QP bad PD", SESSION, UROCE_OP_CREATE_QP, qp_badpd, EINVAL },
 	{ "CREATE_QP bad CQ", SESSION, UROCE_OP_CREATE_QP, qp_badcq, EINVAL },
 	{ "CREATE_QP SRQ handle naming none", SESSION, UROCE_OP_CREATE_QP, qp_srq, EINVAL },

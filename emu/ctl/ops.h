@@ -73,6 +73,9 @@ void xrcd_free(struct ctl_client *c, struct ctl_xrcd *x);
 /* CREATE_XRC_SRQ, CREATE_XRC_QP (obj_xrc.c, abi_xrc.h). */
 int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call);
 int op_create_xrc_qp(struct ctl_client *c, struct ctl_call *call);
+/* CREATE_TM_SRQ, TM_OP (obj_tm.c, abi_tm.h). */
+int op_create_tm_srq(struct ctl_client *c, struct ctl_call *call);
+int op_tm_op(struct ctl_client *c, struct ctl_call *call);
 /* The SRQ part of CREATE_SRQ (obj_srq.c): a basic SRQ on PD with REQ's
  * sizes and the ring in CALL's descriptor, in the client's table. */
 int srq_new(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd,

@@ -114,6 +114,20 @@ static uint8_t resp_opcode(const struct xport_cqe *c)
 	return MLX5_CQE_RESP_SEND;
 }
 
+/* A tag-matching receive (docs/cqe-format.md "Tag matching"): app, app_op
+ * and app_info as rdma-core's mlx5 cq.c reads them, and on a match the TMH
+ * in bytes 0-15 (mlx5dv.h: "TMH is scattered to CQE upon match"). */
+static void cqe_tm(const struct xport_cqe *c, struct mlx5_cqe64 *out)
+{
+	if (!c->tm_app_op)
+		return;
+	out->app = UROCE_CQE_APP_TAG_MATCHING;
+	out->app_op = c->tm_app_op;
+	out->app_info = htobe16(c->tm_app_info);
+	if (c->tm_app_op == UROCE_TM_APP_OP_CONSUMED_MSG || c->tm_app_op == UROCE_TM_APP_OP_CONSUMED)
+		memcpy(out, c->tmh, sizeof(c->tmh));
+}
+
 void cqe_build(const struct xport_cqe *c, uint64_t ts, bool ipv6, struct mlx5_cqe64 *out)
 {
 	uint32_t qpn = c->qpn & 0xFFFFFF;
@@ -130,6 +144,7 @@ void cqe_build(const struct xport_cqe *c, uint64_t ts, bool ipv6, struct mlx5_cq
 		e->s_wqe_opcode_qpn = htobe32((uint32_t)wqe_op << 24 | qpn);
 		e->wqe_counter = htobe16((uint16_t)c->wr_index);
 		e->op_own = (uint8_t)((c->is_recv ? MLX5_CQE_RESP_ERR : MLX5_CQE_REQ_ERR) << 4);
+		cqe_tm(c, out);
 		return;
 	}
 	out->timestamp = htobe64(ts);
@@ -148,6 +163,7 @@ void cqe_build(const struct xport_cqe *c, uint64_t ts, bool ipv6, struct mlx5_cq
 	out->flags_rqpn = htobe32((c->wc_flags & IBV_WC_GRH ? 1u << 28 : 0) | (ipv6 ? 1u : 2u) << 24 |
 				  (c->src_qp & 0xFFFFFF));
 	out->op_own = (uint8_t)(resp_opcode(c) << 4 | (c->solicited ? 0x2 : 0));
+	cqe_tm(c, out);
 }
 
 /* Deliver the completion event of an armed CQ and disarm it. */

@@ -161,6 +161,10 @@ static void comp_one(struct xport_qp *qp, struct xport_swqe *w,
 		qp->sq.req = qp->sq.comp;
 		qp->req.offset = 0;
 	}
+	if (w->wr.send_flags & XPORT_SEND_TM) {
+		xport_tm_sq_done(qp, &w->wr, byte_len, status);
+		return;
+	}
 	xport_emit(qp, &c);
 }
 

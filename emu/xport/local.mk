@@ -8,3 +8,4 @@ emu_libxport_la_SOURCES = emu/xport/xport.h emu/xport/xport_int.h emu/xport/qp.c
 emu_libxport_la_CFLAGS = $(AM_CFLAGS) $(IBVERBS_CFLAGS)
 emu_libxport_la_LIBADD = netstack/libnetstack.la
 emu_libxport_la_SOURCES += emu/xport/flush_aw.c
+emu_libxport_la_SOURCES += emu/xport/tm.c

@@ -174,7 +174,7 @@ static enum resp_state check_resource(struct resp_pkt *p)
 	if (!(p->flags & ROCE_OPF_RWQE) || qp->resp.have_rwqe)
 		return RESPST_CHECK_LENGTH;
 	/* SEND FIRST/ONLY, or the LAST/ONLY of WRITE with immediate. */
-	if (xport_rq_take(qp, &qp->resp.rwqe)) {
+	if (xport_rwqe_take(qp, p->pkt, p->flags & ROCE_OPF_SEND)) {
 		qp->resp.have_rwqe = true;
 		qp->resp.recv_len = 0;
 		return RESPST_CHECK_LENGTH;
@@ -218,7 +218,7 @@ static enum resp_state check_length(struct resp_pkt *p)
 		return p->first ? RESPST_CHECK_RKEY : RESPST_EXECUTE;
 	}
 	/* SEND: does it still fit the receive buffers? */
-	if ((uint64_t)qp->resp.recv_len + n >
+	if ((uint64_t)qp->resp.recv_len + n - xport_tm_unplaced(qp, n) >
 	    xport_sgl_len(qp->resp.rwqe.sg_list, qp->resp.rwqe.num_sge))
 		return RESPST_ERR_LENGTH;
 	return RESPST_EXECUTE;
@@ -265,9 +265,7 @@ static enum resp_state execute(struct resp_pkt *p)
 	bool announce = p->last || pkt->h.ackreq;
 
 	if (p->flags & ROCE_OPF_SEND) {
-		if ((n && xport_scatter(qp, qp->resp.rwqe.sg_list,
-					qp->resp.rwqe.num_sge, qp->resp.recv_len,
-					pkt->payload, n)) ||
+		if (xport_recv_place(qp, pkt->payload, &n) ||
 		    (announce && xport_mem_sync(qp)))
 			return RESPST_ERR_LOC_PROT;
 		qp->resp.recv_len += n;
@@ -492,7 +490,7 @@ static enum resp_state complete(struct resp_pkt *p)
 		}
 		qp->resp.have_rwqe = false;
 		qp->resp.recv_len = 0;
-		xport_emit(qp, &c);
+		xport_tm_emit(qp, &c);
 	}
 	return RESPST_ACKNOWLEDGE;
 }
@@ -545,7 +543,7 @@ static void fail_rwqe(struct xport_qp *qp, enum ibv_wc_status status)
 	if (!qp->resp.have_rwqe)
 		return;
 	qp->resp.have_rwqe = false;
-	xport_emit(qp, &c);
+	xport_tm_emit(qp, &c);
 }
 
 /* Fatal responder error: NAK (RC), QP to ERR. */

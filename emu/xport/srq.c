@@ -67,6 +67,7 @@ void xport_srq_destroy(struct xport_srq *srq)
 		return;
 	if (srq->xrc)
 		xrc_srq_unlink(srq);
+	xport_tm_free(srq);
 	free(srq->ring);
 	free(srq);
 }
@@ -163,10 +164,17 @@ struct xport_srq *xport_qp_srq(const struct xport_qp *qp)
 
 int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq)
 {
+	int err;
+
 	if (!qp || !srq || qp->srq || qp->dev != srq->dev || srq->xrc || qp->xrc ||
 	    qp->state != IBV_QPS_RESET || qp->rq.head)
 		return EINVAL;
 	qp->srq = srq;
+	err = xport_tm_qp_attach(qp);
+	if (err) {
+		qp->srq = NULL;
+		return err;
+	}
 	srq->qps++;
 	return 0;
 }
@@ -204,6 +212,9 @@ void xport_srq_give_back(struct xport_qp *qp)
 	if (!srq || !qp->resp.have_rwqe)
 		return;
 	qp->resp.have_rwqe = false;
+	/* a matched tag goes back on its list, not into the ring */
+	if (xport_tm_give_back(qp))
+		return;
 	if (srq->head - srq->tail >= srq->depth)
 		return;
 	srq->ring[--srq->tail % srq->depth] = qp->resp.rwqe;

@@ -167,6 +167,12 @@ struct xport_cqe {
 	bool solicited;
 	bool signaled;
 	struct xport_srq *srq;
+	/* tag matching (docs/tag-matching.md): tm_app_op 0 or the CQE's
+	 * UROCE_TM_APP_OP_* (uroce/abi_tm.h), tm_app_info the list entry,
+	 * tmh the header a matched message carried (zeros otherwise) */
+	uint8_t tm_app_op;
+	uint16_t tm_app_info;
+	uint8_t tmh[16];
 };
 
 /* What a memory callback is asked to do with [addr, addr+len). */
@@ -514,6 +520,26 @@ void *xport_srq_user(const struct xport_srq *srq);
 int xport_srq_post(struct xport_srq *srq, const struct xport_recv_wqe *wqe);
 /* WQEs posted and not yet taken by a QP. */
 uint32_t xport_srq_count(const struct xport_srq *srq);
+/*
+ * Tag matching (tm.c, docs/tag-matching.md). xport_srq_set_tm makes SRQ a
+ * tag-matching SRQ with list entries 0..NENT-1 (0; EINVAL if set or NENT
+ * 0; ENOMEM). xport_tm_op executes one list operation: OPCODE
+ * IBV_WR_TAG_ADD (INDEX free, else EINVAL; TAG, MASK and the buffer SGE),
+ * IBV_WR_TAG_DEL (*success false when INDEX is not in the list),
+ * IBV_WR_TAG_SYNC; with SYNC set, SW_CNT is software's unexpected count
+ * (EINVAL, nothing done, when ahead of the device's). *hw_cnt: the
+ * device's unexpected count (16 bits, as mlx5's hw_phase_cnt).
+ */
+struct xport_tm_op {
+	uint32_t opcode, index;
+	bool sync;
+	uint16_t sw_cnt;
+	uint64_t tag, mask;
+	struct ibv_sge sge;
+};
+int xport_srq_set_tm(struct xport_srq *srq, uint32_t nent);
+int xport_tm_op(struct xport_srq *srq, const struct xport_tm_op *op, bool *success,
+		uint16_t *hw_cnt);
 /* Arm the limit (ibv_modify_srq(3) IBV_SRQ_LIMIT): once the count drops
  * below LIMIT, ops->srq_event gets IBV_EVENT_SRQ_LIMIT_REACHED once and
  * the limit goes back to 0 (disarmed). LIMIT 0 disarms. 0; EINVAL if

@@ -140,6 +140,27 @@ enum xport_resp_msg {
 };
 
 /* Responder state (resp.c). */
+/*
+ * What tag matching (tm.c) decided for the message being received on a
+ * tag-matching SRQ: app_op 0 for none (not a TM SRQ, or a message whose
+ * TMH is malformed: an ordinary receive), else the CQE's
+ * UROCE_TM_APP_OP_*; index the list entry of a matched tag (the CQE's
+ * app_info); skip the message bytes not placed (the TMH of a matched EAGER
+ * message); tmh the header as received, which the CQE carries on a match.
+ */
+struct xport_tm_rx {
+	uint8_t app_op;
+	uint16_t index;
+	uint32_t skip;
+	uint8_t tmh[16];
+	uint8_t rvh[16];	/* a matched rendezvous: its RVH (va, rkey, len) */
+	struct ibv_sge sge;	/* ... and the tag's buffer */
+};
+
+/* send_flags bit of the SQ WQEs the device posts itself for a rendezvous
+ * (tm.c): never an IBV_SEND_* bit. */
+#define XPORT_SEND_TM (1u << 31)
+
 struct xport_resp {
 	uint32_t epsn;		/* expected PSN */
 	uint32_t msn;		/* message sequence number, 24 bits */
@@ -165,6 +186,7 @@ struct xport_resp {
 				 * the last one received (atomic.c) */
 	bool ack_held;		/* an ACK waits for xport_ack_flush (ack.c) */
 	uint32_t ack_psn, ack_msn;	/* ... its PSN and MSN */
+	struct xport_tm_rx tm;	/* the message's tag-matching outcome (tm.c) */
 };
 
 /* Work an entry point marked for xport_run (run.c). */
@@ -172,6 +194,7 @@ enum {
 	XPORT_WORK_REQ = 1 << 0,	/* the requester may be able to send */
 	XPORT_WORK_RESP = 1 << 1,	/* READ responses or queued requests */
 };
+
 
 /* Shared receive queue (srq.c): [tail, head) posted and untaken. */
 struct xport_srq {
@@ -186,6 +209,7 @@ struct xport_srq {
 	bool xrc;
 	uint32_t srqn, xrcd, pd;
 	struct xport_srq *xrc_next;
+	struct xport_tm *tm;		/* tag-matching SRQ (tm.c), else NULL */
 };
 
 /* What an XRC QP is (its type is IBV_QPT_RC inside the engine). */
@@ -376,6 +400,33 @@ const char *xport_wc_status_name(enum ibv_wc_status st);
 
 /* Emit a completion through ops->complete. */
 void xport_emit(struct xport_qp *qp, const struct xport_cqe *cqe);
+
+/* tm.c: the receive WQE of a message's first packet (into
+ * qp->resp.rwqe): from the RQ or SRQ (xport_rq_take), but for a SEND
+ * (IS_SEND) on a tag-matching SRQ the one its TMH chooses, the outcome in
+ * qp->resp.tm. False when none is there. */
+bool xport_rwqe_take(struct xport_qp *qp, const struct roce_pkt *pkt, bool is_send);
+/* tm.c: of a SEND packet's N payload bytes, how many are not placed (the
+ * matched EAGER message's TMH, a rendezvous request). */
+uint32_t xport_tm_unplaced(const struct xport_qp *qp, uint32_t n);
+/* tm.c: places a SEND packet's PAYLOAD of *N bytes into qp->resp.rwqe at
+ * recv_len, less the bytes not placed (*N: the bytes placed). Returns
+ * xport_scatter's status. */
+enum xport_mem_status xport_recv_place(struct xport_qp *qp, const uint8_t *payload, uint32_t *n);
+/* tm.c: emits the receive completion C of the message with its TM fields
+ * (xport_emit), then starts a matched rendezvous's READ. */
+void xport_tm_emit(struct xport_qp *qp, struct xport_cqe *c);
+/* tm.c: a matched tag whose message was abandoned goes back on the list. */
+bool xport_tm_give_back(struct xport_qp *qp);
+/* tm.c: the SRQ's tag list freed with it. */
+void xport_tm_free(struct xport_srq *srq);
+/* tm.c: an XPORT_SEND_TM WQE completed (the READ: the second CQE and the
+ * FIN; the FIN: nothing). */
+void xport_tm_sq_done(struct xport_qp *qp, const struct xport_send_wqe *wqe, uint32_t byte_len,
+		      enum ibv_wc_status status);
+/* tm.c: a QP joining a tag-matching SRQ gets SQ slots for those WQEs
+ * (0; EINVAL for a QP other than RC; ENOMEM). */
+int xport_tm_qp_attach(struct xport_qp *qp);
 
 /* Move the QP to ERR on its own (error found by the engine), report the
  * async event (an enum ibv_event_type; -1 = none) and flush everything outstanding (WR_FLUSH_ERR). */

@@ -83,7 +83,7 @@ enum uroce_op {
 	UROCE_OP_CLOSE_XRCD = 30,
 	UROCE_OP_CREATE_XRC_SRQ = 31, /* fds: [SRQ ring memfd] (uroce/abi_xrc.h) */
 	UROCE_OP_CREATE_XRC_QP = 32,  /* an XRC_RECV QP (uroce/abi_xrc.h) */
-	/* 33, 37, 38, 39, 44: shared contexts, OPEN_QP (uroce/abi_share.h) */
+	/* 33, 37-39, 44: shared contexts, OPEN_QP (abi_share.h); 34, 35: tag matching (abi_tm.h) */
 	/* The connection manager (uroce/abi_cm.h): a CM connection's first
 	 * message, then one rdma_ucm command each. */
 	UROCE_OP_CM_HELLO = 40,    /* fds: [the daemon's end of the event socket] */
@@ -701,6 +701,7 @@ struct uroce_destroy_srq_resp {
 #include "uroce/abi_flow.h"
 #include "uroce/abi_dm.h"
 #include "uroce/abi_xrc.h"
+#include "uroce/abi_tm.h"
 #include "uroce/abi_share.h"
 
 /* Fixed request size for an opcode (0 for unknown opcodes). */

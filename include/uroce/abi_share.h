@@ -109,7 +109,7 @@ struct uroce_open_qp_req {
 	uint64_t reserved;
 };
 
-/* Request size of the opcodes above, else uroce_flow_req_size's answer. */
+/* Request size of the opcodes above, else uroce_tm_req_size's answer. */
 static inline size_t uroce_share_req_size(unsigned int op)
 {
 	switch (op) {
@@ -118,12 +118,11 @@ static inline size_t uroce_share_req_size(unsigned int op)
 	case UROCE_OP_IMPORT_OBJ:
 	case UROCE_OP_UNIMPORT_OBJ: return sizeof(struct uroce_import_obj_req);
 	case UROCE_OP_OPEN_QP: return sizeof(struct uroce_open_qp_req);
-	default: return uroce_flow_req_size(op);
+	default: return uroce_tm_req_size(op);
 	}
 }
 
-/* Reply size of the opcodes above, else uroce_flow_resp_size's answer, else
- * a bare header. */
+/* Reply size of the opcodes above, else uroce_tm_resp_size's answer. */
 static inline size_t uroce_share_resp_size(unsigned int op)
 {
 	switch (op) {
@@ -132,7 +131,7 @@ static inline size_t uroce_share_resp_size(unsigned int op)
 	case UROCE_OP_UNIMPORT_OBJ:
 	case UROCE_OP_OPEN_QP: return sizeof(struct uroce_handle_resp);
 	case UROCE_OP_IMPORT_OBJ: return sizeof(struct uroce_import_obj_resp);
-	default: return uroce_flow_resp_size(op) ? uroce_flow_resp_size(op) : sizeof(struct uroce_hdr);
+	default: return uroce_tm_resp_size(op);
 	}
 }
 
