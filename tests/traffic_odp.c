@@ -141,7 +141,8 @@ START_TEST(test_odp_caps)
 			  IBV_ODP_SUPPORT_SRQ_RECV);
 	ck_assert_uint_eq(a.odp_caps.per_transport_caps.ud_odp_caps,
 			  IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_SRQ_RECV);
-	ck_assert_uint_eq(a.xrc_odp_caps, 0);
+	ck_assert_uint_eq(a.xrc_odp_caps, IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+			  IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV);
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
 }
 END_TEST

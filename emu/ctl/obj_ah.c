@@ -67,10 +67,8 @@ int op_destroy_ah(struct ctl_client *c, struct ctl_call *call)
 		return EINVAL;
 	/* mlx5 copies the address vector into the UD WQE at post time, so a
 	 * send posted before ibv_destroy_ah still goes out (mckey destroys its
-	 * AH right after posting): the client's posted WQEs are taken first.
-	 * Each QP's ring holds at most its depth, so this ends. */
-	while (doorbell_post_wqes(c))
-		;
+	 * AH right after posting): the client's posted WQEs are taken first. */
+	doorbell_take_posted(c);
 	ah_free(c, ah);
 	return 0;
 }

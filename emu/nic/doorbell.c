@@ -363,6 +363,26 @@ bool doorbell_post_wqes(struct ctl_client *c)
 	return more;
 }
 
+void doorbell_take_posted(struct ctl_client *c)
+{
+	uint64_t rounds = 1;
+	uint32_t h;
+
+	for (h = 1; h <= c->qps.cap; h++) {
+		const struct ctl_qp *qp = objtab_get(&c->qps, h);
+
+		if (qp)
+			rounds += qp->cap.max_send_wr / DOORBELL_SEND_BATCH + 1;
+	}
+	for (; rounds; rounds--) {
+		c->db_taken = 0; /* its own posted WQEs, before its own request */
+		if (!doorbell_post_wqes(c))
+			return;
+	}
+	/* posting on while we take: the rest in later turns */
+	eventfd_write(c->db_fd, 1);
+}
+
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct ctl_client *c = w->data;

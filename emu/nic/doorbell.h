@@ -50,6 +50,12 @@ void doorbell_close(struct ctl_client *c);
  * Returns whether send WQEs are left. */
 bool doorbell_post_wqes(struct ctl_client *c);
 
+/* Every send WQE C had posted before its current request, budget or not
+ * (rounds of doorbell_post_wqes, as many as its rings' depths need); what
+ * it posts meanwhile from another thread is left to later turns (the
+ * doorbell rung), so a client posting without end cannot hold the loop. */
+void doorbell_take_posted(struct ctl_client *c);
+
 /* Loop turns without new WQEs after which a QP's no_doorbell promise is
  * withdrawn under --busy-poll (a turn there is about a microsecond); without
  * it, after one turn, since the loop may then sleep. */

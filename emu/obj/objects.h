@@ -171,8 +171,8 @@ struct ctl_qp {
 	ev_prepare rq_withdraw;  /* active from the engine's own move to ERR until the
 				  * promise is withdrawn, before the loop sleeps */
 	uint32_t async_events;
-	struct ctl_client *owner;
 	uint32_t imported;       /* OPEN_QP handles naming it (obj_share.c; DESTROY_QP: EBUSY) */
+	struct ctl_client *owner;
 };
 
 struct ctl_ah {

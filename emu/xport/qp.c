@@ -74,6 +74,7 @@ static void qp_reset(struct xport_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	xport_resp_clear(qp);
+	free(qp->resp.tm);
 	memset(&qp->resp, 0, sizeof(qp->resp));
 	qp->sqd_notify = false;
 	qp->comm_est = false;
@@ -160,6 +161,7 @@ void xport_qp_destroy(struct xport_qp *qp)
 	}
 	free(qp->sq.ring);
 	free(qp->rq.ring);
+	free(qp->resp.tm);
 	free(qp);
 }
 

@@ -127,14 +127,26 @@ static int tm_find(const struct xport_tm *tm, uint64_t tag)
 	return best;
 }
 
+/* What QP's current message matched: all zero for a QP that never
+ * received on a TM SRQ (most QPs: the struct is made on first use). */
+static const struct xport_tm_rx tm_none;
+
+static const struct xport_tm_rx *tm_rx(const struct xport_qp *qp)
+{
+	return qp->resp.tm ? qp->resp.tm : &tm_none;
+}
+
 static bool tm_take(struct xport_qp *qp, const struct roce_pkt *pkt)
 {
 	struct xport_tm *tm = qp->srq->tm;
-	struct xport_tm_rx *rx = &qp->resp.tm;
+	struct xport_tm_rx *rx;
 	uint8_t op;
 	uint64_t tag;
 	int i;
 
+	if (!qp->resp.tm && !(qp->resp.tm = calloc(1, sizeof(*qp->resp.tm))))
+		return false; /* as with no WQE: the requester retries (RNR) */
+	rx = qp->resp.tm;
 	memset(rx, 0, sizeof(*rx));
 	if (pkt->payload_len < TMH_LEN)
 		goto plain;
@@ -192,14 +204,15 @@ bool xport_rwqe_take(struct xport_qp *qp, const struct roce_pkt *pkt, bool is_se
 
 uint32_t xport_tm_unplaced(const struct xport_qp *qp, uint32_t n)
 {
-	return qp->resp.tm.skip < n ? qp->resp.tm.skip : n;
+	return tm_rx(qp)->skip < n ? tm_rx(qp)->skip : n;
 }
 
 enum xport_mem_status xport_recv_place(struct xport_qp *qp, const uint8_t *payload, uint32_t *n)
 {
 	uint32_t s = xport_tm_unplaced(qp, *n);
 
-	qp->resp.tm.skip -= s;
+	if (s)
+		qp->resp.tm->skip -= s;
 	*n -= s;
 	if (!*n)
 		return XPORT_MEM_OK;
@@ -211,8 +224,12 @@ static void tm_rndv(struct xport_qp *qp);
 
 void xport_tm_emit(struct xport_qp *qp, struct xport_cqe *c)
 {
-	struct xport_tm_rx *rx = &qp->resp.tm;
+	struct xport_tm_rx *rx = qp->resp.tm;
 
+	if (!rx) {
+		xport_emit(qp, c);
+		return;
+	}
 	c->tm_app_op = rx->app_op;
 	c->tm_app_info = rx->index;
 	if (rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG || rx->app_op == UROCE_TM_APP_OP_CONSUMED)
@@ -270,12 +287,12 @@ static void tm_rndv_done(struct xport_qp *qp, uint32_t index, uint32_t len,
  * the tag's buffer (a failure completes the tag at once). */
 static void tm_rndv(struct xport_qp *qp)
 {
-	struct xport_tm_rx *rx = &qp->resp.tm;
+	struct xport_tm_rx *rx = qp->resp.tm;
 	struct xport_send_wqe r;
 	uint64_t va;
 	uint32_t rkey, len;
 
-	if (rx->app_op != UROCE_TM_APP_OP_CONSUMED)
+	if (!rx || rx->app_op != UROCE_TM_APP_OP_CONSUMED)
 		return;
 	memcpy(&va, rx->rvh, 8);
 	memcpy(&rkey, rx->rvh + 8, 4);
@@ -344,8 +361,12 @@ int xport_tm_qp_attach(struct xport_qp *qp)
 
 bool xport_tm_give_back(struct xport_qp *qp)
 {
-	struct xport_tm_rx *rx = &qp->resp.tm;
-	bool matched = rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG;
+	struct xport_tm_rx *rx = qp->resp.tm;
+	bool matched;
+
+	if (!rx)
+		return false;
+	matched = rx->app_op == UROCE_TM_APP_OP_CONSUMED_MSG;
 
 	if (matched && qp->srq && qp->srq->tm)
 		qp->srq->tm->e[rx->index].valid = true;

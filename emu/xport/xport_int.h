@@ -186,7 +186,8 @@ struct xport_resp {
 				 * the last one received (atomic.c) */
 	bool ack_held;		/* an ACK waits for xport_ack_flush (ack.c) */
 	uint32_t ack_psn, ack_msn;	/* ... its PSN and MSN */
-	struct xport_tm_rx tm;	/* the message's tag-matching outcome (tm.c) */
+	struct xport_tm_rx *tm;	/* the message's tag-matching outcome (tm.c); made
+				 * at the QP's first message on a TM SRQ */
 };
 
 /* Work an entry point marked for xport_run (run.c). */
