@@ -86,6 +86,23 @@ fail:
 	return rc;
 }
 
+int srq_new_on_cq(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd, struct ctl_cq *cq,
+		  uint64_t user_handle, uint32_t max_wr, uint32_t max_sge, struct ctl_srq **out)
+{
+	struct uroce_create_srq_req base = {
+		.user_handle = user_handle,
+		.max_wr = max_wr,
+		.max_sge = max_sge,
+	};
+	int rc = srq_new(c, call, pd, &base, out);
+
+	if (rc)
+		return rc;
+	(*out)->cq = cq;
+	cq->users++;
+	return 0;
+}
+
 void srq_free(struct ctl_client *c, struct ctl_srq *srq)
 {
 	struct uroce_dev *d = c->dev;

@@ -24,23 +24,15 @@ int op_create_tm_srq(struct ctl_client *c, struct ctl_call *call)
 	struct uroce_create_srq_resp *resp = call->resp;
 	struct ctl_cq *cq = objtab_get(&c->cqs, req->cq_handle);
 	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
-	struct uroce_create_srq_req base = {
-		.user_handle = req->user_handle,
-		.pd_handle = req->pd_handle,
-		.max_wr = req->max_wr,
-		.max_sge = req->max_sge,
-	};
 	struct ctl_srq *srq;
 	int rc;
 
 	if (!cq || !pd || !req->max_num_tags || req->max_num_tags > UROCE_TM_MAX_NUM_TAGS ||
 	    !req->max_ops || req->max_ops > UROCE_TM_MAX_OPS)
 		return EINVAL;
-	rc = srq_new(c, call, pd, &base, &srq);
+	rc = srq_new_on_cq(c, call, pd, cq, req->user_handle, req->max_wr, req->max_sge, &srq);
 	if (rc)
 		return rc;
-	srq->cq = cq;
-	cq->users++;
 	/* entries 0..max_num_tags, as mlx5's tm_list */
 	rc = xport_srq_set_tm(srq->xsrq, req->max_num_tags + 1);
 	if (rc) {

@@ -24,24 +24,16 @@ int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call)
 	struct ctl_xrcd *x = objtab_get(&c->xrcds, req->xrcd_handle);
 	struct ctl_cq *cq = objtab_get(&c->cqs, req->cq_handle);
 	struct ctl_pd *pd = objtab_get(&c->pds, req->pd_handle);
-	struct uroce_create_srq_req base = {
-		.user_handle = req->user_handle,
-		.pd_handle = req->pd_handle,
-		.max_wr = req->max_wr,
-		.max_sge = req->max_sge,
-	};
 	struct ctl_srq *srq;
 	int rc;
 
 	if (!x || !cq || !pd || req->reserved)
 		return EINVAL;
-	rc = srq_new(c, call, pd, &base, &srq);
+	rc = srq_new_on_cq(c, call, pd, cq, req->user_handle, req->max_wr, req->max_sge, &srq);
 	if (rc)
 		return rc;
 	srq->xrcd = x;
-	srq->cq = cq;
 	x->users++;
-	cq->users++;
 	rc = engine_srq_set_xrc(srq);
 	if (rc) {
 		srq_free(c, srq);

@@ -80,6 +80,10 @@ int op_tm_op(struct ctl_client *c, struct ctl_call *call);
  * sizes and the ring in CALL's descriptor, in the client's table. */
 int srq_new(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd,
 	    const struct uroce_create_srq_req *req, struct ctl_srq **out);
+/* srq_new of MAX_WR x MAX_SGE on PD whose completions go to CQ (held:
+ * srq_free lets it go): the SRQ part of CREATE_XRC_SRQ and CREATE_TM_SRQ. */
+int srq_new_on_cq(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd, struct ctl_cq *cq,
+		  uint64_t user_handle, uint32_t max_wr, uint32_t max_sge, struct ctl_srq **out);
 
 /* Map a client-supplied ring memfd (regular file, sealed F_SEAL_SHRINK, at
  * least SIZE bytes) read-write shared. Returns the mapping, or NULL with *err
