@@ -5,7 +5,8 @@
 #    counted, and the daemon carries on;
 #  - tests/traffic_raw (Check) under `uroce run`: frames of 18..1514 bytes,
 #    jumbo frames to 9014 bytes (9018 with a VLAN tag) at --eth-mtu 9000,
-#    IBV_SEND_IP_CSUM, 3000 frames between two QPs of one device, steering
+#    IBV_SEND_IP_CSUM, 3024 frames between two QPs of one device (48 a post:
+#    the client doorbell budget cuts the turn at 32), steering
 #    (rules, priorities, DROP, COUNT, tag, C-VLAN, default and sniffer rules),
 #    negative paths;
 #  - `uroce status` counts exactly the frames no rule took and the one a
@@ -55,6 +56,15 @@ for kv in rx_no_rule=4 rx_rule_drop=4 rx_no_wqe=0 rx_bad_vxlan=6 tx_errors=0; do
 done
 grep -q "^eth .* rules=0 " "$T/st2" || fail "uroce1: every rule destroyed" "rules=0" "$(grep '^eth' "$T/st2")"
 echo "ok: uroce status counts the dropped frames"
+
+# raw QP sends are charged to the client's doorbell budget (32 send WQEs a
+# loop turn, emu/nic/doorbell.h): test_one_device_many posts 48 at a time
+db=$(grep '^doorbells' "$T/st3")
+expect_eq "uroce0: most raw send WQEs one client got in a loop turn" 32 \
+	"$(echo "$db" | sed -n 's/.*\bturn_max=\([0-9]*\).*/\1/p')"
+stops=$(echo "$db" | sed -n 's/.*\bbudget_stops=\([0-9]*\).*/\1/p')
+[ -n "$stops" ] && [ "$stops" -gt 0 ] || fail "uroce0: turns cut short by the budget" "> 0" "$db"
+echo "ok: raw sends within the client budget ($stops turns cut short)"
 
 # tshark: every VXLAN datagram uroce0 sent, with the VNI; the one
 # VLAN-tagged frame (test_steering) field by field

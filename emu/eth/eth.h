@@ -63,16 +63,18 @@ void eth_qp_status(const struct ctl_qp *qp, FILE *fp);
  * ENOMEM. raw_qp_destroy drops its rules and queued WQEs (no completions).
  * raw_qp_modify applies a transition qp_modify_check allowed (ERR flushes
  * every WQE: IBV_WC_WR_FLUSH_ERR; RESET discards them). raw_qp_doorbell
- * takes the new receive WQEs and at most RAW_SEND_BATCH send WQEs, whose
- * frames go out at once; returns whether send WQEs are left (the caller
- * rings the doorbell again, so other clients run in between).
+ * takes the new receive WQEs and at most RAW_SEND_BATCH send WQEs and no
+ * more than MAX (the owner's doorbell budget left in this loop turn,
+ * emu/nic/doorbell.h), whose frames go out at once; *TAKEN: how many.
+ * Returns whether send WQEs are left (the caller rings the doorbell again,
+ * so other clients run in between).
  */
 #define RAW_SEND_BATCH 64
 int raw_qp_create(struct ctl_qp *qp);
 void raw_qp_destroy(struct ctl_qp *qp);
 void raw_qp_modify(struct ctl_qp *qp, enum ibv_qp_state next);
 enum ibv_qp_state raw_qp_state(const struct ctl_qp *qp);
-bool raw_qp_doorbell(struct ctl_qp *qp);
+bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken);
 
 /* What DESTROY_QP / MODIFY_QP / QUERY_QP answer for QP before anything else:
  * EINVAL for a WQ (its own messages), EBUSY (destroy: rules attached, or a

@@ -162,12 +162,13 @@ static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 		eth_segment_xmit(p, frame, len);
 }
 
-bool raw_qp_doorbell(struct ctl_qp *qp)
+bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct raw_qp *r = qp->raw;
-	uint32_t pi, budget = RAW_SEND_BATCH;
+	uint32_t pi, budget = max < RAW_SEND_BATCH ? max : RAW_SEND_BATCH;
 
+	*taken = 0;
 	if (!h)
 		return false;
 	/* receive WQEs first: a frame sent below may be for this QP */
@@ -175,7 +176,7 @@ bool raw_qp_doorbell(struct ctl_qp *qp)
 	if (r->held)
 		raw_held_deliver(qp);
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
-	for (; qp->sq_next != pi && budget; budget--) {
+	for (; qp->sq_next != pi && budget; budget--, (*taken)++) {
 		struct xport_send_wqe w;
 		uint32_t n = qp->sq_next++;
 

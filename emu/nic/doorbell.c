@@ -350,8 +350,11 @@ bool doorbell_post_wqes(struct ctl_client *c)
 			return true;
 		}
 		if (qp && qp->raw) {
-			if (raw_qp_doorbell(qp))
-				more = true;
+			uint32_t left = client_budget(c), taken;
+			bool qp_more = raw_qp_doorbell(qp, left, &taken);
+
+			client_charge(c, taken, qp_more && taken == left);
+			more = more || qp_more;
 			continue;
 		}
 		if (!qp || !qp->ring || !qp->xqp || !qp_has_new(qp))
