@@ -18,7 +18,16 @@
  *                                  perftest's t_avg)
  *   udp_loopback latbusy SIZE ITERS  the same, both sides polling with
  *                                  MSG_DONTWAIT instead of sleeping in recv
- * Address 127.0.0.1, ports chosen by the kernel. Exit 0 on success.
+ * bw and bwm also print the CPU seconds (user + system, getrusage(2)) both
+ * processes spent per GB and per million datagrams received:
+ * "bw MB/s Mpps cpu_s_per_GB cpu_s_per_Mdgram".
+ *
+ * Addresses 127.0.0.1, ports chosen by the kernel; across two network
+ * namespaces instead (scripts/bench --two-namespaces): UDPL_SEND_NETNS and
+ * UDPL_RECV_NETNS (paths such as /run/netns/NAME) and UDPL_SEND_ADDR and
+ * UDPL_RECV_ADDR (IPv4) for the sending (or pinging) side's socket and the
+ * receiving (or echoing) side's, each made in its namespace (setns(2)): a
+ * socket stays in the namespace it was made in. Exit 0 on success.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -28,6 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,12 +53,36 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A UDP socket bound to 127.0.0.1:0 with 16 MiB buffers; *addr gets its address. */
-static int sock(struct sockaddr_in *addr)
+/* Enters the network namespace named by environment variable VAR, if set. */
+static void enter_netns(const char *var)
 {
-	int s = socket(AF_INET, SOCK_DGRAM, 0), sz = 16 << 20;
+	const char *path = getenv(var);
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+}
+
+/* A UDP socket with 16 MiB buffers, bound to port 0 of the address in
+ * environment variable "UDPL_<SIDE>_ADDR" (default 127.0.0.1) and made in
+ * the namespace of "UDPL_<SIDE>_NETNS" (default the caller's); *addr gets
+ * its address. SIDE: "SEND" or "RECV". */
+static int sock(struct sockaddr_in *addr, const char *side)
+{
+	char var[32];
+	const char *a;
+	int s, sz = 16 << 20;
 	socklen_t len = sizeof(*addr);
 
+	snprintf(var, sizeof(var), "UDPL_%s_NETNS", side);
+	enter_netns(var);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
 	if (s < 0) {
 		perror("socket");
 		exit(1);
@@ -56,11 +92,27 @@ static int sock(struct sockaddr_in *addr)
 	memset(addr, 0, sizeof(*addr));
 	addr->sin_family = AF_INET;
 	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	snprintf(var, sizeof(var), "UDPL_%s_ADDR", side);
+	a = getenv(var);
+	if (a && inet_pton(AF_INET, a, &addr->sin_addr) != 1) {
+		fprintf(stderr, "%s: not an IPv4 address: %s\n", var, a);
+		exit(1);
+	}
 	if (bind(s, (struct sockaddr *)addr, sizeof(*addr)) || getsockname(s, (struct sockaddr *)addr, &len)) {
 		perror("bind");
 		exit(1);
 	}
 	return s;
+}
+
+/* User + system CPU seconds of WHO (RUSAGE_SELF or RUSAGE_CHILDREN). */
+static double cpu_seconds(int who)
+{
+	struct rusage ru;
+
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 #define BATCH 64
@@ -126,11 +178,11 @@ static int recv_burst(int r, char *bufs, size_t size, int *len, int mmsg)
 static int bw(size_t size, double seconds, int mmsg)
 {
 	struct sockaddr_in ra, sa;
-	int r = sock(&ra), s = sock(&sa), len[BATCH];
+	int r = sock(&ra, "RECV"), s = sock(&sa, "SEND"), len[BATCH];
 	char *buf = calloc(BATCH, size);
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 	unsigned long long bytes = 0, pkts = 0;
-	double t0 = 0, t1 = 0;
+	double t0 = 0, t1 = 0, cpu;
 	int done = 0;
 	pid_t pid = fork();
 
@@ -164,8 +216,10 @@ static int bw(size_t size, double seconds, int mmsg)
 			t1 = now();
 	}
 	waitpid(pid, NULL, 0);
-	printf("bw %.2f %.4f\n", t1 > t0 ? (double)bytes / (t1 - t0) / 1e6 : 0.0,
-	       t1 > t0 ? (double)pkts / (t1 - t0) / 1e6 : 0.0);
+	cpu = cpu_seconds(RUSAGE_SELF) + cpu_seconds(RUSAGE_CHILDREN);
+	printf("bw %.2f %.4f %.3f %.3f\n", t1 > t0 ? (double)bytes / (t1 - t0) / 1e6 : 0.0,
+	       t1 > t0 ? (double)pkts / (t1 - t0) / 1e6 : 0.0, bytes ? cpu / ((double)bytes / 1e9) : 0.0,
+	       pkts ? cpu / ((double)pkts / 1e6) : 0.0);
 	return 0;
 }
 
@@ -183,7 +237,7 @@ static ssize_t recv1(int s, char *buf, size_t size, int busy)
 static int lat(size_t size, long iters, int busy)
 {
 	struct sockaddr_in aa, ba;
-	int a = sock(&aa), b = sock(&ba);
+	int b = sock(&ba, "RECV"), a = sock(&aa, "SEND");
 	char *buf = calloc(1, size);
 	double t0;
 	pid_t pid = fork();
