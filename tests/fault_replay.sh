@@ -8,8 +8,11 @@
 # the faults must really have happened; the CQE timestamps are virtual
 # (the clock started at 1 s and advanced 1 us per packet plus timer
 # jumps); another seed gives another trace. The daemon reads its own
-# datagrams only after polling (self_reads=0 in uroce status).
+# datagrams only after polling (self_reads=0 in uroce status). Every packet
+# leaves from the device's port (UDP source port = its port, tshark): a
+# per-QP source port is bound only if no other socket of the host holds it.
 . "$top_srcdir/tests/lib.sh"
+: "${TSHARK:?tshark was not found by configure (Debian package tshark)}"
 SPEC='loss=5% dup=5% reorder=10%:2ms corrupt=1%'
 ITERS=150
 port_chosen=
@@ -46,6 +49,10 @@ for k in lost duplicated reordered corrupted; do
 done
 frames=$(sed -n 's/^capture on .* frames=\([0-9]*\)$/\1/p' "$T/a.status")
 [ -n "$frames" ] && [ "$frames" -gt $((4 * ITERS)) ] || fail "frames captured" "> $((4 * ITERS))" "$frames"
+# the source port does not depend on which ports other sockets of the
+# host hold (a per-QP one, taken by another process, fell back to this one)
+expect_eq "UDP source ports of the capture (deterministic mode)" "$UROCE_PORT" \
+	"$("$TSHARK" -r "$T/a.pcap" -T fields -e udp.srcport | sort -u | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "same seed: identical pcaps (sha256)" "$(sha256sum <"$T/a.pcap")" "$(sha256sum <"$T/b.pcap")"
 expect_eq "same seed: identical CQE timestamps (sha256)" "$(sha256sum <"$T/a.ts")" "$(sha256sum <"$T/b.ts")"
 [ "$(sha256sum <"$T/a.pcap")" != "$(sha256sum <"$T/c.pcap")" ] ||

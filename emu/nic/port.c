@@ -70,13 +70,17 @@ static unsigned int sport_budget(const struct uroce_dev *d)
 	return q < SPORT_SOCKETS_MAX ? q : SPORT_SOCKETS_MAX;
 }
 
-/* Socket to send from with source port SPORT, or -1 (use the device's). */
+/* Socket to send from with source port SPORT, or -1 (use the device's).
+ * Deterministic mode sends everything from the device's port: whether
+ * SPORT can be bound depends on the other sockets of the host (another
+ * process, another user's daemon with the same QPNs), and a trace that
+ * changes with them is no replay (docs/fault-injection.md). */
 static int sport_socket(struct uroce_dev *d, uint16_t sport)
 {
 	struct sockaddr_storage a = d->addr;
 	int fd, one = 1;
 
-	if (sport == d->port)
+	if (sport == d->port || d->vt.on)
 		return -1;
 	if (d->sport_fd[sport])
 		return d->sport_fd[sport];
