@@ -81,6 +81,11 @@ struct uroce_dev {
 	uint64_t doorbell_reads;        /* doorbell eventfd reads that drained a count (doorbell.c) */
 	uint64_t doorbell_budget_stops; /* QP turns cut short by the client's budget (doorbell.c) */
 	uint32_t doorbell_turn_max;     /* most send WQEs one client got in one loop turn */
+	uint64_t doorbell_shared_stops; /* of those, cut at DOORBELL_SHARED_BUDGET */
+	uint32_t doorbell_shared_max;   /* most one client got in a turn under that budget */
+	const void *doorbell_last;      /* the client that last took send WQEs */
+	double doorbell_last_at;        /* when (ev_now) */
+	double doorbell_shared_until;   /* the budget is shared until then (ev_now) */
 	uint64_t doorbell_rings;        /* eventfd writes those reads drained: the clients'
 					 * doorbells and the daemon's own re-rings */
 	bool busy_poll;                 /* --busy-poll: the loop never sleeps (doorbell.c keeps

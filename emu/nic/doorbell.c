@@ -79,28 +79,52 @@ static void qp_recv_doorbell(struct ctl_qp *qp)
 	}
 }
 
+/* Whether the budget is shared now (DOORBELL_SHARED_BUDGET). */
+static bool budget_shared(const struct uroce_dev *d)
+{
+	return ev_now(d->loop) < d->doorbell_shared_until;
+}
+
 /* Send WQEs client C may still be given this loop turn. */
 static uint32_t client_budget(struct ctl_client *c)
 {
 	unsigned int turn = ev_iteration(c->dev->loop);
+	uint32_t budget;
 
 	if (c->db_turn != turn) {
 		c->db_turn = turn;
 		c->db_taken = 0;
 	}
-	return DOORBELL_CLIENT_BUDGET - c->db_taken;
+	budget = budget_shared(c->dev) ? DOORBELL_SHARED_BUDGET : DOORBELL_CLIENT_BUDGET;
+	return c->db_taken < budget ? budget - c->db_taken : 0;
 }
 
-/* Charges N send WQEs to C's budget of this turn. */
+/* Charges N send WQEs to C's budget of this turn. A client other than the
+ * last one to take any, within DOORBELL_SHARED_SECONDS of it, makes the
+ * budget shared (doorbell_last is compared, never followed). */
 static void client_charge(struct ctl_client *c, uint32_t n, bool stopped)
 {
 	struct uroce_dev *d = c->dev;
+	double now = ev_now(d->loop);
 
+	if (!n)
+		return;
 	c->db_taken += n;
 	if (c->db_taken > d->doorbell_turn_max)
 		d->doorbell_turn_max = c->db_taken;
 	if (stopped)
 		d->doorbell_budget_stops++;
+	if (budget_shared(d)) {
+		if (c->db_taken > d->doorbell_shared_max)
+			d->doorbell_shared_max = c->db_taken;
+		if (stopped)
+			d->doorbell_shared_stops++;
+	}
+	if (d->doorbell_last != c && d->doorbell_last && now - d->doorbell_last_at < DOORBELL_SHARED_SECONDS &&
+	    !d->vt.on)
+		d->doorbell_shared_until = now + DOORBELL_SHARED_SECONDS;
+	d->doorbell_last = c;
+	d->doorbell_last_at = now;
 }
 
 /*

@@ -44,6 +44,21 @@ void doorbell_close(struct ctl_client *c);
  */
 #define DOORBELL_CLIENT_BUDGET (2 * DOORBELL_SEND_BATCH)
 
+/*
+ * The budget while more than one client posts: when a client takes send
+ * WQEs and another one took some less than DOORBELL_SHARED_SECONDS before,
+ * every client gets DOORBELL_SHARED_BUDGET a turn for the next
+ * DOORBELL_SHARED_SECONDS (of the loop's clock). A turn that serves a
+ * flooder's 32 8-byte WRITEs takes about 170 us on one device, and another
+ * client's message waits several turns (docs/performance.md, "A doorbell
+ * flood"); a client posting alone keeps the full budget (a budget of 8
+ * for everyone cost a lone client 15-20 % of its 8-byte message rate).
+ * Not in deterministic mode, where a wall-clock window would make the
+ * trace depend on real time.
+ */
+#define DOORBELL_SHARED_BUDGET 4
+#define DOORBELL_SHARED_SECONDS 0.01
+
 /* Post the new WQEs of C's QP rings: every receive WQE, at most
  * DOORBELL_SEND_BATCH send WQEs per QP; a QP with new WQEs gets the
  * no_doorbell promise (abi_ring.h) until a loop turn finds it idle.
