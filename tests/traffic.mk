@@ -106,7 +106,7 @@ EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py test
 dist_check_DATA += tests/traffic_lib.sh
 
 # The benchmark beside raw UDP (docs/performance.md; not a test).
-EXTRA_DIST += scripts/bench tools/udp_loopback.c
+EXTRA_DIST += scripts/bench scripts/bench-flood tools/udp_loopback.c
 # The CQ polling benchmark (docs/performance.md, "CQ polling"; not a test).
 EXTRA_DIST += scripts/bench-cq
 
