@@ -98,7 +98,7 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_forged_read.sh tests/traffic_atomic.sh tests/traffic_atomic_lossy.sh \
 	tests/traffic_pyverbs_atomic.sh tests/traffic_srq.sh tests/traffic_srq_clients.sh \
 	tests/traffic_ucx.sh tests/traffic_mpi.sh \
-	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_qpex_mw.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_write_behind.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
+	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_qpex_mw.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_write_behind.sh tests/traffic_prefetch.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
 	tests/traffic_rq_refill.sh tests/traffic_loop_turns.sh tests/traffic_loopback.sh \
 	tests/traffic_bad_wqe.sh
 TESTS += $(TRAFFIC_TESTS)

@@ -131,6 +131,11 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 			(unsigned long long)xs->rx_bad, (unsigned long long)xs->rx_no_qp,
 			(unsigned long long)xs->rx_bad_src, (unsigned long long)xs->rx_bad_icrc,
 			(unsigned long long)udp_port_rx_drops(&d->udp));
+		/* registered memory read for packets; prefetch: small send
+		 * WQEs' payloads read together (docs/transport.md) */
+		fprintf(fp, "mem_reads preads=%llu bytes=%llu prefetch_reads=%llu prefetch_wqes=%llu\n",
+			(unsigned long long)d->mem_preads, (unsigned long long)d->mem_pread_bytes,
+			(unsigned long long)xs->prefetch_reads, (unsigned long long)xs->prefetch_wqes);
 	}
 	if (d->wb)
 		fprintf(fp, "mem_wb staged=%llu pwrites=%llu bytes=%llu mem_write_faults=%llu\n",

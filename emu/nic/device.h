@@ -78,6 +78,8 @@ struct uroce_dev {
 	uint64_t node_guid;             /* host order */
 
 	struct ev_loop *loop;
+	uint64_t mem_preads;            /* reads of a client's memory through its mem fd (mem_access.c) */
+	uint64_t mem_pread_bytes;       /* the bytes they read */
 	uint64_t doorbell_reads;        /* doorbell eventfd reads that drained a count (doorbell.c) */
 	uint64_t doorbell_budget_stops; /* QP turns cut short by the client's budget (doorbell.c) */
 	uint32_t doorbell_turn_max;     /* most send WQEs one client got in one loop turn */

@@ -144,6 +144,7 @@ static bool qp_doorbell(struct ctl_qp *qp)
 	left = client_budget(qp->owner);
 	budget = left < DOORBELL_SEND_BATCH ? left : DOORBELL_SEND_BATCH;
 	if (pi_sane(qp, pi, &qp->sq_next, qp->cap.max_send_wr, false)) {
+		xport_post_hold(qp->xqp, true);
 		for (; qp->sq_next != pi && budget; budget--, taken++) {
 			struct xport_send_wqe w;
 
@@ -154,6 +155,7 @@ static bool qp_doorbell(struct ctl_qp *qp)
 			if (rc)
 				bad_wqe(qp, n, false, rc);
 		}
+		xport_post_hold(qp->xqp, false);
 	}
 	more = qp->sq_next != pi;
 	client_charge(qp->owner, taken, more && taken == left);

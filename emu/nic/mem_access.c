@@ -82,6 +82,8 @@ enum xport_mem_status mem_access_qp(struct uroce_dev *d, uint32_t pdn, uint32_t 
 			       ? XPORT_MEM_FAULT : XPORT_MEM_OK;
 	/* a read sees every write accepted before it */
 	mem_wb_flush(d);
+	d->mem_preads++;
+	d->mem_pread_bytes += len;
 	if (mem_copy(mr->owner->mem_fd, addr, buf, len, false))
 		return XPORT_MEM_FAULT;
 	return XPORT_MEM_OK;

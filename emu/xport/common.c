@@ -330,6 +330,12 @@ enum xport_mem_status xport_gather(struct xport_qp *qp,
 		memcpy(buf, wr->inline_data + offset, len);
 		return XPORT_MEM_OK;
 	}
+	if (w->prefetched) {
+		if ((uint64_t)offset + len > w->length)
+			return XPORT_MEM_BOUNDS;
+		memcpy(buf, wr->inline_data + offset, len);
+		return XPORT_MEM_OK;
+	}
 	return xport_read_ahead(qp, w->tag, w->length, offset, buf, len, gather_fetch, wr);
 }
 

@@ -411,8 +411,16 @@ int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe)
 		return 0;
 	}
 	xport_mark(qp, XPORT_WORK_REQ);
-	xport_run(qp);
+	if (!qp->post_held)
+		xport_run(qp);
 	return 0;
+}
+
+void xport_post_hold(struct xport_qp *qp, bool hold)
+{
+	qp->post_held = hold;
+	if (!hold && qp->work)
+		xport_run(qp);
 }
 
 int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe)

@@ -252,6 +252,8 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		break;
 	}
 	/* the payload goes straight to its place in the packet */
+	if (first && !w->prefetched)
+		xport_prefetch(qp);
 	if (n && xport_gather(qp, w, qp->req.offset, pkt + xport_hdr_len(h.opcode), n)) {
 		req_local_error(qp, w, IBV_WC_LOC_PROT_ERR);
 		return false;

@@ -421,6 +421,11 @@ const struct xport_qp_stats *xport_qp_stats(const struct xport_qp *qp);
  * with IBV_WC_WR_FLUSH_ERR.
  */
 int xport_post_send(struct xport_qp *qp, const struct xport_send_wqe *wqe);
+/* HOLD true: the send WQEs posted from now on are queued, not started, so
+ * that the requester sees them together (a doorbell's batch: their small
+ * payloads are read in one ops->mem call, prefetch.c); false: start what
+ * was queued. */
+void xport_post_hold(struct xport_qp *qp, bool hold);
 /* Post one receive WQE (copied). 0; ENOMEM if the RQ is full; EINVAL
  * (num_sge, or QP in RESET); in ERR it is flushed at once. */
 int xport_post_recv(struct xport_qp *qp, const struct xport_recv_wqe *wqe);
@@ -573,6 +578,9 @@ int xport_qp_set_srq(struct xport_qp *qp, struct xport_srq *srq);
  * from an address other than its remote one (also in the QP's dropped). */
 struct xport_dev_stats {
 	uint64_t rx_bad, rx_no_qp, rx_bad_src, rx_bad_icrc;
+	/* small send WQEs' payloads read together (prefetch.c): ops->mem
+	 * calls, and the WQEs they served */
+	uint64_t prefetch_reads, prefetch_wqes;
 };
 const struct xport_dev_stats *xport_dev_stats(const struct xport_dev *dev);
 

@@ -38,6 +38,7 @@ struct xport_swqe {
 	enum ibv_wc_status err_status;	/* != SUCCESS: local error found while
 					 * sending; reported when flushed */
 	uint64_t tag;		/* its read-ahead tag (xport_read_ahead) */
+	bool prefetched;	/* payload in wr.inline_data (xport_prefetch) */
 };
 
 /* Send queue: ring of depth slots; free-running indices, slot = i % depth.
@@ -246,6 +247,7 @@ struct xport_qp {
 	struct xport_qp *ack_next;	/* on dev->ack_list */
 	uint64_t timer_armed;		/* deadline last passed to timer_arm */
 	unsigned int work;		/* XPORT_WORK_* marked, not yet done */
+	bool post_held;			/* xport_post_hold: posts only queue */
 	struct xport_queued_pkt *rxq, **rxq_tail;
 	uint32_t rxq_len;
 	struct xport_qp_stats stats;
@@ -274,6 +276,20 @@ struct xport_read_ahead {
 				 * UINT32_MAX: no read-ahead for this tag */
 	uint8_t buf[XPORT_READ_AHEAD];
 };
+
+/* The most bytes one prefetch reads, and the most WQEs it serves. */
+#define XPORT_PREFETCH_SPAN 4096
+#define XPORT_PREFETCH_WQES 64
+
+/*
+ * xport_prefetch - before the first packet of the send WQE at qp->sq.req:
+ * if it and the WQEs queued behind it are small SENDs/WRITEs (one SGE, at
+ * most XPORT_MAX_INLINE bytes, same lkey, no IBV_SEND_FENCE behind the
+ * first) whose buffers lie within XPORT_PREFETCH_SPAN bytes, reads them
+ * all with one ops->mem call into their WQEs (prefetched). Two WQEs at
+ * least; on any error nothing is prefetched (prefetch.c).
+ */
+void xport_prefetch(struct xport_qp *qp);
 
 /* Copies LEN bytes at OFFSET of source SRC into BUF (ops->mem underneath). */
 typedef enum xport_mem_status (*xport_fetch_fn)(struct xport_qp *qp, const void *src,
