@@ -168,6 +168,15 @@ up() {
 	fail "uroce up: no free UDP port after 10 tries"
 }
 
+# dev_status_field LINE FIELD: FIELD of the status line starting with LINE
+# in uroce0's `uroce status` (its value, digits); fails the test if absent.
+dev_status_field() {
+	uroce status --dev uroce0 >"$T/status" 2>&1 || fail "uroce status"
+	_v=$(sed -n "s/^$1 .*[ ]$2=\([0-9]*\).*\$/\1/p; s/^$1 $2=\([0-9]*\).*\$/\1/p" "$T/status")
+	[ -n "$_v" ] || fail "$1 $2 in uroce status" "$1 ... $2=N" "$(cat "$T/status")"
+	echo "$_v"
+}
+
 # wait_listen TCPPORT SECONDS: 0 once something listens on TCPPORT.
 wait_listen() {
 	_n=$(($2 * 10))

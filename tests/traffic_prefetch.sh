@@ -18,12 +18,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 # mr FIELD: FIELD of the daemon's mem_reads status line.
-mr() {
-	uroce status --dev uroce0 >"$T/status" 2>&1 || fail "uroce status"
-	_v=$(sed -n "s/^mem_reads .*[ ]$1=\([0-9]*\).*\$/\1/p; s/^mem_reads $1=\([0-9]*\).*\$/\1/p" "$T/status")
-	[ -n "$_v" ] || fail "mem_reads $1 in uroce status" "mem_reads ... $1=N" "$(cat "$T/status")"
-	echo "$_v"
-}
+mr() { dev_status_field mem_reads "$1"; }
 
 # two PROG ARGS...: PROG server on uroce1, client on uroce0; both exit 0
 # with no failure marker.

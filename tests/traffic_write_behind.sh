@@ -20,12 +20,7 @@
 . "$top_srcdir/tests/lib.sh"
 
 # wb FIELD: FIELD of the daemon's mem_wb status line.
-wb() {
-	uroce status --dev uroce0 >"$T/status" 2>&1 || fail "uroce status"
-	_v=$(sed -n "s/^mem_wb .*[ ]$1=\([0-9]*\).*\$/\1/p; s/^mem_wb $1=\([0-9]*\).*\$/\1/p" "$T/status")
-	[ -n "$_v" ] || fail "mem_wb $1 in uroce status" "mem_wb ... $1=N" "$(cat "$T/status")"
-	echo "$_v"
-}
+wb() { dev_status_field mem_wb "$1"; }
 
 up --dev uroce0 --mtu 4096
 s0=$(wb staged) p0=$(wb pwrites) b0=$(wb bytes) f0=$(wb mem_write_faults)
