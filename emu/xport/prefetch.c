@@ -37,7 +37,8 @@ static bool small_copy(const struct xport_swqe *w, uint32_t lkey)
 	default:
 		return false;
 	}
-	return !(wr->send_flags & IBV_SEND_INLINE) && !w->prefetched && wr->num_sge == 1 &&
+	return w->err_status == IBV_WC_SUCCESS && !(wr->send_flags & IBV_SEND_INLINE) &&
+	       !w->prefetched && wr->num_sge == 1 &&
 	       w->length && w->length <= XPORT_MAX_INLINE && wr->sg_list[0].lkey == lkey;
 }
 
