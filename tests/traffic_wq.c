@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TMO 20000
 #define SLOT 2048                /* receive buffer per ordinary WQE */
@@ -237,6 +238,41 @@ static void recv_one(struct wqt *t, struct rx *r)
 	memset(&r->si, 0, sizeof(r->si));
 	r->stride_rc = urocedv_wc_read_stride(t->cq, &r->si);
 	ibv_end_poll(t->cq);
+}
+
+/* rx_no_wqe of the device's "eth" status line (`uroce status`, run by
+ * TRAFFIC_WQ_STATUS from tests/traffic_wq.sh), or -1. */
+static long long rx_no_wqe(void)
+{
+	const char *cmd = getenv("TRAFFIC_WQ_STATUS");
+	char line[1024];
+	long long v = -1;
+	FILE *fp;
+
+	if (!cmd || !(fp = popen(cmd, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		const char *f = strstr(line, " rx_no_wqe=");
+
+		if (!strncmp(line, "eth ", 4) && f)
+			v = strtoll(f + 11, NULL, 10);
+	}
+	pclose(fp);
+	return v;
+}
+
+/* Waits until the device has dropped a frame for want of a WQE since it
+ * counted BEFORE: a WQE posted after the send completion could otherwise
+ * still take the frame, which is delivered right after that completion is
+ * written. */
+static void wait_dropped(long long before)
+{
+	for (int i = 0; i < TMO / 10; i++) {
+		if (rx_no_wqe() > before)
+			return;
+		usleep(10000);
+	}
+	ck_abort_msg("the frame sent without a WQE was never counted as dropped (rx_no_wqe)");
 }
 
 static void expect_nothing(struct wqt *t, int ms)
@@ -488,6 +524,7 @@ START_TEST(test_delay_drop)
 	struct wqt t;
 	struct rx r;
 	uint32_t n = 0;
+	long long drops;
 
 	wqt_open(&t, IBV_WQ_FLAGS_DELAY_DROP, NULL);
 	wq_state(&t, IBV_WQS_RDY);
@@ -521,7 +558,10 @@ START_TEST(test_delay_drop)
 		ck_assert_uint_eq(r.wr_id, 65 + i);
 	}
 	ck_assert_int_eq(wq_flags(&t, 0, IBV_WQ_FLAGS_DELAY_DROP), 0);
+	drops = rx_no_wqe();
+	ck_assert_int_ge(drops, 0);
 	send_frame(&t, f, 80);
+	wait_dropped(drops);
 	post_slot(&t, n++);
 	expect_nothing(&t, 300);
 	/* on again, then ERR: held frames are dropped, WQEs flushed */

@@ -5,6 +5,6 @@
 # MAC and checks every byte and completion field (docs/raw-packet.md §5).
 . "$top_srcdir/tests/lib.sh"
 up --dev uroce0 --vxlan-port 0
-timeout 600 "$UROCE" run -- "$top_builddir/tests/traffic_wq"
+TRAFFIC_WQ_STATUS="$UROCE status --dev uroce0" timeout 600 "$UROCE" run -- "$top_builddir/tests/traffic_wq"
 rc=$?
 expect_eq "traffic_wq exit status" 0 "$rc"
