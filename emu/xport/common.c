@@ -324,13 +324,9 @@ enum xport_mem_status xport_gather(struct xport_qp *qp,
 {
 	const struct xport_send_wqe *wr = &w->wr;
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		if ((uint64_t)offset + len > wr->inline_len)
-			return XPORT_MEM_BOUNDS;
-		memcpy(buf, wr->inline_data + offset, len);
-		return XPORT_MEM_OK;
-	}
-	if (w->prefetched) {
+	/* posted inline, or prefetched (prefetch.c): the payload is in the
+	 * WQE; an inline WQE's length is its inline_len (xport_post_send) */
+	if ((wr->send_flags & IBV_SEND_INLINE) || w->prefetched) {
 		if ((uint64_t)offset + len > w->length)
 			return XPORT_MEM_BOUNDS;
 		memcpy(buf, wr->inline_data + offset, len);

@@ -49,8 +49,7 @@ void xport_prefetch(struct xport_qp *qp)
 	uint32_t lkey = w->wr.sg_list[0].lkey, n = 1;
 	uint64_t lo, hi;
 
-	if (qp->type == IBV_QPT_RAW_PACKET || !small_copy(w, lkey) ||
-	    qp->sq.req + 1 == qp->sq.head)
+	if (!small_copy(w, lkey))
 		return;
 	lo = w->wr.sg_list[0].addr;
 	hi = lo + w->length;
