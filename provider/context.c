@@ -25,6 +25,7 @@
 
 #include "comp_channel.h"
 #include "liveness.h"
+#include "poll_yield.h"
 #include "uroce.h"
 
 /* Reads the first line of dir/name into buf (trailing whitespace removed). */
@@ -195,6 +196,7 @@ struct verbs_context *uroce_open_context(struct ibv_device *ibdev, int cmd_fd, b
 	ctx->sock = -1;
 	ctx->doorbell = -1;
 	ctx->pid = getpid();
+	ctx->poll_yield = uroce_poll_yield_setting();
 	pthread_mutex_init(&ctx->qp_lock, NULL);
 	pthread_mutex_init(&ctx->kept_lock, NULL);
 	ret = uroce_ctl_shared_init(ctx);

@@ -150,6 +150,7 @@ static struct uroce_cq *create(struct ibv_context *context, int cqe,
 	cq->nent = uroce_roundup_pow2((uint32_t)cqe + 1);
 	cq->wc_flags = wc_flags;
 	cq->single_threaded = single_threaded;
+	cq->poll_yield = ctx->poll_yield;
 	uroce_qp_cache_reset(&cq->qpc);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	ret = map_ring(cq, pdom);

@@ -251,9 +251,16 @@ static int start_poll_locked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *at
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
 	ret = load_current(cq);
-	if (ret)
+	if (ret) {
+		bool yield = uroce_poll_count(&cq->empty_polls, cq->poll_yield, false);
+
 		pthread_spin_unlock(&cq->lock);
-	return ret;
+		if (UROCE_UNLIKELY(yield))
+			sched_yield();
+		return ret;
+	}
+	cq->empty_polls = 0;
+	return 0;
 }
 
 static int start_poll_unlocked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
@@ -262,7 +269,13 @@ static int start_poll_unlocked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *
 
 	if (attr->comp_mask)
 		return EINVAL;
-	return load_current(cq);
+	if (load_current(cq)) {
+		if (UROCE_UNLIKELY(uroce_poll_count(&cq->empty_polls, cq->poll_yield, false)))
+			sched_yield();
+		return ENOENT;
+	}
+	cq->empty_polls = 0;
+	return 0;
 }
 
 /* next_poll: consumes the current completion; 0 with the next one loaded, or ENOENT. */

@@ -19,9 +19,11 @@
 #define UROCE_PROVIDER_CQE_DECODE_H
 
 #include <endian.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "poll_yield.h"
 #include "uroce.h"
 
 #define UROCE_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -134,10 +136,14 @@ static inline void uroce_update_ci(struct uroce_cq *cq)
  * published if it moved, the CQ lock released (when the CQ has one). */
 static inline int uroce_poll_done(struct uroce_cq *cq, int n)
 {
+	bool yield = uroce_poll_count(&cq->empty_polls, cq->poll_yield, n > 0);
+
 	if (n)
 		uroce_update_ci(cq);
 	if (!cq->single_threaded)
 		pthread_spin_unlock(&cq->lock);
+	if (UROCE_UNLIKELY(yield))
+		sched_yield();
 	return n;
 }
 

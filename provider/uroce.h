@@ -87,6 +87,7 @@ struct uroce_context {
 	int doorbell;
 	uint32_t gid_tbl_len;
 	int num_comp_vectors;
+	uint32_t poll_yield; /* UROCE_POLL_YIELD (poll_yield.h), for each new CQ */
 	bool dead;
 	bool lost;
 	bool gone;
@@ -185,6 +186,8 @@ struct uroce_cq {
 	uint32_t async_events_read;
 	uint64_t wc_flags;    /* IBV_WC_EX_WITH_* requested at creation */
 	bool single_threaded; /* IBV_CREATE_CQ_ATTR_SINGLE_THREADED: no lock */
+	uint32_t poll_yield;  /* empty polls before a sched_yield, 0: never (poll_yield.h) */
+	uint32_t empty_polls; /* consecutive empty polls since the last yield or completion */
 	int ring_fd;
 	void *ring;
 	size_t ring_size;

@@ -33,7 +33,8 @@ EXTRA_DIST += tests/provider_api.sh tests/provider_refuse_version.sh tests/provi
 check_PROGRAMS += tests/provider_cq_poll
 TESTS += tests/provider_cq_poll
 tests_provider_cq_poll_SOURCES = tests/provider_cq_poll.c tests/provider_cq_ring.c tests/provider_cq_ring.h \
-	provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c
+	provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c \
+	provider/poll_yield.c
 tests_provider_cq_poll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_cq_poll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_cq_poll_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread

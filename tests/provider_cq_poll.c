@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provider/poll_yield.h"
 #include "provider/uroce.h"
 #include "provider_cq_ring.h"
 
@@ -530,6 +531,105 @@ START_TEST(test_error_syndrome)
 }
 END_TEST
 
+/* sched_yield(2) as the provider's polls call it (their objects are linked
+ * into this program, so this definition is the one they reach), counted. */
+static unsigned int yields;
+
+int sched_yield(void)
+{
+	yields++;
+	return 0;
+}
+
+/* One poll of f's CQ through ibv_poll_cq (way 0) or the iterator (1, 2):
+ * the number of completions it found (0 or 1). */
+static int poll_one(struct fixture *f, int way)
+{
+	struct ibv_cq_ex *cq = &f->cq.vcq.cq_ex;
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_wc wc;
+	int ret;
+
+	if (way == 0)
+		return uroce_poll_cq(&f->cq.vcq.cq, 1, &wc);
+	ret = cq->start_poll(cq, &pa);
+	if (ret == ENOENT)
+		return 0;
+	ck_assert_int_eq(ret, 0);
+	cq->end_poll(cq);
+	return 1;
+}
+
+/* An empty CQ polled again and again: one sched_yield every poll_yield
+ * empty polls, exactly; a completion found restarts the count; 0 never
+ * yields. Loop: ibv_poll_cq, iterator locked, iterator SINGLE_THREADED. */
+START_TEST(test_poll_yield)
+{
+	struct fixture *f = fx_new(IBV_WC_STANDARD_FLAGS, _i == 2);
+	struct cqe_spec req = { .opcode = MLX5_CQE_REQ, .wqe_op = MLX5_OPCODE_SEND };
+
+	f->cq.poll_yield = 4;
+	yields = 0;
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 0);
+	ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 1);
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 2); /* 11 empty polls: the 8th yielded, 3 counted */
+	nic_write(f, &req);
+	ck_assert_int_eq(poll_one(f, _i), 1);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 2); /* the completion restarted the count */
+	ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 3);
+	/* polls that find completions never yield */
+	for (int i = 0; i < 20; i++) {
+		req.wqe_counter = (uint16_t)(i + 1);
+		nic_write(f, &req);
+		ck_assert_int_eq(poll_one(f, _i), 1);
+	}
+	ck_assert_uint_eq(yields, 3);
+	f->cq.poll_yield = 0;
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 3);
+	f->cq.poll_yield = 1;
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(poll_one(f, _i), 0);
+	ck_assert_uint_eq(yields, 8);
+	fx_free(f);
+}
+END_TEST
+
+/* UROCE_POLL_YIELD: 0..UROCE_POLL_YIELD_MAX as given; unset, empty or
+ * anything else the default. */
+START_TEST(test_poll_yield_setting)
+{
+	static const struct {
+		const char *env; /* NULL: unset */
+		uint32_t want;
+	} cases[] = {
+		{ NULL, UROCE_POLL_YIELD_DEFAULT }, { "", UROCE_POLL_YIELD_DEFAULT },
+		{ "0", 0 },			     { "1", 1 },
+		{ "1000000", 1000000 },		     { "1000001", UROCE_POLL_YIELD_DEFAULT },
+		{ "-1", UROCE_POLL_YIELD_DEFAULT },  { "12x", UROCE_POLL_YIELD_DEFAULT },
+	};
+
+	ck_assert_uint_eq(UROCE_POLL_YIELD_DEFAULT, 64);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].env)
+			setenv("UROCE_POLL_YIELD", cases[i].env, 1);
+		else
+			unsetenv("UROCE_POLL_YIELD");
+		ck_assert_msg(uroce_poll_yield_setting() == cases[i].want, "UROCE_POLL_YIELD=%s: %u, want %u",
+			      cases[i].env ? cases[i].env : "(unset)", uroce_poll_yield_setting(), cases[i].want);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_cq_poll");
@@ -547,6 +647,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_qp_cache_destroy, 0, 2); /* ibv_poll_cq, iterator */
 	tcase_add_loop_test(tc, test_error_syndrome, 0,
 			    (int)(2 * sizeof(syndrome_cases) / sizeof(syndrome_cases[0])));
+	tcase_add_loop_test(tc, test_poll_yield, 0, 3); /* ibv_poll_cq, iterator, iterator SINGLE_THREADED */
+	tcase_add_test(tc, test_poll_yield_setting);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_ENV);
 }

@@ -294,6 +294,40 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* sched_yield(2) as the provider's polls call it, counted. */
+static unsigned int yields;
+
+int sched_yield(void)
+{
+	yields++;
+	return 0;
+}
+
+/* urocedv_poll_cq_wc on an empty CQ yields every poll_yield empty polls;
+ * a poll that finds a completion restarts the count. */
+START_TEST(test_poll_yield)
+{
+	struct fixture *f = fx_new_n(IBV_WC_EX_WITH_BYTE_LEN, false, 8);
+	struct cqe_spec req = { .opcode = MLX5_CQE_REQ, .wqe_op = MLX5_OPCODE_SEND };
+	unsigned char buf[64];
+
+	uroce_dv_wc_setup(&f->cq);
+	f->cq.poll_yield = 3;
+	yields = 0;
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 0);
+	ck_assert_uint_eq(yields, 2);
+	nic_write(f, &req);
+	ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 1);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 0);
+	ck_assert_uint_eq(yields, 2);
+	ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 0);
+	ck_assert_uint_eq(yields, 3);
+	fx_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("provider_dv_wc");
@@ -303,6 +337,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_every_set_single_threaded, 0, 1 << UROCEDV_WC_NUM_FIELDS);
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_poll_yield);
 	suite_add_tcase(s, tc);
 	return check_main_run(s, CK_ENV);
 }

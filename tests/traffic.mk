@@ -119,6 +119,17 @@ tests_traffic_doorbell_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
 TESTS += tests/traffic_doorbell.sh
 EXTRA_DIST += tests/traffic_doorbell.sh
 
+# A polling client yields the CPU while its CQ stays empty
+# (provider/poll_yield.h): sched_yield counted through the real provider.
+check_PROGRAMS += tests/traffic_poll_yield
+tests_traffic_poll_yield_SOURCES = tests/traffic_poll_yield.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_traffic_poll_yield_CPPFLAGS = $(AM_CPPFLAGS) $(IBVERBS_CFLAGS)
+tests_traffic_poll_yield_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_traffic_poll_yield_LDFLAGS = -rdynamic
+tests_traffic_poll_yield_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
+TESTS += tests/traffic_poll_yield.sh
+EXTRA_DIST += tests/traffic_poll_yield.sh
+
 # Receive doorbell suppression: receives posted without a doorbell, then ERR
 # (abi_ring.h); doorbells per ib_send_lat iteration.
 check_PROGRAMS += tests/traffic_rq_doorbell
