@@ -44,6 +44,7 @@ struct options {
 	uint32_t loss;                  /* --loss, ppm */
 	int daemonize;
 	int busy_poll;
+	uint32_t poll_window_us;        /* --poll-window (poll_window.h) */
 	int kernel_loopback;
 	int no_gso;                     /* --no-gso: no UDP_SEGMENT / UDP_GRO (udp_gso.h) */
 	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
@@ -60,6 +61,7 @@ static void usage(FILE *fp)
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
 		"              [--seed N] [--deterministic] [--busy-poll] [--kernel-loopback] [--no-gso]\n"
+		"              [--poll-window USEC]\n"
 		"              [--vxlan-port 4789] [--vxlan-vni 1] [--vxlan-peer IP]... [--eth-mtu 1500]\n"
 		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
@@ -93,6 +95,7 @@ static int parse_num(const char *opt, const char *s, unsigned long long lo, unsi
 enum { OPT_VXLAN_PORT = 1100, OPT_VXLAN_VNI, OPT_VXLAN_PEER, OPT_ETH_MTU };
 /* getopt value of --max-dm-per-user */
 #define OPT_MAX_DM 1200
+#define OPT_POLL_WINDOW 1201
 
 /* Upper bound of --max-KIND-per-user: the device's own limit. */
 static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
@@ -188,6 +191,7 @@ static const struct option longopts[] = {
 	{ "busy-poll", no_argument, NULL, 'B' },
 	{ "kernel-loopback", no_argument, NULL, 'K' },
 	{ "no-gso", no_argument, NULL, 'G' },
+	{ "poll-window", required_argument, NULL, OPT_POLL_WINDOW },
 	{ "log", required_argument, NULL, 'L' },
 	{ "pidfile", required_argument, NULL, 'P' },
 	{ "daemonize", no_argument, NULL, 'D' },
@@ -221,6 +225,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->port = 4791;
 	o->mtu = 4096;
+	o->poll_window_us = POLL_WINDOW_DEFAULT_US;
 	o->gid_tbl_len = 16;
 	o->clock_khz = 1000000;
 	o->clock_bits = 63;
@@ -292,6 +297,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_num("--cm-timeout-ms", optarg, 1, 600000, &v))
 				return -1;
 			o->cm_timeout_ms = (uint32_t)v;
+			break;
+		case OPT_POLL_WINDOW:
+			if (parse_num("--poll-window", optarg, 0, POLL_WINDOW_MAX_US, &v))
+				return -1;
+			o->poll_window_us = (uint32_t)v;
 			break;
 		case OPT_MAX_DM:
 			if (parse_num("--max-dm-per-user", optarg, UROCE_DM_GRANULE, UROCE_DM_MAX_SIZE, &v))
@@ -597,6 +607,12 @@ int main(int argc, char **argv)
 		dev.busy_poll = true;
 		ulog(ULOG_INFO, "busy-polling: the event loop never sleeps (one CPU kept busy)");
 	}
+	if (o.busy_poll || o.deterministic)
+		o.poll_window_us = 0; /* never sleeps anyway; wall-clock time */
+	poll_window_start(&dev, o.poll_window_us);
+	if (o.poll_window_us)
+		ulog(ULOG_INFO, "polling for %u us after traffic before the event loop sleeps",
+		     o.poll_window_us);
 	if (o.daemonize)
 		daemon_ready(pipefd[1]);
 

@@ -130,6 +130,10 @@ tests_traffic_poll_yield_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 TESTS += tests/traffic_poll_yield.sh
 EXTRA_DIST += tests/traffic_poll_yield.sh
 
+# uroced --poll-window: the loop polls after traffic instead of sleeping.
+TESTS += tests/traffic_poll_window.sh
+EXTRA_DIST += tests/traffic_poll_window.sh
+
 # Receive doorbell suppression: receives posted without a doorbell, then ERR
 # (abi_ring.h); doorbells per ib_send_lat iteration.
 check_PROGRAMS += tests/traffic_rq_doorbell

@@ -118,6 +118,12 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		d->loop ? ev_iteration(d->loop) : 0u, (unsigned long long)d->udp.rx_self_reads,
 		(unsigned long long)d->udp.rx_self_empty, (unsigned long long)d->udp.lb.packets,
 		(unsigned long long)d->udp.lb.spilled);
+	/* --poll-window (poll_window.h): windows opened after a sleep, those
+	 * that ran out, loop turns polled inside them, turns that found traffic */
+	fprintf(fp, "poll_window usec=%u opened=%llu closed=%llu turns=%llu caught=%llu\n",
+		(unsigned)(d->poll_window.window * 1e6 + 0.5), (unsigned long long)d->poll_window.opened,
+		(unsigned long long)d->poll_window.closed, (unsigned long long)d->poll_window.turns,
+		(unsigned long long)d->poll_window.caught);
 	/* the clients' doorbell eventfds: reads, and the writes they drained */
 	fprintf(fp, "doorbells reads=%llu rings=%llu budget_stops=%llu turn_max=%u shared_stops=%llu shared_max=%u\n",
 		(unsigned long long)d->doorbell_reads, (unsigned long long)d->doorbell_rings,

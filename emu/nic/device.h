@@ -17,6 +17,7 @@
 
 #include "emu/nic/hca_clock.h"
 #include "emu/nic/nic_time.h"
+#include "emu/nic/poll_window.h"
 #include "emu/obj/id_alloc.h"
 #include "emu/obj/keytab.h"
 #include "emu/obj/limits.h"
@@ -92,6 +93,7 @@ struct uroce_dev {
 					 * doorbells and the daemon's own re-rings */
 	bool busy_poll;                 /* --busy-poll: the loop never sleeps (doorbell.c keeps
 					 * its no_doorbell promises while a QP is active) */
+	struct poll_window poll_window; /* --poll-window (poll_window.h) */
 	struct hca_clock clock;
 	ev_timer clock_timer;
 	struct udp_port udp;

@@ -1,0 +1,66 @@
+/*
+ * poll_window.c - polling for a short window after traffic (poll_window.h).
+ */
+#include "config.h"
+
+#include <sched.h>
+
+#include "emu/nic/device.h"
+#include "emu/nic/poll_window.h"
+
+/* Everything that counts as traffic: the clients' doorbells, datagrams in
+ * and out, packets through the internal loopback. */
+static uint64_t traffic(const struct uroce_dev *d)
+{
+	return d->doorbell_reads + d->udp.rx_packets + d->udp.tx_packets + d->udp.lb.packets;
+}
+
+static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	struct uroce_dev *d = w->data;
+	struct poll_window *p = &d->poll_window;
+	uint64_t t = traffic(d);
+	ev_tstamp now = ev_time();
+
+	(void)revents;
+	p->turns++;
+	if (t != p->seen) {
+		p->seen = t;
+		p->last = now;
+		p->caught++;
+	} else if (now - p->last >= p->window) {
+		p->closed++;
+		ev_idle_stop(loop, w);
+		return;
+	}
+	sched_yield();
+}
+
+/* After every poll of the backend: a loop that slept opens a window. */
+static void on_check(struct ev_loop *loop, ev_check *w, int revents)
+{
+	struct uroce_dev *d = w->data;
+	struct poll_window *p = &d->poll_window;
+
+	(void)revents;
+	if (ev_is_active(&p->idle))
+		return;
+	p->opened++;
+	p->seen = traffic(d);
+	p->last = ev_time();
+	ev_idle_start(loop, &p->idle);
+}
+
+void poll_window_start(struct uroce_dev *d, uint32_t usec)
+{
+	struct poll_window *p = &d->poll_window;
+
+	p->window = usec * 1e-6;
+	if (!usec)
+		return;
+	ev_idle_init(&p->idle, on_idle);
+	p->idle.data = d;
+	ev_check_init(&p->check, on_check);
+	p->check.data = d;
+	ev_check_start(d->loop, &p->check);
+}

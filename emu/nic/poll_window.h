@@ -1,0 +1,47 @@
+/*
+ * poll_window.h - the event loop keeps polling for a short window after
+ * traffic, before it sleeps (uroced --poll-window USEC).
+ *
+ * A sleeping daemon woken by a doorbell's eventfd or a datagram pays a
+ * wake-up (on a virtual machine an idle vCPU's wake-up costs as much as the
+ * rest of a message); a ping-pong pays it twice per message on each device.
+ * After a loop turn that saw traffic (a doorbell read, a datagram received or
+ * sent, a packet through the internal loopback) the loop stays awake: an idle
+ * watcher makes libev poll with timeout 0, and each such turn calls
+ * sched_yield(2) so that a process sharing the CPU (the clients' own
+ * pollers, which yield too: provider/poll_yield.h) runs first. When
+ * USEC pass without traffic the watcher stops and the loop sleeps in
+ * epoll_wait as before; the next wake-up opens a new window. Unlike
+ * --busy-poll, an idle device keeps no CPU busy. Off in deterministic mode
+ * (the window is wall-clock time) and under --busy-poll (the loop never
+ * sleeps anyway).
+ */
+#ifndef UROCE_EMU_NIC_POLL_WINDOW_H
+#define UROCE_EMU_NIC_POLL_WINDOW_H
+
+#include <stdint.h>
+#include <ev.h>
+
+struct uroce_dev;
+
+/* --poll-window default and limit, microseconds (0: off). */
+#define POLL_WINDOW_DEFAULT_US 0
+#define POLL_WINDOW_MAX_US 1000000
+
+/* The window's state and counters (`uroce status`, `poll_window` line). */
+struct poll_window {
+	double window;        /* seconds; 0: off */
+	ev_idle idle;         /* active while the window is open */
+	ev_check check;       /* opens a window after every wake-up */
+	uint64_t seen;        /* the traffic count at the last look */
+	ev_tstamp last;       /* when the count last moved (ev_time) */
+	uint64_t opened;      /* windows opened (wake-ups from a sleep) */
+	uint64_t closed;      /* windows that ran out: the loop went to sleep */
+	uint64_t turns;       /* loop turns spent polling inside windows */
+	uint64_t caught;      /* of those, turns that found new traffic: wake-ups saved */
+};
+
+/* Starts D's window of USEC microseconds on D's loop (0: nothing). */
+void poll_window_start(struct uroce_dev *d, uint32_t usec);
+
+#endif
