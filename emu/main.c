@@ -504,6 +504,24 @@ static void on_busy_idle(struct ev_loop *loop, ev_idle *w, int revents)
 	(void)revents;
 }
 
+/* --busy-poll, or else the --poll-window (off in deterministic mode, whose
+ * time is virtual). */
+static void start_polling(struct ev_loop *loop, struct options *o)
+{
+	if (o->busy_poll) {
+		ev_idle_init(&busy_idle, on_busy_idle);
+		ev_idle_start(loop, &busy_idle);
+		dev.busy_poll = true;
+		ulog(ULOG_INFO, "busy-polling: the event loop never sleeps (one CPU kept busy)");
+	}
+	if (o->busy_poll || o->deterministic)
+		o->poll_window_us = 0;
+	poll_window_start(&dev, o->poll_window_us);
+	if (o->poll_window_us)
+		ulog(ULOG_INFO, "polling for %u us after traffic before the event loop sleeps",
+		     o->poll_window_us);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -601,18 +619,7 @@ int main(int argc, char **argv)
 	ulog(ULOG_INFO, "%s up: addr %s udp port %u mtu %u gid_tbl_len %u clock %llu kHz %u bits sock %s",
 	     dev.name, dev.addr_str, dev.port, dev.mtu, dev.gid_tbl_len,
 	     (unsigned long long)dev.clock.freq_khz, dev.clock.bits, o.sock);
-	if (o.busy_poll) {
-		ev_idle_init(&busy_idle, on_busy_idle);
-		ev_idle_start(loop, &busy_idle);
-		dev.busy_poll = true;
-		ulog(ULOG_INFO, "busy-polling: the event loop never sleeps (one CPU kept busy)");
-	}
-	if (o.busy_poll || o.deterministic)
-		o.poll_window_us = 0; /* never sleeps anyway; wall-clock time */
-	poll_window_start(&dev, o.poll_window_us);
-	if (o.poll_window_us)
-		ulog(ULOG_INFO, "polling for %u us after traffic before the event loop sleeps",
-		     o.poll_window_us);
+	start_polling(loop, &o);
 	if (o.daemonize)
 		daemon_ready(pipefd[1]);
 
