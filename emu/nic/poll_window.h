@@ -3,8 +3,8 @@
  * traffic, before it sleeps (uroced --poll-window USEC).
  *
  * A sleeping daemon woken by a doorbell's eventfd or a datagram pays a
- * wake-up (on a virtual machine an idle vCPU's wake-up costs as much as the
- * rest of a message); a ping-pong pays it twice per message on each device.
+ * thread wake-up, in a ping-pong once for each message it sends and once
+ * for each it receives.
  * After a loop turn that saw traffic (a doorbell read, a datagram received or
  * sent, a packet through the internal loopback) the loop stays awake: an idle
  * watcher makes libev poll with timeout 0, and each such turn calls
@@ -14,7 +14,10 @@
  * epoll_wait as before; the next wake-up opens a new window. Unlike
  * --busy-poll, an idle device keeps no CPU busy. Off in deterministic mode
  * (the window is wall-clock time) and under --busy-poll (the loop never
- * sleeps anyway).
+ * sleeps anyway). Off by default: a process that spins without yielding
+ * (an application polling memory rather than its CQ) keeps the CPU the
+ * daemon yields to it for a whole scheduler slice, where a sleeping
+ * daemon's wake-up would have preempted it (docs/daemon.md).
  */
 #ifndef UROCE_EMU_NIC_POLL_WINDOW_H
 #define UROCE_EMU_NIC_POLL_WINDOW_H
