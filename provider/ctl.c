@@ -32,6 +32,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "liveness.h"
 #include "uroce.h"
 #include "uroce/fdmsg.h"
@@ -114,14 +115,7 @@ static void ctl_lock(struct uroce_ctl_shared *s)
 /* The bound of one exchange in ms: UROCE_CTL_TIMEOUT_MS (1..3600000) or the default. */
 static int ctl_timeout_ms(void)
 {
-	const char *s = getenv("UROCE_CTL_TIMEOUT_MS");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return UROCE_CTL_TIMEOUT_DEFAULT_MS;
-	v = strtol(s, &end, 10);
-	return (*end || v < 1 || v > 3600000) ? UROCE_CTL_TIMEOUT_DEFAULT_MS : (int)v;
+	return (int)uroce_env_num("UROCE_CTL_TIMEOUT_MS", 1, 3600000, UROCE_CTL_TIMEOUT_DEFAULT_MS);
 }
 
 static int64_t now_ms(void)

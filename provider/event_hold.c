@@ -14,6 +14,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "event_hold.h"
+#include "env.h"
 
 /* Live CQs on our channels: only their events are delivered. */
 struct chan_cq {
@@ -73,14 +74,7 @@ void uroce_event_hold_remove_cq(int channel_fd, struct ibv_cq *cq)
 /* UROCE_STALE_EVENT_WAIT_MS from the environment (0..60000), else the default. */
 static int stale_wait_ms(void)
 {
-	const char *s = getenv("UROCE_STALE_EVENT_WAIT_MS");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return UROCE_STALE_EVENT_WAIT_MS;
-	v = strtol(s, &end, 10);
-	return (*end || v < 0 || v > 60000) ? UROCE_STALE_EVENT_WAIT_MS : (int)v;
+	return (int)uroce_env_num("UROCE_STALE_EVENT_WAIT_MS", 0, 60000, UROCE_STALE_EVENT_WAIT_MS);
 }
 
 enum cq_take { CQ_GONE, CQ_TAKEN, CQ_HELD };

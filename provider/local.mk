@@ -13,7 +13,7 @@ provider_liburoce_la_SOURCES = \
 	provider/device.c provider/context.c provider/ctl.c provider/query.c \
 	provider/pd_mr.c provider/odp.c provider/parent_domain.c provider/cq.c provider/cq_clean.c provider/cq_poll.c provider/qp.c provider/flow.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/ah.c provider/mw.c \
 	provider/events.c provider/liveness.h provider/liveness.c provider/flush.c provider/async_fd.c \
-	provider/cqe_decode.h provider/poll_yield.h provider/poll_yield.c provider/dv_wc.c provider/dv.c \
+	provider/cqe_decode.h provider/poll_yield.h provider/env.c provider/env.h provider/dv_wc.c provider/dv.c \
 	provider/ucma.h provider/ucma_hook.c provider/ucma_chan.c provider/ucma_cmd.c \
 	provider/ucma_event.c provider/ucma_dev.c provider/ucma_addr.c \
 	provider/ucma_listen.c

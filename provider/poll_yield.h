@@ -26,12 +26,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "env.h"
+
 #define UROCE_POLL_YIELD_DEFAULT 64
 #define UROCE_POLL_YIELD_MAX 1000000
 
 /* The setting of UROCE_POLL_YIELD (an invalid value: the default, with a
  * message on stderr). */
-uint32_t uroce_poll_yield_setting(void);
+static inline uint32_t uroce_poll_yield_setting(void)
+{
+	return (uint32_t)uroce_env_num("UROCE_POLL_YIELD", 0, UROCE_POLL_YIELD_MAX, UROCE_POLL_YIELD_DEFAULT);
+}
 
 /* Counts one poll of a CQ whose setting is LIMIT (0: never) and whose
  * empty-poll count is *EMPTY, under the CQ's lock if it has one: FOUND

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "uroce.h"
 #include "ucma.h"
 #include "uroce/fdmsg.h"
@@ -182,10 +183,7 @@ static int64_t now_ms(void)
 
 static int timeout_ms(void)
 {
-	const char *s = getenv("UROCE_CTL_TIMEOUT_MS");
-	long v = s && *s ? strtol(s, NULL, 10) : 0;
-
-	return v >= 1 && v <= 3600000 ? (int)v : UROCE_CTL_TIMEOUT_DEFAULT_MS;
+	return (int)uroce_env_num("UROCE_CTL_TIMEOUT_MS", 1, 3600000, UROCE_CTL_TIMEOUT_DEFAULT_MS);
 }
 
 /*

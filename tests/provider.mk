@@ -34,7 +34,7 @@ check_PROGRAMS += tests/provider_cq_poll
 TESTS += tests/provider_cq_poll
 tests_provider_cq_poll_SOURCES = tests/provider_cq_poll.c tests/provider_cq_ring.c tests/provider_cq_ring.h \
 	provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c provider/liveness.c provider/flush.c \
-	provider/poll_yield.c
+	provider/env.c
 tests_provider_cq_poll_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_cq_poll_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_cq_poll_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
@@ -44,7 +44,7 @@ check_PROGRAMS += tests/provider_dv_wc
 TESTS += tests/provider_dv_wc
 tests_provider_dv_wc_SOURCES = tests/provider_dv_wc.c tests/provider_cq_ring.c tests/provider_cq_ring.h \
 	provider/dv_wc.c provider/cq_poll.c provider/cq_clean.c provider/qp.c provider/wq.c provider/post.c provider/post_ex.c provider/srq.c provider/parent_domain.c provider/ctl.c provider/events.c \
-	provider/liveness.c provider/flush.c
+	provider/liveness.c provider/flush.c provider/env.c
 tests_provider_dv_wc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
 tests_provider_dv_wc_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_dv_wc_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
@@ -84,7 +84,7 @@ TESTS += tests/provider_ucma.sh
 check_PROGRAMS += tests/provider_ucma_fwd
 TESTS += tests/provider_ucma_fwd
 tests_provider_ucma_fwd_SOURCES = tests/provider_ucma_fwd.c provider/ucma.h provider/ucma_chan.c \
-	provider/ucma_cmd.c provider/ucma_event.c provider/ucma_addr.c provider/ctl.c provider/liveness.c provider/ucma_listen.c
+	provider/ucma_cmd.c provider/ucma_event.c provider/ucma_addr.c provider/ctl.c provider/env.c provider/liveness.c provider/ucma_listen.c
 tests_provider_ucma_fwd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/provider -I$(top_builddir)/provider $(IBVERBS_CFLAGS)
 tests_provider_ucma_fwd_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_provider_ucma_fwd_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS) -lpthread
