@@ -115,7 +115,9 @@ static void ctl_lock(struct uroce_ctl_shared *s)
 /* The bound of one exchange in ms: UROCE_CTL_TIMEOUT_MS (1..3600000) or the default. */
 static int ctl_timeout_ms(void)
 {
-	return (int)uroce_env_num("UROCE_CTL_TIMEOUT_MS", 1, 3600000, UROCE_CTL_TIMEOUT_DEFAULT_MS);
+	static bool warned;
+
+	return (int)uroce_env_num("UROCE_CTL_TIMEOUT_MS", 1, 3600000, UROCE_CTL_TIMEOUT_DEFAULT_MS, &warned);
 }
 
 static int64_t now_ms(void)

@@ -5,9 +5,13 @@
 #ifndef UROCE_PROVIDER_ENV_H
 #define UROCE_PROVIDER_ENV_H
 
-/* The decimal value of environment variable NAME when it lies in LO..HI;
- * DEF when NAME is unset or empty, and DEF with a message on stderr when
- * it is anything else. */
-long uroce_env_num(const char *name, long lo, long hi, long def);
+#include <stdbool.h>
+
+/* The decimal value of environment variable NAME when it is digits only
+ * and lies in LO..HI; DEF when NAME is unset or empty, and DEF otherwise
+ * too, with one line on stderr the first time *WARNED is false (the
+ * caller's own flag, so that a setting read at every request says it
+ * once per process). */
+long uroce_env_num(const char *name, long lo, long hi, long def, bool *warned);
 
 #endif

@@ -74,7 +74,9 @@ void uroce_event_hold_remove_cq(int channel_fd, struct ibv_cq *cq)
 /* UROCE_STALE_EVENT_WAIT_MS from the environment (0..60000), else the default. */
 static int stale_wait_ms(void)
 {
-	return (int)uroce_env_num("UROCE_STALE_EVENT_WAIT_MS", 0, 60000, UROCE_STALE_EVENT_WAIT_MS);
+	static bool warned;
+
+	return (int)uroce_env_num("UROCE_STALE_EVENT_WAIT_MS", 0, 60000, UROCE_STALE_EVENT_WAIT_MS, &warned);
 }
 
 enum cq_take { CQ_GONE, CQ_TAKEN, CQ_HELD };

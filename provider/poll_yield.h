@@ -35,7 +35,10 @@
  * message on stderr). */
 static inline uint32_t uroce_poll_yield_setting(void)
 {
-	return (uint32_t)uroce_env_num("UROCE_POLL_YIELD", 0, UROCE_POLL_YIELD_MAX, UROCE_POLL_YIELD_DEFAULT);
+	static bool warned;
+
+	return (uint32_t)uroce_env_num("UROCE_POLL_YIELD", 0, UROCE_POLL_YIELD_MAX, UROCE_POLL_YIELD_DEFAULT,
+				       &warned);
 }
 
 /* Counts one poll of a CQ whose setting is LIMIT (0: never) and whose

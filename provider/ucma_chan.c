@@ -183,7 +183,9 @@ static int64_t now_ms(void)
 
 static int timeout_ms(void)
 {
-	return (int)uroce_env_num("UROCE_CTL_TIMEOUT_MS", 1, 3600000, UROCE_CTL_TIMEOUT_DEFAULT_MS);
+	static bool warned;
+
+	return (int)uroce_env_num("UROCE_CTL_TIMEOUT_MS", 1, 3600000, UROCE_CTL_TIMEOUT_DEFAULT_MS, &warned);
 }
 
 /*

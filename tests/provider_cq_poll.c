@@ -604,8 +604,8 @@ START_TEST(test_poll_yield)
 }
 END_TEST
 
-/* UROCE_POLL_YIELD: 0..UROCE_POLL_YIELD_MAX as given; unset, empty or
- * anything else the default. */
+/* UROCE_POLL_YIELD: 0..UROCE_POLL_YIELD_MAX as given (digits only); unset,
+ * empty or anything else the default; uroce_env_num's warn-once flag. */
 START_TEST(test_poll_yield_setting)
 {
 	static const struct {
@@ -616,7 +616,10 @@ START_TEST(test_poll_yield_setting)
 		{ "0", 0 },			     { "1", 1 },
 		{ "1000000", 1000000 },		     { "1000001", UROCE_POLL_YIELD_DEFAULT },
 		{ "-1", UROCE_POLL_YIELD_DEFAULT },  { "12x", UROCE_POLL_YIELD_DEFAULT },
+		{ " 64", UROCE_POLL_YIELD_DEFAULT }, { "+5", UROCE_POLL_YIELD_DEFAULT },
+		{ "99999999999999999999", UROCE_POLL_YIELD_DEFAULT }, { "12\nx", UROCE_POLL_YIELD_DEFAULT },
 	};
+	bool warned = false;
 
 	ck_assert_uint_eq(UROCE_POLL_YIELD_DEFAULT, 64);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -627,6 +630,16 @@ START_TEST(test_poll_yield_setting)
 		ck_assert_msg(uroce_poll_yield_setting() == cases[i].want, "UROCE_POLL_YIELD=%s: %u, want %u",
 			      cases[i].env ? cases[i].env : "(unset)", uroce_poll_yield_setting(), cases[i].want);
 	}
+	/* the caller's flag: set by the first refused value only */
+	setenv("UROCE_TEST_NUM", "7", 1);
+	ck_assert_int_eq(uroce_env_num("UROCE_TEST_NUM", 0, 9, 3, &warned), 7);
+	ck_assert(!warned);
+	setenv("UROCE_TEST_NUM", "10", 1);
+	ck_assert_int_eq(uroce_env_num("UROCE_TEST_NUM", 0, 9, 3, &warned), 3);
+	ck_assert(warned);
+	ck_assert_int_eq(uroce_env_num("UROCE_TEST_NUM", 0, 9, 3, &warned), 3);
+	setenv("UROCE_TEST_NUM", "", 1);
+	ck_assert_int_eq(uroce_env_num("UROCE_TEST_NUM", 0, 9, 3, &warned), 3);
 }
 END_TEST
 

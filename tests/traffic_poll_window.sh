@@ -7,7 +7,13 @@
 #   between two messages (less than a second apart), so at most 10 windows
 #   open during it for 4,000 messages, and at least 2,000 of its polled
 #   turns found traffic (each message's doorbell comes in its own turn);
-# - --deterministic turns it off (usec=0: the window is wall-clock time);
+# - then idle: 1.5 s after the last message the loop sleeps for good; over
+#   the next 2.5 s (two wake-ups of the HCA clock's timer, and the status
+#   requests themselves) no window opens and no turn is polled: opened and
+#   turns do not move, exactly;
+# - a daemon that never saw traffic opens no window in 2.5 s either;
+# - --deterministic and --busy-poll turn it off (usec=0: the window is
+#   wall-clock time; the loop never sleeps anyway);
 # - uroce up refuses 1000001 and a non-number, with a message, exit 1.
 . "$top_srcdir/tests/lib.sh"
 
@@ -32,6 +38,22 @@ c=$(($(pw caught) - c0))
 [ "$o" -le 10 ] || fail "windows opened during $((2 * ITERS)) messages (wake-ups from a sleep)" "<= 10" "$o"
 [ "$c" -ge "$ITERS" ] || fail "polled turns that found traffic" ">= $ITERS" "$c"
 echo "ok: $o windows opened, $c polled turns found traffic, for $((2 * ITERS)) messages"
+sleep 1.5
+o1=$(pw opened)
+t1=$(pw turns)
+sleep 2.5
+expect_eq "idle after the run: windows opened in 2.5 s" "$o1" "$(pw opened)"
+expect_eq "idle after the run: loop turns polled in 2.5 s" "$t1" "$(pw turns)"
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+
+up --dev uroce0 --mtu 1024 --poll-window 1000000
+sleep 2.5
+expect_eq "never any traffic: windows opened" 0 "$(pw opened)"
+expect_eq "never any traffic: loop turns polled" 0 "$(pw turns)"
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+
+up --dev uroce0 --busy-poll --poll-window 50
+expect_eq "--busy-poll: the window is off" 0 "$(pw usec)"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
 up --dev uroce0 --deterministic --poll-window 50

@@ -118,7 +118,7 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		d->loop ? ev_iteration(d->loop) : 0u, (unsigned long long)d->udp.rx_self_reads,
 		(unsigned long long)d->udp.rx_self_empty, (unsigned long long)d->udp.lb.packets,
 		(unsigned long long)d->udp.lb.spilled);
-	/* --poll-window (poll_window.h): windows opened after a sleep, those
+	/* --poll-window (poll_window.h): windows opened by traffic, those
 	 * that ran out, loop turns polled inside them, turns that found traffic */
 	fprintf(fp, "poll_window usec=%u opened=%llu closed=%llu turns=%llu caught=%llu\n",
 		(unsigned)(d->poll_window.window * 1e6 + 0.5), (unsigned long long)d->poll_window.opened,

@@ -36,17 +36,20 @@ static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
 	sched_yield();
 }
 
-/* After every poll of the backend: a loop that slept opens a window. */
-static void on_check(struct ev_loop *loop, ev_check *w, int revents)
+/* Before every poll of the backend, once this turn's callbacks have run: a
+ * turn that moved traffic opens a window, so the poll does not block. A
+ * wake-up without traffic (a timer, a control request) opens none. */
+static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct uroce_dev *d = w->data;
 	struct poll_window *p = &d->poll_window;
+	uint64_t t = traffic(d);
 
 	(void)revents;
-	if (ev_is_active(&p->idle))
+	if (ev_is_active(&p->idle) || t == p->seen)
 		return;
 	p->opened++;
-	p->seen = traffic(d);
+	p->seen = t;
 	p->last = ev_time();
 	ev_idle_start(loop, &p->idle);
 }
@@ -60,7 +63,7 @@ void poll_window_start(struct uroce_dev *d, uint32_t usec)
 		return;
 	ev_idle_init(&p->idle, on_idle);
 	p->idle.data = d;
-	ev_check_init(&p->check, on_check);
-	p->check.data = d;
-	ev_check_start(d->loop, &p->check);
+	ev_prepare_init(&p->prepare, on_prepare);
+	p->prepare.data = d;
+	ev_prepare_start(d->loop, &p->prepare);
 }

@@ -11,7 +11,8 @@
  * sched_yield(2) so that a process sharing the CPU (the clients' own
  * pollers, which yield too: provider/poll_yield.h) runs first. When
  * USEC pass without traffic the watcher stops and the loop sleeps in
- * epoll_wait as before; the next wake-up opens a new window. Unlike
+ * epoll_wait as before; the next turn that moves traffic opens a new window
+ * (a wake-up for a timer or a control request opens none). Unlike
  * --busy-poll, an idle device keeps no CPU busy. Off in deterministic mode
  * (the window is wall-clock time) and under --busy-poll (the loop never
  * sleeps anyway). Off by default: a process that spins without yielding
@@ -35,10 +36,10 @@ struct uroce_dev;
 struct poll_window {
 	double window;        /* seconds; 0: off */
 	ev_idle idle;         /* active while the window is open */
-	ev_check check;       /* opens a window after every wake-up */
+	ev_prepare prepare;   /* opens a window after a turn that moved traffic */
 	uint64_t seen;        /* the traffic count at the last look */
 	ev_tstamp last;       /* when the count last moved (ev_time) */
-	uint64_t opened;      /* windows opened (wake-ups from a sleep) */
+	uint64_t opened;      /* windows opened (turns with traffic while none was open) */
 	uint64_t closed;      /* windows that ran out: the loop went to sleep */
 	uint64_t turns;       /* loop turns spent polling inside windows */
 	uint64_t caught;      /* of those, turns that found new traffic: wake-ups saved */
