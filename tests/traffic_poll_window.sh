@@ -7,7 +7,8 @@
 #   between two messages (less than a second apart), so at most 10 windows
 #   open during it for 4,000 messages, and at least 2,000 of its polled
 #   turns found traffic (each message's doorbell comes in its own turn);
-# - then idle: 1.5 s after the last message the loop sleeps for good; over
+# - then idle: once the last window ran out (a second after the last
+#   message) the loop sleeps for good; over
 #   the next 2.5 s (two wake-ups of the HCA clock's timer, and the status
 #   requests themselves) no window opens and no turn is polled: opened and
 #   turns do not move, exactly;
@@ -38,7 +39,13 @@ c=$(($(pw caught) - c0))
 [ "$o" -le 10 ] || fail "windows opened during $((2 * ITERS)) messages (wake-ups from a sleep)" "<= 10" "$o"
 [ "$c" -ge "$ITERS" ] || fail "polled turns that found traffic" ">= $ITERS" "$c"
 echo "ok: $o windows opened, $c polled turns found traffic, for $((2 * ITERS)) messages"
-sleep 1.5
+# the last window runs out a second after the last message
+n=0
+while [ "$(pw closed)" != "$(pw opened)" ]; do
+	n=$((n + 1))
+	[ $n -lt 100 ] || fail "the last window ran out within 10 s" "closed = opened" "$(uroce status --dev uroce0 | grep '^poll_window')"
+	sleep 0.1
+done
 o1=$(pw opened)
 t1=$(pw turns)
 sleep 2.5
