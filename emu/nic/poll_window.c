@@ -20,7 +20,7 @@ static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
 	struct uroce_dev *d = w->data;
 	struct poll_window *p = &d->poll_window;
 	uint64_t t = traffic(d);
-	ev_tstamp now = ev_time();
+	ev_tstamp now = ev_now(loop);
 
 	(void)revents;
 	p->turns++;
@@ -50,7 +50,7 @@ static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 		return;
 	p->opened++;
 	p->seen = t;
-	p->last = ev_time();
+	p->last = ev_now(loop);
 	ev_idle_start(loop, &p->idle);
 }
 

@@ -38,7 +38,8 @@ struct poll_window {
 	ev_idle idle;         /* active while the window is open */
 	ev_prepare prepare;   /* opens a window after a turn that moved traffic */
 	uint64_t seen;        /* the traffic count at the last look */
-	ev_tstamp last;       /* when the count last moved (ev_time) */
+	ev_tstamp last;       /* when the count last moved (ev_now: the loop's clock,
+				 * read once a turn after its poll) */
 	uint64_t opened;      /* windows opened (turns with traffic while none was open) */
 	uint64_t closed;      /* windows that ran out: the loop went to sleep */
 	uint64_t turns;       /* loop turns spent polling inside windows */
