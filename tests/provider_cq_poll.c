@@ -531,16 +531,6 @@ START_TEST(test_error_syndrome)
 }
 END_TEST
 
-/* sched_yield(2) as the provider's polls call it (their objects are linked
- * into this program, so this definition is the one they reach), counted. */
-static unsigned int yields;
-
-int sched_yield(void)
-{
-	yields++;
-	return 0;
-}
-
 /* One poll of f's CQ through ibv_poll_cq (way 0) or the iterator (1, 2):
  * the number of completions it found (0 or 1). */
 static int poll_one(struct fixture *f, int way)
@@ -569,37 +559,37 @@ START_TEST(test_poll_yield)
 	struct cqe_spec req = { .opcode = MLX5_CQE_REQ, .wqe_op = MLX5_OPCODE_SEND };
 
 	f->cq.poll_yield = 4;
-	yields = 0;
+	fx_yields = 0;
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 0);
+	ck_assert_uint_eq(fx_yields, 0);
 	ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 1);
+	ck_assert_uint_eq(fx_yields, 1);
 	for (int i = 0; i < 7; i++)
 		ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 2); /* 11 empty polls: the 8th yielded, 3 counted */
+	ck_assert_uint_eq(fx_yields, 2); /* 11 empty polls: the 8th yielded, 3 counted */
 	nic_write(f, &req);
 	ck_assert_int_eq(poll_one(f, _i), 1);
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 2); /* the completion restarted the count */
+	ck_assert_uint_eq(fx_yields, 2); /* the completion restarted the count */
 	ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 3);
+	ck_assert_uint_eq(fx_yields, 3);
 	/* polls that find completions never yield */
 	for (int i = 0; i < 20; i++) {
 		req.wqe_counter = (uint16_t)(i + 1);
 		nic_write(f, &req);
 		ck_assert_int_eq(poll_one(f, _i), 1);
 	}
-	ck_assert_uint_eq(yields, 3);
+	ck_assert_uint_eq(fx_yields, 3);
 	f->cq.poll_yield = 0;
 	for (int i = 0; i < 1000; i++)
 		ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 3);
+	ck_assert_uint_eq(fx_yields, 3);
 	f->cq.poll_yield = 1;
 	for (int i = 0; i < 5; i++)
 		ck_assert_int_eq(poll_one(f, _i), 0);
-	ck_assert_uint_eq(yields, 8);
+	ck_assert_uint_eq(fx_yields, 8);
 	fx_free(f);
 }
 END_TEST

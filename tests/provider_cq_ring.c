@@ -91,3 +91,10 @@ uint32_t dbrec_ci(struct fixture *f)
 	return be32toh(f->cq.hdr->dbrec[0]);
 }
 
+unsigned int fx_yields;
+
+int sched_yield(void)
+{
+	fx_yields++;
+	return 0;
+}

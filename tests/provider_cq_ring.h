@@ -48,4 +48,9 @@ void nic_write(struct fixture *f, const struct cqe_spec *s);
 /* The consumer index the provider published (dbrec[0]). */
 uint32_t dbrec_ci(struct fixture *f);
 
+/* sched_yield(2) calls of the provider's polls since the test last set it
+ * to 0: this file defines sched_yield, and the provider's objects linked
+ * into the test program reach that definition. */
+extern unsigned int fx_yields;
+
 #endif

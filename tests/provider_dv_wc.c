@@ -294,15 +294,6 @@ START_TEST(test_errors)
 }
 END_TEST
 
-/* sched_yield(2) as the provider's polls call it, counted. */
-static unsigned int yields;
-
-int sched_yield(void)
-{
-	yields++;
-	return 0;
-}
-
 /* urocedv_poll_cq_wc on an empty CQ yields every poll_yield empty polls;
  * a poll that finds a completion restarts the count. */
 START_TEST(test_poll_yield)
@@ -313,17 +304,17 @@ START_TEST(test_poll_yield)
 
 	uroce_dv_wc_setup(&f->cq);
 	f->cq.poll_yield = 3;
-	yields = 0;
+	fx_yields = 0;
 	for (int i = 0; i < 7; i++)
 		ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 0);
-	ck_assert_uint_eq(yields, 2);
+	ck_assert_uint_eq(fx_yields, 2);
 	nic_write(f, &req);
 	ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 1);
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 0);
-	ck_assert_uint_eq(yields, 2);
+	ck_assert_uint_eq(fx_yields, 2);
 	ck_assert_int_eq(urocedv_poll_cq_wc(&f->cq.vcq.cq_ex, 1, buf), 0);
-	ck_assert_uint_eq(yields, 3);
+	ck_assert_uint_eq(fx_yields, 3);
 	fx_free(f);
 }
 END_TEST
