@@ -252,11 +252,7 @@ static int start_poll_locked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *at
 	pthread_spin_lock(&cq->lock);
 	ret = load_current(cq);
 	if (ret) {
-		bool yield = uroce_poll_count(&cq->empty_polls, cq->poll_yield, false);
-
-		pthread_spin_unlock(&cq->lock);
-		if (UROCE_UNLIKELY(yield))
-			sched_yield();
+		uroce_poll_done(cq, 0); /* counts the empty poll, unlocks, may yield */
 		return ret;
 	}
 	cq->empty_polls = 0;
@@ -270,8 +266,7 @@ static int start_poll_unlocked(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *
 	if (attr->comp_mask)
 		return EINVAL;
 	if (load_current(cq)) {
-		if (UROCE_UNLIKELY(uroce_poll_count(&cq->empty_polls, cq->poll_yield, false)))
-			sched_yield();
+		uroce_poll_done(cq, 0); /* counts the empty poll, may yield */
 		return ENOENT;
 	}
 	cq->empty_polls = 0;

@@ -133,7 +133,10 @@ static inline void uroce_update_ci(struct uroce_cq *cq)
 }
 
 /* The end of a poll call that took N completions: the consumer index
- * published if it moved, the CQ lock released (when the CQ has one). */
+ * published if it moved, the CQ lock released (when the CQ has one), and
+ * an empty poll counted, with a sched_yield after the unlock when it
+ * completes a run of poll_yield (poll_yield.h). Also the end of an empty
+ * start_poll. */
 static inline int uroce_poll_done(struct uroce_cq *cq, int n)
 {
 	bool yield = uroce_poll_count(&cq->empty_polls, cq->poll_yield, n > 0);
