@@ -29,6 +29,7 @@ emu_liburoced_la_SOURCES = \
 	emu/nic/fault.c emu/nic/fault.h emu/nic/fault_spec.c emu/nic/fault_spec.h \
 	emu/nic/fault_queue.c emu/nic/fault_queue.h emu/nic/nic_time.c emu/nic/nic_time.h \
 	emu/nic/doorbell.c emu/nic/doorbell.h emu/nic/poll_window.c emu/nic/poll_window.h \
+	emu/nic/cpu_quota.c emu/nic/cpu_quota.h \
 	emu/nic/sysfs_stats.c emu/nic/sysfs_stats.h \
 	emu/cm/cm.h emu/cm/cm_int.h emu/cm/ucma.c emu/cm/cm_id.c emu/cm/cm_event.c \
 	emu/cm/cm_conn.c emu/cm/cm_wire.c emu/cm/cm_qp_attr.c emu/cm/cm_status.c \

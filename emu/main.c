@@ -14,6 +14,7 @@
 #include "emu/nic/fault_queue.h"
 #include "emu/nic/udp_gso.h"
 #include "emu/nic/fault_spec.h"
+#include "emu/nic/cpu_quota.h"
 #include "emu/log.h"
 #include "uroce/abi.h"
 
@@ -45,6 +46,8 @@ struct options {
 	int daemonize;
 	int busy_poll;
 	uint32_t poll_window_us;        /* --poll-window (poll_window.h) */
+	int poll_window_set;            /* given on the command line */
+	uint32_t poll_stall_us;         /* --poll-window-stall */
 	int kernel_loopback;
 	int no_gso;                     /* --no-gso: no UDP_SEGMENT / UDP_GRO (udp_gso.h) */
 	uint32_t cm_timeout_ms;         /* --cm-timeout-ms (0 = default) */
@@ -61,7 +64,7 @@ static void usage(FILE *fp)
 		"              [--gid-tbl-len 16] [--clock-khz 1000000] [--clock-bits 63]\n"
 		"              [--pcap FILE] [--loss PERCENT] [--fault SPEC] [--fault-rx SPEC]\n"
 		"              [--seed N] [--deterministic] [--busy-poll] [--kernel-loopback] [--no-gso]\n"
-		"              [--poll-window USEC]\n"
+		"              [--poll-window USEC] [--poll-window-stall USEC]\n"
 		"              [--vxlan-port 4789] [--vxlan-vni 1] [--vxlan-peer IP]... [--eth-mtu 1500]\n"
 		"              [--log FILE]\n"
 		"              [--pidfile FILE] [--sysfs DIR] [--daemonize] [--user NAME]\n"
@@ -96,6 +99,7 @@ enum { OPT_VXLAN_PORT = 1100, OPT_VXLAN_VNI, OPT_VXLAN_PEER, OPT_ETH_MTU };
 /* getopt value of --max-dm-per-user */
 #define OPT_MAX_DM 1200
 #define OPT_POLL_WINDOW 1201
+#define OPT_POLL_STALL 1202
 
 /* Upper bound of --max-KIND-per-user: the device's own limit. */
 static const uint32_t quota_ceiling[QUOTA_NKINDS] = {
@@ -192,6 +196,7 @@ static const struct option longopts[] = {
 	{ "kernel-loopback", no_argument, NULL, 'K' },
 	{ "no-gso", no_argument, NULL, 'G' },
 	{ "poll-window", required_argument, NULL, OPT_POLL_WINDOW },
+	{ "poll-window-stall", required_argument, NULL, OPT_POLL_STALL },
 	{ "log", required_argument, NULL, 'L' },
 	{ "pidfile", required_argument, NULL, 'P' },
 	{ "daemonize", no_argument, NULL, 'D' },
@@ -226,6 +231,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->port = 4791;
 	o->mtu = 4096;
 	o->poll_window_us = POLL_WINDOW_DEFAULT_US;
+	o->poll_stall_us = POLL_WINDOW_STALL_DEFAULT_US;
 	o->gid_tbl_len = 16;
 	o->clock_khz = 1000000;
 	o->clock_bits = 63;
@@ -302,6 +308,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 			if (parse_num("--poll-window", optarg, 0, POLL_WINDOW_MAX_US, &v))
 				return -1;
 			o->poll_window_us = (uint32_t)v;
+			o->poll_window_set = 1;
+			break;
+		case OPT_POLL_STALL:
+			if (parse_num("--poll-window-stall", optarg, 0, POLL_WINDOW_STALL_MAX_US, &v))
+				return -1;
+			o->poll_stall_us = (uint32_t)v;
 			break;
 		case OPT_MAX_DM:
 			if (parse_num("--max-dm-per-user", optarg, UROCE_DM_GRANULE, UROCE_DM_MAX_SIZE, &v))
@@ -516,10 +528,20 @@ static void start_polling(struct ev_loop *loop, struct options *o)
 	}
 	if (o->busy_poll || o->deterministic)
 		o->poll_window_us = 0;
-	poll_window_start(&dev, o->poll_window_us);
+	if (o->poll_window_us && !o->poll_window_set) {
+		double cpus = cpu_quota_cpus("/proc/self/cgroup", "/sys/fs/cgroup");
+
+		if (cpus >= 0 && cpus < 1) {
+			ulog(ULOG_INFO, "no poll window: the cgroup's CPU quota is %.2f CPUs "
+			     "(--poll-window USEC sets one anyway)", cpus);
+			o->poll_window_us = 0;
+		}
+	}
+	poll_window_start(&dev, o->poll_window_us, o->poll_stall_us);
 	if (o->poll_window_us)
-		ulog(ULOG_INFO, "polling for %u us after traffic before the event loop sleeps",
-		     o->poll_window_us);
+		ulog(ULOG_INFO, "polling for %u us after traffic before the event loop sleeps "
+		     "(shut for %u ms after a yield that lost the CPU for over %u us)",
+		     o->poll_window_us, POLL_WINDOW_BACKOFF_MS, o->poll_stall_us);
 }
 
 int main(int argc, char **argv)

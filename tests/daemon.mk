@@ -3,7 +3,7 @@
 # Unit tests (Check) of the pieces, linked against the daemon's own objects.
 DAEMON_UNIT_TESTS = tests/daemon_qp_state tests/daemon_keys tests/daemon_cq_ring tests/daemon_clock \
 	tests/daemon_cqe_writer tests/daemon_mem_access tests/daemon_wqe_reader \
-	tests/daemon_mem_wb tests/daemon_loopback
+	tests/daemon_mem_wb tests/daemon_loopback tests/daemon_cpu_quota
 check_PROGRAMS += $(DAEMON_UNIT_TESTS)
 TESTS += $(DAEMON_UNIT_TESTS)
 DAEMON_TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(IBVERBS_CFLAGS)
@@ -17,6 +17,9 @@ tests_daemon_keys_LDADD = $(DAEMON_TEST_LDADD)
 tests_daemon_cq_ring_SOURCES = tests/daemon_cq_ring.c
 tests_daemon_cq_ring_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_cq_ring_LDADD = $(DAEMON_TEST_LDADD)
+tests_daemon_cpu_quota_SOURCES = tests/daemon_cpu_quota.c
+tests_daemon_cpu_quota_CFLAGS = $(DAEMON_TEST_CFLAGS)
+tests_daemon_cpu_quota_LDADD = $(DAEMON_TEST_LDADD)
 tests_daemon_clock_SOURCES = tests/daemon_clock.c
 tests_daemon_clock_CFLAGS = $(DAEMON_TEST_CFLAGS)
 tests_daemon_clock_LDADD = $(DAEMON_TEST_LDADD)

@@ -1,12 +1,24 @@
 #!/bin/sh
 # traffic_poll_window: uroced --poll-window (emu/nic/poll_window.h).
-# - default (0): after ib_send_lat -n 2000 on one device the status line is
-#   `poll_window usec=0 opened=0 closed=0 turns=0 caught=0` exactly: the
-#   loop never polls, it sleeps between messages as before;
-# - --poll-window 1000000 (1 s): the same run; the loop never sleeps
-#   between two messages (less than a second apart), so at most 10 windows
-#   open during it for 4,000 messages, and at least 2,000 of its polled
-#   turns found traffic (each message's doorbell comes in its own turn);
+# - default: usec=50 and stall_usec=200, and after ib_send_lat -n 2000 on
+#   one device at least one window opened;
+# - --poll-window 0: after the same run the status line is
+#   `poll_window usec=0 opened=0 closed=0 turns=0 caught=0 stall_usec=200
+#   stalls=0 shut=0` exactly: the loop never polls, it sleeps between
+#   messages;
+# - --poll-window 1000000 (1 s) --poll-window-stall 0 (a yield may lose the
+#   CPU for any time, as on a machine shared with other tests): the same
+#   run; the loop never sleeps between two messages (less than a second
+#   apart), so at most 10 windows open during it for 4,000 messages, and at
+#   least 2,000 of its polled turns found traffic (each message's doorbell
+#   comes in its own turn);
+# - a stall: the daemon pinned to one CPU beside a process that spins there
+#   without yielding, a 1 s window and the default stall limit: the
+#   daemon's first yield in each window gives the spinner a whole slice,
+#   so each window but the last ends in a stall (opened <= stalls + 1, at
+#   least one), traffic meets shut windows (shut >= 1), and at most one
+#   window opens per 10 messages (shut for 100 ms after each stall; without
+#   the shut period every message would open one);
 # - then idle: once the last window ran out (a second after the last
 #   message) the loop sleeps for good; over
 #   the next 2.5 s (two wake-ups of the HCA clock's timer, and the status
@@ -24,11 +36,19 @@ pw() { dev_status_field poll_window "$1"; }
 up --dev uroce0 --mtu 1024
 perftest ib_send_lat lat 2 "$ITERS" -s 2 -n "$ITERS"
 uroce status --dev uroce0 | grep '^poll_window'
-expect_eq "default: the poll window's status" "poll_window usec=0 opened=0 closed=0 turns=0 caught=0" \
+expect_eq "default: usec" 50 "$(pw usec)"
+expect_eq "default: stall_usec" 200 "$(pw stall_usec)"
+[ "$(pw opened)" -ge 1 ] || fail "default: windows opened by $((2 * ITERS)) messages" ">= 1" "$(pw opened)"
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+
+up --dev uroce0 --mtu 1024 --poll-window 0
+perftest ib_send_lat lat 2 "$ITERS" -s 2 -n "$ITERS"
+expect_eq "--poll-window 0: the poll window's status" \
+	"poll_window usec=0 opened=0 closed=0 turns=0 caught=0 stall_usec=200 stalls=0 shut=0" \
 	"$(uroce status --dev uroce0 | grep '^poll_window')"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
-up --dev uroce0 --mtu 1024 --poll-window 1000000
+up --dev uroce0 --mtu 1024 --poll-window 1000000 --poll-window-stall 0
 expect_eq "--poll-window 1000000: usec" 1000000 "$(pw usec)"
 o0=$(pw opened)
 c0=$(pw caught)
@@ -53,6 +73,24 @@ expect_eq "idle after the run: windows opened in 2.5 s" "$o1" "$(pw opened)"
 expect_eq "idle after the run: loop turns polled in 2.5 s" "$t1" "$(pw turns)"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
+# a stall: CPU 0 shared with a process that never yields
+SITERS=500
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+taskset -c 0 "$UROCE" up --dev uroce0 --mtu 1024 --poll-window 1000000 \
+	--port $((20000 + $(rand16) % 40000)) || { kill $hog; fail "uroce up pinned to CPU 0"; }
+perftest ib_send_lat lat 2 "$SITERS" -s 2 -n "$SITERS"
+kill $hog
+uroce status --dev uroce0 | grep '^poll_window'
+o=$(pw opened)
+st=$(pw stalls)
+[ "$st" -ge 1 ] || fail "stalls beside a CPU hog" ">= 1" "$st"
+[ "$o" -le $((st + 1)) ] || fail "windows beside a CPU hog all end in a stall" "opened <= stalls + 1 = $((st + 1))" "$o"
+[ "$(pw shut)" -ge 1 ] || fail "traffic met windows shut after a stall" ">= 1" "$(pw shut)"
+[ $((o * 10)) -le $((2 * SITERS)) ] || fail "windows opened for $((2 * SITERS)) messages beside a CPU hog" "<= $((2 * SITERS / 10))" "$o"
+echo "ok: beside a CPU hog $o windows, $st stalls, $(pw shut) traffic turns found them shut"
+uroce down --dev uroce0 >/dev/null || fail "uroce down"
+
 up --dev uroce0 --mtu 1024 --poll-window 1000000
 sleep 2.5
 expect_eq "never any traffic: windows opened" 0 "$(pw opened)"
@@ -67,11 +105,13 @@ up --dev uroce0 --deterministic --poll-window 50
 expect_eq "--deterministic: the window is off" 0 "$(pw usec)"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
-for bad in 1000001 x; do
-	uroce up --dev uroce0 --port 4791 --poll-window "$bad" >"$T/bad" 2>&1
-	rc=$?
-	cat "$T/bad"
-	expect_eq "uroce up --poll-window $bad: exit status" 1 "$rc"
-	grep -q -- "--poll-window" "$T/bad" || fail "the refusal names --poll-window" "--poll-window ..." "$(cat "$T/bad")"
+for opt in --poll-window --poll-window-stall; do
+	for bad in 1000001 x; do
+		uroce up --dev uroce0 --port 4791 "$opt" "$bad" >"$T/bad" 2>&1
+		rc=$?
+		cat "$T/bad"
+		expect_eq "uroce up $opt $bad: exit status" 1 "$rc"
+		grep -q -- "$opt" "$T/bad" || fail "the refusal names $opt" "$opt ..." "$(cat "$T/bad")"
+	done
 done
 echo "ok"

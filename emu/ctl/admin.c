@@ -119,11 +119,14 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->udp.rx_self_empty, (unsigned long long)d->udp.lb.packets,
 		(unsigned long long)d->udp.lb.spilled);
 	/* --poll-window (poll_window.h): windows opened by traffic, those
-	 * that ran out, loop turns polled inside them, turns that found traffic */
-	fprintf(fp, "poll_window usec=%u opened=%llu closed=%llu turns=%llu caught=%llu\n",
+	 * that ran out, loop turns polled inside them, turns that found traffic,
+	 * windows closed by a stall, traffic turns that found windows shut */
+	fprintf(fp, "poll_window usec=%u opened=%llu closed=%llu turns=%llu caught=%llu "
+		"stall_usec=%u stalls=%llu shut=%llu\n",
 		(unsigned)(d->poll_window.window * 1e6 + 0.5), (unsigned long long)d->poll_window.opened,
 		(unsigned long long)d->poll_window.closed, (unsigned long long)d->poll_window.turns,
-		(unsigned long long)d->poll_window.caught);
+		(unsigned long long)d->poll_window.caught, (unsigned)(d->poll_window.stall * 1e6 + 0.5),
+		(unsigned long long)d->poll_window.stalls, (unsigned long long)d->poll_window.shut);
 	/* the clients' doorbell eventfds: reads, and the writes they drained */
 	fprintf(fp, "doorbells reads=%llu rings=%llu budget_stops=%llu turn_max=%u shared_stops=%llu shared_max=%u\n",
 		(unsigned long long)d->doorbell_reads, (unsigned long long)d->doorbell_rings,

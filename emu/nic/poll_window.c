@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <sched.h>
+#include <time.h>
 
 #include "emu/nic/device.h"
 #include "emu/nic/poll_window.h"
@@ -15,12 +16,37 @@ static uint64_t traffic(const struct uroce_dev *d)
 	return d->doorbell_reads + d->udp.rx_packets + d->udp.tx_packets + d->udp.lb.packets;
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Gives the CPU to whoever shares it; false when that took longer than the
+ * stall limit: someone there does not yield back. */
+static bool yield_kept_cpu(const struct poll_window *p, double *lost)
+{
+	double t0;
+
+	if (p->stall == 0) {
+		sched_yield();
+		return true;
+	}
+	t0 = mono_now();
+	sched_yield();
+	*lost = mono_now() - t0;
+	return *lost <= p->stall;
+}
+
 static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
 {
 	struct uroce_dev *d = w->data;
 	struct poll_window *p = &d->poll_window;
 	uint64_t t = traffic(d);
 	ev_tstamp now = ev_now(loop);
+	double lost = 0;
 
 	(void)revents;
 	p->turns++;
@@ -33,12 +59,17 @@ static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 		return;
 	}
-	sched_yield();
+	if (!yield_kept_cpu(p, &lost)) {
+		p->stalls++;
+		p->shut_until = now + lost + POLL_WINDOW_BACKOFF_MS * 1e-3;
+		ev_idle_stop(loop, w);
+	}
 }
 
 /* Before every poll of the backend, once this turn's callbacks have run: a
  * turn that moved traffic opens a window, so the poll does not block. A
- * wake-up without traffic (a timer, a control request) opens none. */
+ * wake-up without traffic (a timer, a control request) opens none, nor
+ * does traffic while windows are shut after a stall. */
 static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 {
 	struct uroce_dev *d = w->data;
@@ -48,17 +79,22 @@ static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents)
 	(void)revents;
 	if (ev_is_active(&p->idle) || t == p->seen)
 		return;
-	p->opened++;
 	p->seen = t;
+	if (ev_now(loop) < p->shut_until) {
+		p->shut++;
+		return;
+	}
+	p->opened++;
 	p->last = ev_now(loop);
 	ev_idle_start(loop, &p->idle);
 }
 
-void poll_window_start(struct uroce_dev *d, uint32_t usec)
+void poll_window_start(struct uroce_dev *d, uint32_t usec, uint32_t stall_us)
 {
 	struct poll_window *p = &d->poll_window;
 
 	p->window = usec * 1e-6;
+	p->stall = stall_us * 1e-6;
 	if (!usec)
 		return;
 	ev_idle_init(&p->idle, on_idle);
