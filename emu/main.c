@@ -135,6 +135,24 @@ static int parse_addr(const char *s, unsigned long port, struct sockaddr_storage
 
 /* --vxlan-port, --vxlan-vni, --eth-mtu, --vxlan-peer (the peers' addresses
  * are parsed once the port is known: parse_eth_peers). */
+/* --poll-window and --poll-window-stall (poll_window.h), microseconds. */
+static int parse_poll_opt(int c, const char *arg, struct options *o)
+{
+	unsigned long long v;
+
+	if (c == OPT_POLL_WINDOW) {
+		if (parse_num("--poll-window", arg, 0, POLL_WINDOW_MAX_US, &v))
+			return -1;
+		o->poll_window_us = (uint32_t)v;
+		o->poll_window_set = 1;
+		return 0;
+	}
+	if (parse_num("--poll-window-stall", arg, 0, POLL_WINDOW_STALL_MAX_US, &v))
+		return -1;
+	o->poll_stall_us = (uint32_t)v;
+	return 0;
+}
+
 static int parse_eth_opt(int c, const char *arg, struct options *o)
 {
 	unsigned long long v;
@@ -304,16 +322,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			o->cm_timeout_ms = (uint32_t)v;
 			break;
-		case OPT_POLL_WINDOW:
-			if (parse_num("--poll-window", optarg, 0, POLL_WINDOW_MAX_US, &v))
+		case OPT_POLL_WINDOW: case OPT_POLL_STALL:
+			if (parse_poll_opt(c, optarg, o))
 				return -1;
-			o->poll_window_us = (uint32_t)v;
-			o->poll_window_set = 1;
-			break;
-		case OPT_POLL_STALL:
-			if (parse_num("--poll-window-stall", optarg, 0, POLL_WINDOW_STALL_MAX_US, &v))
-				return -1;
-			o->poll_stall_us = (uint32_t)v;
 			break;
 		case OPT_MAX_DM:
 			if (parse_num("--max-dm-per-user", optarg, UROCE_DM_GRANULE, UROCE_DM_MAX_SIZE, &v))

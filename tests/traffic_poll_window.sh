@@ -13,12 +13,14 @@
 #   least 2,000 of its polled turns found traffic (each message's doorbell
 #   comes in its own turn);
 # - a stall: the daemon pinned to one CPU beside a process that spins there
-#   without yielding, a 1 s window and the default stall limit: the
-#   daemon's first yield in each window gives the spinner a whole slice,
+#   without yielding, a 1 s window, the default stall limit and 40,000
+#   messages (at least 0.1 s, where the scheduler gives the spinner its
+#   share of the CPU in slices of a millisecond or more): once the spinner
+#   gets its slice the daemon's yield loses the CPU for longer than 200 us,
 #   so each window but the last ends in a stall (opened <= stalls + 1, at
-#   least one), traffic meets shut windows (shut >= 1), and at most one
-#   window opens per 10 messages (shut for 100 ms after each stall; without
-#   the shut period every message would open one);
+#   least one), traffic then meets shut windows (shut >= 1: without the
+#   100 ms shut period every message after a stall would open a window),
+#   and at most one window opens per 10 messages;
 # - then idle: once the last window ran out (a second after the last
 #   message) the loop sleeps for good; over
 #   the next 2.5 s (two wake-ups of the HCA clock's timer, and the status
@@ -74,7 +76,7 @@ expect_eq "idle after the run: loop turns polled in 2.5 s" "$t1" "$(pw turns)"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
 # a stall: CPU 0 shared with a process that never yields
-SITERS=500
+SITERS=20000
 taskset -c 0 sh -c 'while :; do :; done' &
 hog=$!
 taskset -c 0 "$UROCE" up --dev uroce0 --mtu 1024 --poll-window 1000000 \
