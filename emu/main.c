@@ -133,8 +133,6 @@ static int parse_fault_opt(int c, const char *arg, struct options *o)
 
 static int parse_addr(const char *s, unsigned long port, struct sockaddr_storage *ss, socklen_t *len);
 
-/* --vxlan-port, --vxlan-vni, --eth-mtu, --vxlan-peer (the peers' addresses
- * are parsed once the port is known: parse_eth_peers). */
 /* --poll-window and --poll-window-stall (poll_window.h), microseconds. */
 static int parse_poll_opt(int c, const char *arg, struct options *o)
 {
@@ -153,6 +151,8 @@ static int parse_poll_opt(int c, const char *arg, struct options *o)
 	return 0;
 }
 
+/* --vxlan-port, --vxlan-vni, --eth-mtu, --vxlan-peer (the peers' addresses
+ * are parsed once the port is known: parse_eth_peers). */
 static int parse_eth_opt(int c, const char *arg, struct options *o)
 {
 	unsigned long long v;

@@ -4,9 +4,9 @@
 #include "config.h"
 
 #include <sched.h>
-#include <time.h>
 
 #include "emu/nic/device.h"
+#include "emu/nic/nic_time.h"
 #include "emu/nic/poll_window.h"
 
 /* Everything that counts as traffic: the clients' doorbells, datagrams in
@@ -16,27 +16,21 @@ static uint64_t traffic(const struct uroce_dev *d)
 	return d->doorbell_reads + d->udp.rx_packets + d->udp.tx_packets + d->udp.lb.packets;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Gives the CPU to whoever shares it; false when that took longer than the
- * stall limit: someone there does not yield back. */
-static bool yield_kept_cpu(const struct poll_window *p, double *lost)
+ * stall limit: someone there does not yield back. The window is off in
+ * deterministic mode, so the device's time is CLOCK_MONOTONIC here. */
+static bool yield_kept_cpu(struct uroce_dev *d, double *lost)
 {
-	double t0;
+	const struct poll_window *p = &d->poll_window;
+	uint64_t t0;
 
 	if (p->stall == 0) {
 		sched_yield();
 		return true;
 	}
-	t0 = mono_now();
+	t0 = nic_now_ns(d);
 	sched_yield();
-	*lost = mono_now() - t0;
+	*lost = (double)(nic_now_ns(d) - t0) * 1e-9;
 	return *lost <= p->stall;
 }
 
@@ -59,7 +53,7 @@ static void on_idle(struct ev_loop *loop, ev_idle *w, int revents)
 		ev_idle_stop(loop, w);
 		return;
 	}
-	if (!yield_kept_cpu(p, &lost)) {
+	if (!yield_kept_cpu(d, &lost)) {
 		p->stalls++;
 		p->shut_until = now + lost + POLL_WINDOW_BACKOFF_MS * 1e-3;
 		ev_idle_stop(loop, w);
