@@ -27,6 +27,11 @@
 #   requests themselves) no window opens and no turn is polled: opened and
 #   turns do not move, exactly;
 # - a daemon that never saw traffic opens no window in 2.5 s either;
+# - nor one that received only datagrams failing the receive checks
+#   (tests/poll_window_junk.py: 1,000 each of random bytes, a valid packet
+#   for a QP that does not exist, the same with a wrong ICRC): exact rx_drops
+#   bad=2000 no_qp=1000 bad_icrc=2000, rx_taken=0, windows opened 0, turns
+#   0 under a 1 s window; then real traffic on that daemon opens one;
 # - --deterministic and --busy-poll turn it off (usec=0: the window is
 #   wall-clock time; the loop never sleeps anyway);
 # - uroce up refuses 1000001 and a non-number, with a message, exit 1.
@@ -97,6 +102,23 @@ up --dev uroce0 --mtu 1024 --poll-window 1000000
 sleep 2.5
 expect_eq "never any traffic: windows opened" 0 "$(pw opened)"
 expect_eq "never any traffic: loop turns polled" 0 "$(pw turns)"
+sent=$(/usr/bin/python3 "$top_srcdir/tests/poll_window_junk.py" "$UROCE_PORT" 1000) || fail "poll_window_junk.py"
+expect_eq "junk datagrams sent" 3000 "$sent"
+n=0
+while [ "$(dev_status_field udp rx_packets)" -lt 3000 ]; do
+	n=$((n + 1))
+	[ $n -lt 100 ] || fail "junk received within 10 s" ">= 3000" "$(dev_status_field udp rx_packets)"
+	sleep 0.1
+done
+uroce status --dev uroce0 | grep '^rx_drops\|^poll_window\|^udp '
+expect_eq "junk: rx_drops" "rx_drops bad=2000 no_qp=1000 bad_src=0 bad_icrc=2000 rcvbuf_full=0" \
+	"$(grep '^rx_drops' "$T/status")"
+expect_eq "junk: datagrams a QP took" 0 "$(dev_status_field udp rx_taken)"
+expect_eq "junk: windows opened" 0 "$(pw opened)"
+expect_eq "junk: loop turns polled" 0 "$(pw turns)"
+perftest ib_send_lat lat 2 200 -s 2 -n 200
+[ "$(dev_status_field udp rx_taken)" -ge 400 ] || fail "messages a QP took after the junk" ">= 400" "$(dev_status_field udp rx_taken)"
+[ "$(pw opened)" -ge 1 ] || fail "real traffic after the junk opens a window" ">= 1" "$(pw opened)"
 uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
 up --dev uroce0 --busy-poll --poll-window 50

@@ -96,11 +96,11 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 	fprintf(fp, "daemon pid=%d gid_tbl_len=%u clock_khz=%llu clock_bits=%u\n", (int)d->pid,
 		d->gid_tbl_len, (unsigned long long)d->clock.freq_khz, d->clock.bits);
 	fprintf(fp, "udp rx_packets=%llu rx_bytes=%llu tx_packets=%llu tx_bytes=%llu tx_dropped=%llu "
-		    "tx_errors=%llu tx_too_big=%llu\n",
+		    "tx_errors=%llu tx_too_big=%llu rx_taken=%llu\n",
 		(unsigned long long)d->udp.rx_packets, (unsigned long long)d->udp.rx_bytes,
 		(unsigned long long)d->udp.tx_packets, (unsigned long long)d->udp.tx_bytes,
 		(unsigned long long)d->udp.tx_dropped, (unsigned long long)d->udp.tx_errors,
-		(unsigned long long)d->udp.tx_too_big);
+		(unsigned long long)d->udp.tx_too_big, (unsigned long long)d->rx_taken);
 	fprintf(fp, "udp_buffers rcvbuf=%d sndbuf=%d\n", d->udp.rcvbuf, d->udp.sndbuf);
 	/* UDP_SEGMENT / UDP_GRO (docs/gso.md): on, off (--no-gso), or the errno
 	 * name the kernel refused it with; sends and reads that carried several */

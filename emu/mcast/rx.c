@@ -30,8 +30,10 @@ void mcast_deliver(struct uroce_dev *d, const uint8_t sgid[16], const uint8_t dg
 	memcpy(t.raw, dgid, 16);
 	if (xport_input_mcast(d->xdev, pkt, len, &s, &t, sport, d->port, verified, qpns, n))
 		m->st.rx_dropped++;
-	else
+	else {
 		(*ok)++;
+		d->rx_taken++;
+	}
 }
 
 bool mcast_frame_rx(struct uroce_dev *d, const uint8_t *f, size_t len)

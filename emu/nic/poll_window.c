@@ -9,11 +9,13 @@
 #include "emu/nic/nic_time.h"
 #include "emu/nic/poll_window.h"
 
-/* Everything that counts as traffic: the clients' doorbells, datagrams in
- * and out, packets through the internal loopback. */
+/* Everything that counts as traffic: the clients' doorbells, datagrams a QP
+ * took and datagrams sent, packets through the internal loopback. Not every
+ * datagram received: a remote sender of junk (a bad ICRC, no such QP, a
+ * forged source) must not keep the daemon polling a CPU. */
 static uint64_t traffic(const struct uroce_dev *d)
 {
-	return d->doorbell_reads + d->udp.rx_packets + d->udp.tx_packets + d->udp.lb.packets;
+	return d->doorbell_reads + d->rx_taken + d->udp.tx_packets + d->udp.lb.packets;
 }
 
 /* Gives the CPU to whoever shares it; false when that took longer than the

@@ -6,8 +6,8 @@
  * thread wake-up, in a ping-pong once for each message it sends and once
  * for each it receives; in a virtual machine waking an idle vCPU costs tens
  * of microseconds.
- * After a loop turn that saw traffic (a doorbell read, a datagram received or
- * sent, a packet through the internal loopback) the loop stays awake: an idle
+ * After a loop turn that saw traffic (a doorbell read, a datagram sent or one
+ * a QP took, a packet through the internal loopback) the loop stays awake: an idle
  * watcher makes libev poll with timeout 0, and each such turn calls
  * sched_yield(2) so that a process sharing the CPU (the clients' own
  * pollers, which yield too: provider/poll_yield.h) runs first. When

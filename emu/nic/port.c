@@ -243,6 +243,7 @@ static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const u
 	union ibv_gid peer;
 	struct roce_l3 l3;
 	uint16_t sport;
+	int rc;
 
 	memset(&peer, 0, sizeof(peer));
 	if (from->ss_family == AF_INET) {
@@ -277,8 +278,11 @@ static int port_deliver(struct uroce_dev *d, const struct fault_meta *m, const u
 				d->qp1_rx(d, buf, len, &sgid, &dgid, sport, m->verified);
 			return 0;
 		}
-		if ((m->verified ? xport_input_verified(d->xdev, buf, len, &sgid, &dgid, sport, d->port)
-				 : xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port)) != EACCES)
+		rc = m->verified ? xport_input_verified(d->xdev, buf, len, &sgid, &dgid, sport, d->port)
+				 : xport_input(d->xdev, buf, len, &sgid, &dgid, sport, d->port);
+		if (rc == 0)
+			d->rx_taken++;
+		if (rc != EACCES)
 			return 0;
 		inet_ntop(from->ss_family,
 			  from->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)from)->sin_addr
