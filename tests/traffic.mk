@@ -133,6 +133,8 @@ EXTRA_DIST += tests/traffic_poll_yield.sh
 # uroced --poll-window: the loop polls after traffic instead of sleeping.
 TESTS += tests/traffic_poll_window.sh
 EXTRA_DIST += tests/traffic_poll_window.sh tests/poll_window_junk.py
+TESTS += tests/traffic_dev_window.sh
+EXTRA_DIST += tests/traffic_dev_window.sh
 
 # Receive doorbell suppression: receives posted without a doorbell, then ERR
 # (abi_ring.h); doorbells per ib_send_lat iteration.

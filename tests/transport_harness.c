@@ -329,6 +329,14 @@ struct th_world *th_world_new(uint32_t port_mtu)
 	return w;
 }
 
+void th_qp_destroy(struct th_world *w, int n, struct xport_qp *qp)
+{
+	xport_qp_destroy(qp); /* may take a timer slot to disarm its timer */
+	for (unsigned j = 0; j < TH_MAX_QP; j++)
+		if (w->node[n].timer_qp[j] == qp)
+			w->node[n].timer_qp[j] = NULL;
+}
+
 void th_world_free(struct th_world *w)
 {
 	for (int i = 0; i < 2; i++) {

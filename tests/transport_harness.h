@@ -18,7 +18,7 @@
 #include "netstack/packet.h"
 
 #define TH_MAX_MR 8
-#define TH_MAX_QP 4
+#define TH_MAX_QP 16
 
 struct th_mr {
 	uint32_t key;		/* lkey == rkey */
@@ -125,6 +125,8 @@ uint8_t *th_reg_mr(struct th_world *w, int n, uint32_t key, uint32_t pd,
 /* Create a QP of TYPE on node N (pd 1). */
 struct xport_qp *th_qp(struct th_world *w, int n, enum ibv_qp_type type,
 		       uint32_t qpn, uint32_t depth);
+/* Destroy QP of node N before the world (th_world_free destroys the rest). */
+void th_qp_destroy(struct th_world *w, int n, struct xport_qp *qp);
 /* Connect two QPs (RC/UC: RESET->INIT->RTR->RTS with the given path MTU,
  * PSNs, timeout, retry counts; UD: to RTS with Q_Key 0x11111111). */
 void th_connect(struct th_world *w, struct xport_qp *a, struct xport_qp *b,

@@ -145,6 +145,10 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		fprintf(fp, "mem_reads preads=%llu bytes=%llu prefetch_reads=%llu prefetch_wqes=%llu\n",
 			(unsigned long long)d->mem_preads, (unsigned long long)d->mem_pread_bytes,
 			(unsigned long long)xs->prefetch_reads, (unsigned long long)xs->prefetch_wqes);
+		/* request PSNs in flight over all RC QPs (emu/xport/dev_window.c) */
+		fprintf(fp, "device_window psns=%u fair=%u in_flight=%u max=%u stops=%llu\n",
+			XPORT_DEV_UNACKED_PSNS, XPORT_FAIR_UNACKED_PSNS, xport_dev_unacked(d->xdev),
+			xs->window_max, (unsigned long long)xs->window_stops);
 	}
 	if (d->wb)
 		fprintf(fp, "mem_wb staged=%llu pwrites=%llu bytes=%llu mem_write_faults=%llu\n",

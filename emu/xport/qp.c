@@ -149,6 +149,7 @@ void xport_qp_destroy(struct xport_qp *qp)
 		return;
 	if (qp->timer_armed)
 		qp->dev->ops.timer_arm(qp->dev->ctx, qp, 0);
+	xport_req_account(qp, true);
 	xport_resp_clear(qp);
 	xport_srq_give_back(qp);
 	if (qp->srq && qp->xrc != XPORT_XRC_RECV)

@@ -275,7 +275,7 @@ static bool send_segment(struct xport_qp *qp, struct xport_swqe *w)
 		 * after a loss also on the first packets resent, so that
 		 * the first to arrive shows as progress even when one ACK
 		 * is lost too (else a timeout, and a retry, without progress). */
-		if (last || ++qp->req.noack >= XPORT_ACKREQ_EVERY)
+		if (last || ++qp->req.noack >= XPORT_ACKREQ_EVERY || qp->req.ackreq_next)
 			h.ackreq = true;
 		if (qp->comp.rewound && qp->req.resent_ackreq) {
 			h.ackreq = true;
@@ -367,6 +367,16 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 			if (roce_psn_sub(qp->req.psn, qp->comp.psn) >=
 			    XPORT_MAX_UNACKED_PSNS)
 				break;
+			/* the device window: one more packet, with AckReq,
+			 * when none of those in flight asked for an ACK, so
+			 * that the QP's own ACK wakes it */
+			if (xport_dev_window_full(qp)) {
+				if (!qp->req.noack) {
+					qp->dev->stats.window_stops++;
+					break;
+				}
+				qp->req.ackreq_next = true;
+			}
 			if (!w->psn_assigned) {
 				if (is_rd_atomic &&
 				    qp->req.rd_outstanding >= max_rd)
@@ -413,6 +423,7 @@ bool xport_req_send(struct xport_qp *qp, uint32_t budget)
 		} else if (!send_segment(qp, w)) {
 			return false;
 		}
+		qp->req.ackreq_next = false;
 		if (qp->req.offset < w->length)
 			continue;	/* more segments of this WQE */
 

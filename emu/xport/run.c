@@ -32,6 +32,7 @@ void xport_run(struct xport_qp *qp)
 	xport_comp_check_drained(qp);
 	if (!qp_active(qp))
 		qp->work = 0;
+	xport_req_account(qp, false);
 	if (qp->work && qp->dev->ops.schedule)
 		qp->dev->ops.schedule(qp->dev->ctx, qp);
 }

@@ -37,6 +37,13 @@ extern "C" {
 #define XPORT_MAX_TSO_HEADER	432	/* TSO header bytes (UROCE_MAX_TSO_HEADER) */
 #define XPORT_UD_GRH_BYTES	40	/* GRH area at the start of a UD recv buffer */
 #define XPORT_MAX_UNACKED_PSNS	128	/* requester window: PSNs sent, not yet acked */
+/* The device window: request PSNs in flight over all of a device's RC QPs.
+ * Past it a QP sends only while it has fewer than XPORT_FAIR_UNACKED_PSNS
+ * in flight, so every QP keeps moving and the ACKs of its own packets wake
+ * it. The peer's receive socket holds what is in flight: 64 QPs of 128
+ * PSNs at MTU 4096 are 32 MiB, more than its buffer (udp_port.h). */
+#define XPORT_DEV_UNACKED_PSNS	1024
+#define XPORT_FAIR_UNACKED_PSNS	16
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */
 #define XPORT_ACKREQ_RESENT	4	/* AckReq on the first packets resent after a loss */
 #define XPORT_RD_RESOURCES	16	/* saved READ and atomic requests for
@@ -581,8 +588,14 @@ struct xport_dev_stats {
 	/* small send WQEs' payloads read together (prefetch.c): ops->mem
 	 * calls, and the WQEs they served */
 	uint64_t prefetch_reads, prefetch_wqes;
+	/* the device window (dev_window.c): times it stopped a QP, and the
+	 * most request PSNs in flight over all RC QPs */
+	uint64_t window_stops;
+	uint32_t window_max;
 };
 const struct xport_dev_stats *xport_dev_stats(const struct xport_dev *dev);
+/* Request PSNs in flight now over all RC QPs (the device window's sum). */
+uint32_t xport_dev_unacked(const struct xport_dev *dev);
 
 #ifdef __cplusplus
 }

@@ -73,6 +73,8 @@ struct xport_req {
 				 * PSNs at or after it are forged/stale) */
 	uint32_t offset;	/* bytes of WQE sq.req already sent */
 	uint32_t noack;		/* packets sent since the last AckReq */
+	bool ackreq_next;	/* AckReq on the next packet: the device window
+				 * stops the QP after it (dev_window.c) */
 	uint32_t resent_ackreq;	/* AckReqs left for packets resent after a rewind */
 	bool timeout_copy;	/* send the next packet twice: the first resent
 				 * after a Local ACK Timeout (req.c req_send) */
@@ -248,6 +250,7 @@ struct xport_qp {
 	uint64_t timer_armed;		/* deadline last passed to timer_arm */
 	unsigned int work;		/* XPORT_WORK_* marked, not yet done */
 	bool post_held;			/* xport_post_hold: posts only queue */
+	uint32_t unacked_counted;	/* its share of dev->unacked (req.c) */
 	struct xport_queued_pkt *rxq, **rxq_tail;
 	uint32_t rxq_len;
 	struct xport_qp_stats stats;
@@ -320,6 +323,8 @@ struct xport_dev {
 	bool ack_coalesce;	/* ACKs held until xport_ack_flush (ack.c) */
 	struct xport_qp *ack_list;	/* QPs holding an ACK */
 	struct xport_srq *xrc_srqs;	/* XRC SRQs (srq.c) */
+	uint32_t unacked;	/* request PSNs in flight over all RC QPs, each
+				 * QP's share as of its last xport_run (req.c) */
 };
 
 /* ---- helpers shared by the engine's files ---- */
@@ -520,6 +525,14 @@ uint64_t xport_timeout_ns(const struct xport_qp *qp);
 /* RNR NAK timer code -> ns (IBTA Table 45). */
 uint64_t xport_rnr_timer_ns(uint8_t code);
 
+/* The device window (req.c): bring QP's share of dev->unacked up to date;
+ * called at the end of every xport_run and, with the QP gone, from
+ * xport_qp_destroy (GONE: its share leaves the sum). */
+void xport_req_account(struct xport_qp *qp, bool gone);
+/* True when QP may send no new request PSN: it has XPORT_FAIR_UNACKED_PSNS
+ * or more in flight and the device, with QP's PSNs as they are now,
+ * XPORT_DEV_UNACKED_PSNS. */
+bool xport_dev_window_full(const struct xport_qp *qp);
 /* Requester (req.c): send what state and windows allow, at most BUDGET
  * packets. Returns true if it stopped for the budget (more to send). */
 bool xport_req_send(struct xport_qp *qp, uint32_t budget);

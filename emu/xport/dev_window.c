@@ -1,0 +1,44 @@
+/*
+ * dev_window.c - the device window: request PSNs in flight over all of a
+ * device's RC QPs (XPORT_DEV_UNACKED_PSNS, xport.h).
+ *
+ * What a requester has in flight waits in the peer's receive socket until
+ * its daemon reads it; each QP's own window (XPORT_MAX_UNACKED_PSNS) bounds
+ * one QP, not 64 of them. The sum is kept as each QP's share at the end of
+ * its xport_run, the only place its PSNs change from outside a run.
+ */
+#include "config.h"
+
+#include "emu/xport/xport_int.h"
+
+/* QP's request PSNs sent and not acknowledged, while it may send. */
+static uint32_t share(const struct xport_qp *qp)
+{
+	if (qp->type != IBV_QPT_RC || (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_SQD))
+		return 0;
+	return roce_psn_sub(qp->req.psn, qp->comp.psn);
+}
+
+void xport_req_account(struct xport_qp *qp, bool gone)
+{
+	uint32_t now = gone ? 0 : share(qp);
+	struct xport_dev *dev = qp->dev;
+
+	dev->unacked = dev->unacked - qp->unacked_counted + now;
+	qp->unacked_counted = now;
+	if (dev->unacked > dev->stats.window_max)
+		dev->stats.window_max = dev->unacked;
+}
+
+bool xport_dev_window_full(const struct xport_qp *qp)
+{
+	uint32_t mine = share(qp);
+
+	return mine >= XPORT_FAIR_UNACKED_PSNS &&
+	       qp->dev->unacked - qp->unacked_counted + mine >= XPORT_DEV_UNACKED_PSNS;
+}
+
+uint32_t xport_dev_unacked(const struct xport_dev *dev)
+{
+	return dev->unacked;
+}
