@@ -12,7 +12,8 @@
  * 32 packets long), and stops, again at each later post: 1,160 in flight,
  * 32 stops. Delivered, every
  * WRITE completes, no packet is sent twice (16 x 128 request packets in
- * all), and nothing is left in flight.
+ * all), and nothing is left in flight. Then the share of each QP while 16
+ * send: 1,024 / 16 = 64 PSNs, even below the window.
  */
 #include "config.h"
 
@@ -87,6 +88,21 @@ START_TEST(test_dev_window)
 	ck_assert_uint_le(st->window_max, 8 * 128 + 8 * 17);
 	for (k = 0; k < NQP * WRITES * LEN; k++)
 		ck_assert_uint_eq(dst[k], 0x5A);
+	/* the share of each: 16 QPs with one 8 KiB WRITE in flight each (512
+	 * PSNs, below the window), then QP 0 posts three more: it stops at
+	 * 1024 / 16 = 64 in flight (its second WRITE's last packet asked for
+	 * the ACK), not at its own window of 128 */
+	for (i = 0; i < NQP; i++)
+		ck_assert_int_eq(th_post_send(a[i], 100 + i, IBV_WR_RDMA_WRITE, 0x100000, LEN, 0x101,
+					      0x800000 + i * LEN, 0x201, 0, IBV_SEND_SIGNALED), 0);
+	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), NQP * PKTS);
+	for (j = 1; j < WRITES; j++)
+		ck_assert_int_eq(th_post_send(a[0], 200 + j, IBV_WR_RDMA_WRITE, 0x100000, LEN, 0x101,
+					      0x800000 + j * LEN, 0x201, 0, IBV_SEND_SIGNALED), 0);
+	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), NQP * PKTS + 32);
+	th_run(w, 1000000);
+	ck_assert_uint_eq(w->node[0].cqes.n, NQP * WRITES + NQP + WRITES - 1);
+	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), 0);
 	/* destroying a QP with PSNs in flight takes them out of the sum */
 	ck_assert_int_eq(th_post_send(a[0], 99, IBV_WR_RDMA_WRITE, 0x100000, LEN, 0x101,
 				      0x800000, 0x201, 0, IBV_SEND_SIGNALED), 0);

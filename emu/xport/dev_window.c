@@ -6,6 +6,10 @@
  * its daemon reads it; each QP's own window (XPORT_MAX_UNACKED_PSNS) bounds
  * one QP, not 64 of them. The sum is kept as each QP's share at the end of
  * its xport_run, the only place its PSNs change from outside a run.
+ * Fairness: with N QPs sending, one that has XPORT_DEV_UNACKED_PSNS / N in
+ * flight sends no more until its ACKs come, so that a QP that came late
+ * gets the PSNs the others free instead of the first comers taking them
+ * back.
  */
 #include "config.h"
 
@@ -25,6 +29,7 @@ void xport_req_account(struct xport_qp *qp, bool gone)
 	struct xport_dev *dev = qp->dev;
 
 	dev->unacked = dev->unacked - qp->unacked_counted + now;
+	dev->active = dev->active - (qp->unacked_counted != 0) + (now != 0);
 	qp->unacked_counted = now;
 	if (dev->unacked > dev->stats.window_max)
 		dev->stats.window_max = dev->unacked;
@@ -32,10 +37,17 @@ void xport_req_account(struct xport_qp *qp, bool gone)
 
 bool xport_dev_window_full(const struct xport_qp *qp)
 {
+	const struct xport_dev *dev = qp->dev;
 	uint32_t mine = share(qp);
+	/* the QPs with PSNs in flight, this one included */
+	uint32_t n = dev->active + (qp->unacked_counted == 0);
 
-	return mine >= XPORT_FAIR_UNACKED_PSNS &&
-	       qp->dev->unacked - qp->unacked_counted + mine >= XPORT_DEV_UNACKED_PSNS;
+	if (mine < XPORT_FAIR_UNACKED_PSNS)
+		return false;
+	/* a QP over its share of the device waits for its own ACKs even
+	 * below the window, so that PSNs freed go to those under theirs */
+	return dev->unacked - qp->unacked_counted + mine >= XPORT_DEV_UNACKED_PSNS ||
+	       mine >= XPORT_DEV_UNACKED_PSNS / n;
 }
 
 uint32_t xport_dev_unacked(const struct xport_dev *dev)

@@ -324,7 +324,8 @@ struct xport_dev {
 	struct xport_qp *ack_list;	/* QPs holding an ACK */
 	struct xport_srq *xrc_srqs;	/* XRC SRQs (srq.c) */
 	uint32_t unacked;	/* request PSNs in flight over all RC QPs, each
-				 * QP's share as of its last xport_run (req.c) */
+				 * QP's share as of its last xport_run (dev_window.c) */
+	uint32_t active;	/* of those QPs, the ones with any in flight */
 };
 
 /* ---- helpers shared by the engine's files ---- */
@@ -530,8 +531,9 @@ uint64_t xport_rnr_timer_ns(uint8_t code);
  * xport_qp_destroy (GONE: its share leaves the sum). */
 void xport_req_account(struct xport_qp *qp, bool gone);
 /* True when QP may send no new request PSN: it has XPORT_FAIR_UNACKED_PSNS
- * or more in flight and the device, with QP's PSNs as they are now,
- * XPORT_DEV_UNACKED_PSNS. */
+ * or more in flight and either the device has XPORT_DEV_UNACKED_PSNS (QP's
+ * PSNs as they are now) or QP has XPORT_DEV_UNACKED_PSNS / N, N the QPs
+ * with PSNs in flight counting QP. */
 bool xport_dev_window_full(const struct xport_qp *qp);
 /* Requester (req.c): send what state and windows allow, at most BUDGET
  * packets. Returns true if it stopped for the budget (more to send). */
