@@ -251,6 +251,23 @@ pingpong() {
 	echo "ok: $_name"
 }
 
+# perftest_two PROGRAM ARGS...: PROGRAM's server on uroce1 and its client on
+# uroce0 (which connects to 127.0.0.2, uroce1's address), ARGS passed to
+# both, at most 180 s: both exit 0 with no failure marker; the logs in
+# $T/srv.log and $T/cli.log.
+perftest_two() {
+	_prog=$1
+	shift
+	_p=$(free_tcp_port)
+	pair 180 "$_p" "$UROCE run -- $_prog -d uroce1 -i 1 -x 0 -F -p $_p $*" \
+		"$UROCE run -- $_prog -d uroce0 -i 1 -x 0 -F -p $_p $* 127.0.0.2"
+	_rc=$?
+	cat "$T/srv.log" "$T/cli.log"
+	[ $_rc -eq 0 ] || fail "$_prog $*: both sides exit 0"
+	expect_eq "$_prog $*: failure markers" "" \
+		"$(grep -E 'Completion with error|Couldn|Failed to|Unable to' "$T/srv.log" "$T/cli.log")"
+}
+
 # perftest PROGRAM KIND BYTES ITERS ARGS...: a perftest tool (KIND bw or
 # lat) as server and client, two processes on uroce0 (GID 0) through `uroce
 # run`, exchange over TCP on 127.0.0.1, ARGS passed to both: both exit 0, no

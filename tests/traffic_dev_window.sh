@@ -17,25 +17,12 @@
 
 dw() { dev_status_field device_window "$1"; }
 
-two() {
-	_prog=$1
-	shift
-	_p=$(free_tcp_port)
-	pair 180 "$_p" "$UROCE run -- $_prog -d uroce1 -i 1 -x 0 -F -p $_p $*" \
-		"$UROCE run -- $_prog -d uroce0 -i 1 -x 0 -F -p $_p $* 127.0.0.2"
-	_rc=$?
-	cat "$T/srv.log" "$T/cli.log"
-	[ $_rc -eq 0 ] || fail "$_prog $*: both sides exit 0"
-	expect_eq "$_prog $*: failure markers" "" \
-		"$(grep -E 'Completion with error|Couldn|Failed to|Unable to' "$T/srv.log" "$T/cli.log")"
-}
-
 up --dev uroce0 --addr 127.0.0.1 --mtu 4096
 uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --mtu 4096 >"$T/up1.out" 2>&1 ||
 	{ cat "$T/up1.out"; fail "uroce up uroce1"; }
 expect_eq "device window, fair share" "1024 16" "$(dw psns) $(dw fair)"
 
-two ib_write_bw -s 65536 -q 64 -n 200
+perftest_two ib_write_bw -s 65536 -q 64 -n 200
 uroce status --dev uroce0 | grep '^device_window'
 s1=$(dw stops)
 [ "$s1" -ge 1 ] || fail "-q 64: QPs stopped by the device window" ">= 1" "$s1"
@@ -47,6 +34,6 @@ grep '^rx_drops' "$T/st1"
 expect_eq "-q 64: the server's receive-buffer drops" 0 \
 	"$(sed -n 's/^rx_drops .*rcvbuf_full=\([0-9]*\).*/\1/p' "$T/st1")"
 
-two ib_write_bw -s 65536 -n 2000
+perftest_two ib_write_bw -s 65536 -n 2000
 expect_eq "one QP: stops by the device window" "$s1" "$(dw stops)"
 echo "ok: device window"

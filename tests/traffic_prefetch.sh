@@ -20,27 +20,12 @@
 # mr FIELD: FIELD of the daemon's mem_reads status line.
 mr() { dev_status_field mem_reads "$1"; }
 
-# two PROG ARGS...: PROG server on uroce1, client on uroce0; both exit 0
-# with no failure marker.
-two() {
-	_prog=$1
-	shift
-	_p=$(free_tcp_port)
-	pair 120 "$_p" "$UROCE run -- $_prog -d uroce1 -i 1 -x 0 -F -p $_p $*" \
-		"$UROCE run -- $_prog -d uroce0 -i 1 -x 0 -F -p $_p $* 127.0.0.2"
-	_rc=$?
-	cat "$T/srv.log" "$T/cli.log"
-	[ $_rc -eq 0 ] || fail "$_prog $*: both sides exit 0"
-	expect_eq "$_prog $*: failure markers" "" \
-		"$(grep -E 'Completion with error|Couldn|Failed to|Unable to' "$T/srv.log" "$T/cli.log")"
-}
-
 up --dev uroce0 --addr 127.0.0.1 --mtu 4096
 uroce up --dev uroce1 --addr 127.0.0.2 --port "$UROCE_PORT" --mtu 4096 >"$T/up1.out" 2>&1 ||
 	{ cat "$T/up1.out"; fail "uroce up uroce1"; }
 for prog in ib_write_bw ib_send_bw; do
 	r0=$(mr preads) w0=$(mr prefetch_wqes)
-	two $prog -s 8 -n 5000 -l 8
+	perftest_two $prog -s 8 -n 5000 -l 8
 	r1=$(mr preads) w1=$(mr prefetch_wqes)
 	echo "$prog 5000 x 8 B: preads $((r1 - r0)) prefetched WQEs $((w1 - w0))"
 	[ $((r1 - r0)) -le 1250 ] || fail "$prog -s 8: preads for 5000 messages" "<= 1250" $((r1 - r0))
@@ -48,6 +33,6 @@ for prog in ib_write_bw ib_send_bw; do
 		fail "$prog -s 8: WQEs prefetched of 5000" "3750..5000" $((w1 - w0))
 done
 w0=$(mr prefetch_wqes)
-two ib_write_bw -s 65536 -n 300
+perftest_two ib_write_bw -s 65536 -n 300
 expect_eq "ib_write_bw -s 65536: WQEs prefetched" 0 $(($(mr prefetch_wqes) - w0))
 echo "ok: prefetch counts"
