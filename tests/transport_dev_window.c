@@ -13,7 +13,9 @@
  * 32 stops. Delivered, every
  * WRITE completes, no packet is sent twice (16 x 128 request packets in
  * all), and nothing is left in flight. Then the share of each QP while 16
- * send: 1,024 / 16 = 64 PSNs, even below the window.
+ * send and half the window is taken: 1,024 / 16 = 64 PSNs; below half, 15
+ * QPs with one PSN each leave a bulk sender its own window of 128; and a
+ * QP moved to RESET or destroyed leaves the sum.
  */
 #include "config.h"
 
@@ -103,11 +105,33 @@ START_TEST(test_dev_window)
 	th_run(w, 1000000);
 	ck_assert_uint_eq(w->node[0].cqes.n, NQP * WRITES + NQP + WRITES - 1);
 	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), 0);
+	/* below half the window QPs with a PSN or two in flight cap nobody:
+	 * 15 QPs with one 256-byte WRITE each, then QP 0 posts four 8 KiB
+	 * WRITEs and sends its own window of 128 (not 1024 / 16 = 64) */
+	for (i = 1; i < NQP; i++)
+		ck_assert_int_eq(th_post_send(a[i], 300 + i, IBV_WR_RDMA_WRITE, 0x100000, 256, 0x101,
+					      0x800000 + i * LEN, 0x201, 0, IBV_SEND_SIGNALED), 0);
+	for (j = 0; j < WRITES; j++)
+		ck_assert_int_eq(th_post_send(a[0], 400 + j, IBV_WR_RDMA_WRITE, 0x100000, LEN, 0x101,
+					      0x800000 + j * LEN, 0x201, 0, IBV_SEND_SIGNALED), 0);
+	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), NQP - 1 + 128);
+	/* a QP moved to RESET with PSNs in flight (a modify that runs
+	 * nothing after it) takes them out of the sum */
+	{
+		struct xport_qp_attr at;
+
+		memset(&at, 0, sizeof(at));
+		at.qp_state = IBV_QPS_RESET;
+		ck_assert_int_eq(xport_qp_modify(a[0], &at, IBV_QP_STATE), 0);
+	}
+	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), NQP - 1);
+	th_run(w, 1000000);
+	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), 0);
 	/* destroying a QP with PSNs in flight takes them out of the sum */
-	ck_assert_int_eq(th_post_send(a[0], 99, IBV_WR_RDMA_WRITE, 0x100000, LEN, 0x101,
+	ck_assert_int_eq(th_post_send(a[1], 99, IBV_WR_RDMA_WRITE, 0x100000, LEN, 0x101,
 				      0x800000, 0x201, 0, IBV_SEND_SIGNALED), 0);
 	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), PKTS);
-	th_qp_destroy(w, 0, a[0]);
+	th_qp_destroy(w, 0, a[1]);
 	ck_assert_uint_eq(xport_dev_unacked(w->node[0].dev), 0);
 	th_world_free(w);
 }

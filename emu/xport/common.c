@@ -263,6 +263,7 @@ void xport_qp_fatal(struct xport_qp *qp, int event)
 	xport_flush(qp);
 	xport_srq_last_wqe(qp);
 	xport_timer_update(qp);
+	xport_req_account(qp, false); /* no run may follow: no timer, no work */
 	if (qp->dev->ops.qp_err)
 		qp->dev->ops.qp_err(qp->dev->ctx, qp);
 }
@@ -275,6 +276,7 @@ void xport_qp_send_error(struct xport_qp *qp)
 	qp->state = IBV_QPS_SQE;
 	qp->sqd_notify = false;
 	xport_flush_sq(qp);
+	xport_req_account(qp, false);
 }
 
 /* Moves len bytes between buf and the SGE list, starting offset bytes into

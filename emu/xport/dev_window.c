@@ -5,11 +5,12 @@
  * What a requester has in flight waits in the peer's receive socket until
  * its daemon reads it; each QP's own window (XPORT_MAX_UNACKED_PSNS) bounds
  * one QP, not 64 of them. The sum is kept as each QP's share at the end of
- * its xport_run, the only place its PSNs change from outside a run.
- * Fairness: with N QPs sending, one that has XPORT_DEV_UNACKED_PSNS / N in
- * flight sends no more until its ACKs come, so that a QP that came late
- * gets the PSNs the others free instead of the first comers taking them
- * back.
+ * its xport_run, and where its state changes with no run after (RESET, a
+ * fatal error, SQE) or it is destroyed.
+ * Fairness: with N QPs sending and half the window taken, one that has
+ * XPORT_DEV_UNACKED_PSNS / N in flight sends no more until its ACKs come,
+ * so that a QP that came late gets the PSNs the others free instead of the
+ * first comers taking them back.
  */
 #include "config.h"
 
@@ -42,12 +43,15 @@ bool xport_dev_window_full(const struct xport_qp *qp)
 	/* the QPs with PSNs in flight, this one included */
 	uint32_t n = dev->active + (qp->unacked_counted == 0);
 
+	uint32_t total = dev->unacked - qp->unacked_counted + mine;
+
 	if (mine < XPORT_FAIR_UNACKED_PSNS)
 		return false;
-	/* a QP over its share of the device waits for its own ACKs even
-	 * below the window, so that PSNs freed go to those under theirs */
-	return dev->unacked - qp->unacked_counted + mine >= XPORT_DEV_UNACKED_PSNS ||
-	       mine >= XPORT_DEV_UNACKED_PSNS / n;
+	/* past half the window a QP over its share of the device waits for
+	 * its own ACKs, so that PSNs freed go to those under theirs; below
+	 * it QPs with a few PSNs in flight do not cap a bulk sender */
+	return total >= XPORT_DEV_UNACKED_PSNS ||
+	       (total >= XPORT_DEV_UNACKED_PSNS / 2 && mine >= XPORT_DEV_UNACKED_PSNS / n);
 }
 
 uint32_t xport_dev_unacked(const struct xport_dev *dev)

@@ -81,6 +81,7 @@ static void qp_reset(struct xport_qp *qp)
 	qp->work = 0;
 	qp->state = IBV_QPS_RESET;
 	xport_timer_update(qp);
+	xport_req_account(qp, false); /* a modify to RESET runs nothing after */
 }
 
 struct xport_qp *xport_qp_create(struct xport_dev *dev, enum ibv_qp_type type,

@@ -40,8 +40,8 @@ extern "C" {
 /* The device window: request PSNs in flight over all of a device's RC QPs.
  * Past it a QP sends only while it has fewer than XPORT_FAIR_UNACKED_PSNS
  * in flight, so every QP keeps moving and the ACKs of its own packets wake
- * it; with N QPs sending, none takes more than XPORT_DEV_UNACKED_PSNS / N
- * (dev_window.c). The peer's receive socket holds what is in flight: 64 QPs of 128
+ * it; with N QPs sending and half the window taken, none takes more than
+ * XPORT_DEV_UNACKED_PSNS / N (dev_window.c). The peer's receive socket holds what is in flight: 64 QPs of 128
  * PSNs at MTU 4096 are 32 MiB, more than its buffer (udp_port.h). */
 #define XPORT_DEV_UNACKED_PSNS	1024
 #define XPORT_FAIR_UNACKED_PSNS	16

@@ -526,14 +526,15 @@ uint64_t xport_timeout_ns(const struct xport_qp *qp);
 /* RNR NAK timer code -> ns (IBTA Table 45). */
 uint64_t xport_rnr_timer_ns(uint8_t code);
 
-/* The device window (req.c): bring QP's share of dev->unacked up to date;
- * called at the end of every xport_run and, with the QP gone, from
+/* The device window (dev_window.c): bring QP's share of dev->unacked up to
+ * date; called at the end of every xport_run, where the state changes with
+ * no run after (RESET, xport_qp_fatal, SQE) and, with the QP gone, from
  * xport_qp_destroy (GONE: its share leaves the sum). */
 void xport_req_account(struct xport_qp *qp, bool gone);
 /* True when QP may send no new request PSN: it has XPORT_FAIR_UNACKED_PSNS
  * or more in flight and either the device has XPORT_DEV_UNACKED_PSNS (QP's
- * PSNs as they are now) or QP has XPORT_DEV_UNACKED_PSNS / N, N the QPs
- * with PSNs in flight counting QP. */
+ * PSNs as they are now) or the device has half that and QP has
+ * XPORT_DEV_UNACKED_PSNS / N, N the QPs with PSNs in flight counting QP. */
 bool xport_dev_window_full(const struct xport_qp *qp);
 /* Requester (req.c): send what state and windows allow, at most BUDGET
  * packets. Returns true if it stopped for the budget (more to send). */
