@@ -37,7 +37,7 @@ static int read_nums(const char *file, double *a, double *b)
 static double quota_at(const char *dir, int v2)
 {
 	char file[PATH_MAX + 32];
-	double q = -1, period = 0;
+	double q = -1, period = 0, unused;
 
 	if (v2) {
 		snprintf(file, sizeof(file), "%s/cpu.max", dir);
@@ -48,7 +48,7 @@ static double quota_at(const char *dir, int v2)
 		if (read_nums(file, &q, &period) < 1)
 			return -1;
 		snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", dir);
-		if (read_nums(file, &period, &period) < 1)
+		if (read_nums(file, &period, &unused) < 1)
 			return -1;
 	}
 	return (q < 0 || period <= 0) ? -1 : q / period;

@@ -82,8 +82,6 @@ struct uroce_dev {
 	uint64_t mem_preads;            /* reads of a client's memory through its mem fd (mem_access.c) */
 	uint64_t mem_pread_bytes;       /* the bytes they read */
 	uint64_t doorbell_reads;        /* doorbell eventfd reads that drained a count (doorbell.c) */
-	uint64_t rx_taken;              /* received datagrams a QP took: past the ICRC, QPN, source
-					 * and state checks (port.c, mcast/rx.c; poll_window.c) */
 	uint64_t doorbell_budget_stops; /* QP turns cut short by the client's budget (doorbell.c) */
 	uint32_t doorbell_turn_max;     /* most send WQEs one client got in one loop turn */
 	uint64_t doorbell_shared_stops; /* of those, cut at DOORBELL_SHARED_BUDGET */
@@ -93,6 +91,8 @@ struct uroce_dev {
 	double doorbell_shared_until;   /* the budget is shared until then (ev_now) */
 	uint64_t doorbell_rings;        /* eventfd writes those reads drained: the clients'
 					 * doorbells and the daemon's own re-rings */
+	uint64_t rx_taken;              /* received datagrams a QP took: past the ICRC, QPN, source
+					 * and state checks (port.c, mcast/rx.c; poll_window.c) */
 	bool busy_poll;                 /* --busy-poll: the loop never sleeps (doorbell.c keeps
 					 * its no_doorbell promises while a QP is active) */
 	struct poll_window poll_window; /* --poll-window (poll_window.h) */

@@ -42,7 +42,6 @@ bool xport_dev_window_full(const struct xport_qp *qp)
 	uint32_t mine = share(qp);
 	/* the QPs with PSNs in flight, this one included */
 	uint32_t n = dev->active + (qp->unacked_counted == 0);
-
 	uint32_t total = dev->unacked - qp->unacked_counted + mine;
 
 	if (mine < XPORT_FAIR_UNACKED_PSNS)

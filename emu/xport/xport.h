@@ -41,8 +41,9 @@ extern "C" {
  * Past it a QP sends only while it has fewer than XPORT_FAIR_UNACKED_PSNS
  * in flight, so every QP keeps moving and the ACKs of its own packets wake
  * it; with N QPs sending and half the window taken, none takes more than
- * XPORT_DEV_UNACKED_PSNS / N (dev_window.c). The peer's receive socket holds what is in flight: 64 QPs of 128
- * PSNs at MTU 4096 are 32 MiB, more than its buffer (udp_port.h). */
+ * XPORT_DEV_UNACKED_PSNS / N (dev_window.c). The peer's receive socket
+ * holds what is in flight: 64 QPs of 128 PSNs at MTU 4096 are 32 MiB, more
+ * than its buffer (udp_port.h). */
 #define XPORT_DEV_UNACKED_PSNS	1024
 #define XPORT_FAIR_UNACKED_PSNS	16
 #define XPORT_ACKREQ_EVERY	64	/* AckReq on at least every 64th packet (rxe) */

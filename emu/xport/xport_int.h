@@ -250,7 +250,7 @@ struct xport_qp {
 	uint64_t timer_armed;		/* deadline last passed to timer_arm */
 	unsigned int work;		/* XPORT_WORK_* marked, not yet done */
 	bool post_held;			/* xport_post_hold: posts only queue */
-	uint32_t unacked_counted;	/* its share of dev->unacked (req.c) */
+	uint32_t unacked_counted;	/* its share of dev->unacked (dev_window.c) */
 	struct xport_queued_pkt *rxq, **rxq_tail;
 	uint32_t rxq_len;
 	struct xport_qp_stats stats;
