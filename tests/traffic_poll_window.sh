@@ -10,8 +10,11 @@
 #   CPU for any time, as on a machine shared with other tests): the same
 #   run; the loop never sleeps between two messages (less than a second
 #   apart), so at most 10 windows open during it for 4,000 messages, and at
-#   least 2,000 of its polled turns found traffic (each message's doorbell
-#   comes in its own turn);
+#   least 500 of its polled turns found traffic (one per 8 messages: a turn
+#   may take both clients' doorbells and the loopback packets between them,
+#   and a daemon slowed by the sanitizers finds more waiting per turn; one
+#   run under ASan had 1,816 for 4,000 messages; a loop that slept between
+#   messages would have opened a window for each instead);
 # - a stall: the daemon pinned to one CPU beside a process that spins there
 #   without yielding, a 1 s window, the default stall limit and 40,000
 #   messages (at least 0.1 s, where the scheduler gives the spinner its
@@ -64,7 +67,7 @@ uroce status --dev uroce0 | grep '^poll_window'
 o=$(($(pw opened) - o0))
 c=$(($(pw caught) - c0))
 [ "$o" -le 10 ] || fail "windows opened during $((2 * ITERS)) messages (wake-ups from a sleep)" "<= 10" "$o"
-[ "$c" -ge "$ITERS" ] || fail "polled turns that found traffic" ">= $ITERS" "$c"
+[ "$c" -ge $((ITERS / 4)) ] || fail "polled turns that found traffic" ">= $((ITERS / 4))" "$c"
 echo "ok: $o windows opened, $c polled turns found traffic, for $((2 * ITERS)) messages"
 # the last window runs out a second after the last message
 n=0
