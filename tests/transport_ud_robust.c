@@ -156,7 +156,9 @@ START_TEST(test_malformed_datagrams)
 	n = forge(&p, buf, sizeof(buf), ROCE_OP_UC_SEND_ONLY, QKEY, 64);
 	ck_assert_int_eq(inject(&p, buf, n), EAGAIN);		/* UC opcode to UD */
 	n = forge(&p, buf, sizeof(buf), ROCE_OP_UD_SEND_ONLY, 0x22222222, 64);
-	ck_assert_int_eq(inject(&p, buf, n), 0);		/* wrong Q_Key */
+	/* a wrong Q_Key: dropped by the QP, so not taken (EAGAIN; the
+	 * daemon's poll window counts only datagrams a QP took) */
+	ck_assert_int_eq(inject(&p, buf, n), EAGAIN);
 	ck_assert_uint_eq(p.w->node[1].cqes.n, 0);
 	ck_assert_uint_eq(xport_dev_stats(p.w->node[1].dev)->rx_bad, 3);
 	ck_assert_uint_eq(xport_qp_stats(p.b)->dropped, 3);
@@ -179,6 +181,12 @@ START_TEST(test_malformed_datagrams)
 	ck_assert_uint_eq(cqe(&p, 1, 1)->byte_len, GRH + 1000);
 	ck_assert_int_eq(memcmp(p.bmem + 4096 + GRH, p.amem, 1000), 0);
 	ck_assert_uint_eq(p.w->node[1].events, 0);
+
+	/* A good datagram with no receive WQE left: dropped, not taken. */
+	n = forge(&p, buf, sizeof(buf), ROCE_OP_UD_SEND_ONLY, QKEY, 64);
+	ck_assert_int_eq(inject(&p, buf, n), EAGAIN);
+	ck_assert_uint_eq(xport_qp_stats(p.b)->dropped, 4);
+	ck_assert_uint_eq(p.w->node[1].cqes.n, 2);
 	th_world_free(p.w);
 }
 END_TEST

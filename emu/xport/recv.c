@@ -51,7 +51,8 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 {
 	struct roce_pkt pkt = *pkt_in;
 	struct xport_dev *dev = qp->dev;
-	bool responder_up, requester_up;
+	uint64_t dropped0 = qp->stats.dropped;
+	bool responder_up, requester_up, taken;
 
 	qp->stats.rx_pkts++;
 	if (pkt.op->transport != qp_transport(qp) ||
@@ -104,8 +105,11 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 		qp->stats.dropped++;
 		return EAGAIN;
 	}
+	/* dropped by the responder or completer (a UD Q_Key, no receive
+	 * WQE, out of sequence): not taken either */
+	taken = qp->stats.dropped == dropped0;
 	xport_run(qp);
-	return 0;
+	return taken ? 0 : EAGAIN;
 }
 
 /* Parse and check the received payload BUF into L3 and PKT (counted in
