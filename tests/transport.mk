@@ -7,7 +7,8 @@ TRANSPORT_TEST_LDADD = emu/libxport.la netstack/libnetstack.la $(CHECK_MAIN_LIBS
 TRANSPORT_TESTS = tests/transport_units tests/transport_ops tests/transport_errors \
 	tests/transport_psn_window \
 	tests/transport_lossy tests/transport_reliability tests/transport_ud_robust \
-	tests/transport_atomic tests/transport_prefetch tests/transport_dev_window
+	tests/transport_atomic tests/transport_prefetch tests/transport_dev_window \
+	tests/transport_reorder
 check_PROGRAMS += $(TRANSPORT_TESTS)
 TESTS += $(TRANSPORT_TESTS)
 
@@ -18,6 +19,10 @@ tests_transport_prefetch_LDADD = $(TRANSPORT_TEST_LDADD)
 tests_transport_dev_window_SOURCES = tests/transport_dev_window.c $(TRANSPORT_TEST_SRCS)
 tests_transport_dev_window_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
 tests_transport_dev_window_LDADD = $(TRANSPORT_TEST_LDADD)
+
+tests_transport_reorder_SOURCES = tests/transport_reorder.c $(TRANSPORT_TEST_SRCS)
+tests_transport_reorder_CFLAGS = $(TRANSPORT_TEST_CFLAGS)
+tests_transport_reorder_LDADD = $(TRANSPORT_TEST_LDADD)
 
 tests_transport_ops_SOURCES = tests/transport_ops.c $(TRANSPORT_TEST_SRCS)
 tests_transport_ops_CFLAGS = $(TRANSPORT_TEST_CFLAGS)

@@ -78,6 +78,28 @@ static enum comp_state get_wqe(struct comp_pkt *c)
 	return COMPST_CHECK_PSN;
 }
 
+/* A PSN sequence NAK for the PSN the last ACK acknowledged (comp.psn - 1):
+ * that ACK overtook it on a reordering wire, and the packet after that PSN
+ * which drew the NAK was dropped (IBTA 9.7.5.1.2: the responder drops
+ * out-of-sequence requests and NAKs once). With PSNs in flight and no
+ * rewind since the last progress, the QP goes back to comp.psn at once:
+ * with nothing new to send (the device window, the end of a burst) nothing
+ * else would draw another NAK before the Local ACK Timeout. Any other
+ * response before comp.psn is a duplicate of something done. */
+static bool stale_seq_nak(struct comp_pkt *c)
+{
+	struct xport_qp *qp = c->qp;
+	uint8_t syn = c->pkt->h.aeth.syndrome;
+
+	if (c->pkt->h.opcode != ROCE_OP_RC_ACK || (syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_NAK ||
+	    (syn & ROCE_AETH_VALUE_MASK) != ROCE_NAK_PSN_SEQ_ERR || qp->comp.rewound ||
+	    roce_psn_add(c->pkt->h.psn, 1) != qp->comp.psn ||
+	    !roce_psn_before(qp->comp.psn, qp->req.psn_max))
+		return false;
+	qp->stats.seq_naks_rx++;
+	return true;
+}
+
 static enum comp_state check_psn(struct comp_pkt *c)
 {
 	struct xport_qp *qp = c->qp;
@@ -97,7 +119,7 @@ static enum comp_state check_psn(struct comp_pkt *c)
 		return COMPST_COMP_WQE;
 	}
 	if (roce_psn_before(p, qp->comp.psn))
-		return COMPST_DROP;	/* duplicate of something done */
+		return stale_seq_nak(c) ? COMPST_ERROR_RETRY : COMPST_DROP;
 	if (roce_psn_after(p, qp->comp.psn) && is_read &&
 	    is_read_resp(c->pkt->h.opcode))
 		return qp->comp.rewound ? COMPST_DROP : COMPST_ERROR_RETRY;
