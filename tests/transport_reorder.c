@@ -13,7 +13,9 @@
  * packets) instead of waiting for the Local ACK Timeout.
  *
  * And the NAK's other late arrivals: after every WRITE was acknowledged it
- * resends nothing; after a rewind with no progress since, it is dropped.
+ * resends nothing; after a rewind with no progress since, it is dropped;
+ * with retry_cnt 0 it is left to the timer, and WQEs the responder took
+ * complete.
  */
 #include "config.h"
 
@@ -195,6 +197,45 @@ START_TEST(test_late_nak_after_rewind)
 }
 END_TEST
 
+/* retry_cnt 0: two one-packet WRITEs reach the responder as p+1, p, p+1
+ * (a duplicate): it NAKs p, takes p, then takes the copy of p+1, so it has
+ * both. The ACK of p overtakes the NAK: with no retry left the late NAK is
+ * not acted on (a rewind would fail the WQE with RETRY_EXC_ERR although
+ * the responder has its data); the ACK of p+1 completes both. */
+START_TEST(test_stale_nak_no_retry_left)
+{
+	struct th_world *w = th_world_new(1024);
+	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
+	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
+	uint8_t *amem, *bmem;
+
+	th_connect(w, a, b, IBV_MTU_1024, PSN_A, 0x300, TIMEOUT, 0, 7, 1);
+	amem = th_reg_mr(w, 0, 0x101, 1, A_ADDR, 2 * LEN, IBV_ACCESS_LOCAL_WRITE, 0x3C);
+	bmem = th_reg_mr(w, 1, 0x201, 1, B_ADDR, 2 * LEN,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 0);
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert_int_eq(th_post_send(a, i, IBV_WR_RDMA_WRITE, A_ADDR + i * LEN, LEN, 0x101,
+					      B_ADDR + i * LEN, 0x201, 0, 0), 0);
+	ck_assert_uint_eq(w->qlen, 2);
+	th_wire_repeat(w, 1, 1);
+	swap(w, 0, 1);		/* p+1, p, p+1 */
+	ck_assert_uint_eq(wire_psn(w, 0), PSN_A + 1);
+	ck_assert_uint_eq(th_run(w, 3), 3);
+	ck_assert_uint_eq(w->qlen, 3);	/* NAK p, ACK p, ACK p+1 */
+	ck_assert_uint_eq(wire_syndrome(w, 0), 0x60);
+	swap(w, 0, 1);
+	th_run(w, 100000);
+	ck_assert_uint_eq(w->node[0].cqes.n, 2);
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert_int_eq(w->node[0].cqes.v[i].status, IBV_WC_SUCCESS);
+	ck_assert_int_eq(xport_qp_state(a), IBV_QPS_RTS);
+	ck_assert_uint_eq(xport_qp_stats(a)->retransmits, 0);
+	ck_assert_uint_eq(xport_qp_stats(a)->tx_pkts, 2);
+	ck_assert_int_eq(memcmp(bmem, amem, 2 * LEN), 0);
+	th_world_free(w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("transport_reorder");
@@ -203,6 +244,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_ack_overtakes_nak);
 	tcase_add_test(tc, test_late_nak_after_all_acked);
 	tcase_add_test(tc, test_late_nak_after_rewind);
+	tcase_add_test(tc, test_stale_nak_no_retry_left);
 	suite_add_tcase(s, tc);
 	return s;
 }

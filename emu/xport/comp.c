@@ -84,8 +84,11 @@ static enum comp_state get_wqe(struct comp_pkt *c)
  * out-of-sequence requests and NAKs once). With PSNs in flight and no
  * rewind since the last progress, the QP goes back to comp.psn at once:
  * with nothing new to send (the device window, the end of a burst) nothing
- * else would draw another NAK before the Local ACK Timeout. Any other
- * response before comp.psn is a duplicate of something done. */
+ * else would draw another NAK before the Local ACK Timeout. Not with no
+ * retry left: the NAK may be stale indeed (a duplicate of the packet after
+ * it arrived and was taken), and a WQE must not fail for it; the timer
+ * decides. Any other response before comp.psn is a duplicate of something
+ * done. */
 static bool stale_seq_nak(struct comp_pkt *c)
 {
 	struct xport_qp *qp = c->qp;
@@ -93,7 +96,7 @@ static bool stale_seq_nak(struct comp_pkt *c)
 
 	if (c->pkt->h.opcode != ROCE_OP_RC_ACK || (syn & ROCE_AETH_TYPE_MASK) != ROCE_AETH_NAK ||
 	    (syn & ROCE_AETH_VALUE_MASK) != ROCE_NAK_PSN_SEQ_ERR || qp->comp.rewound ||
-	    roce_psn_add(c->pkt->h.psn, 1) != qp->comp.psn ||
+	    !qp->comp.retry_left || roce_psn_add(c->pkt->h.psn, 1) != qp->comp.psn ||
 	    !roce_psn_before(qp->comp.psn, qp->req.psn_max))
 		return false;
 	qp->stats.seq_naks_rx++;
