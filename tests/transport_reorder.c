@@ -1,7 +1,6 @@
 /*
  * transport_reorder.c: a reordering wire in both directions, packet by
- * packet, on a real engine pair (IBTA 9.7.5.1.2 responder, 9.7.5.2.2
- * requester).
+ * packet, on a real engine pair (docs/transport.md, the completer's NAKs).
  *
  * Four one-packet RDMA WRITEs (PSN p .. p+3, each with AckReq) reach the
  * responder as p+1, p+2, p+3, p: it NAKs p (PSN sequence error) for p+1,

@@ -80,8 +80,8 @@ static enum comp_state get_wqe(struct comp_pkt *c)
 
 /* A PSN sequence NAK for the PSN the last ACK acknowledged (comp.psn - 1):
  * that ACK overtook it on a reordering wire, and the packet after that PSN
- * which drew the NAK was dropped (IBTA 9.7.5.1.2: the responder drops
- * out-of-sequence requests and NAKs once). With PSNs in flight and no
+ * which drew the NAK was dropped (the responder NAKs a gap once and drops
+ * what follows until ePSN arrives, resp.c). With PSNs in flight and no
  * rewind since the last progress, the QP goes back to comp.psn at once:
  * with nothing new to send (the device window, the end of a burst) nothing
  * else would draw another NAK before the Local ACK Timeout. Not with no
