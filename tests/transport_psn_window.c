@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include "check_main.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,28 +91,30 @@ struct comp_case {
 	uint32_t len[2];	/* SENDs posted (0: none); MTU 1024 */
 	uint32_t ack_off;	/* forged ACK PSN = sq_psn + ack_off (mod 2^24) */
 	unsigned completed;	/* successful completions expected */
+	int rc;			/* xport_input: 0 when the completer acted on the
+				 * ACK, EAGAIN when it ignored it (not taken) */
 };
 
 /* SENDs of 3000 bytes take 3 packets: PSNs sq_psn .. sq_psn + 2, so
  * psn_max = sq_psn + 3. Two 10-byte SENDs: psn_max = sq_psn + 2. */
 static const struct comp_case comp_cases[] = {
-	{ "psn_max - 1 completes", 0x000500, { 3000, 0 }, 2, 1 },
-	{ "psn_max (never sent)", 0x000500, { 3000, 0 }, 3, 0 },
-	{ "psn_max + 1", 0x000500, { 3000, 0 }, 4, 0 },
-	{ "psn_max - 2 (partial ACK)", 0x000500, { 3000, 0 }, 1, 0 },
-	{ "first - 1 (before anything sent)", 0x000500, { 3000, 0 }, PSNM(-1), 0 },
-	{ "far end of the after-half", 0x000500, { 3000, 0 }, HALF - 1, 0 },
-	{ "two WQEs: psn_max - 1 completes both", 0x000500, { 10, 10 }, 1, 2 },
-	{ "two WQEs: first one only", 0x000500, { 10, 10 }, 0, 1 },
-	{ "two WQEs: psn_max", 0x000500, { 10, 10 }, 2, 0 },
+	{ "psn_max - 1 completes", 0x000500, { 3000, 0 }, 2, 1, 0 },
+	{ "psn_max (never sent)", 0x000500, { 3000, 0 }, 3, 0, EAGAIN },
+	{ "psn_max + 1", 0x000500, { 3000, 0 }, 4, 0, EAGAIN },
+	{ "psn_max - 2 (partial ACK)", 0x000500, { 3000, 0 }, 1, 0, 0 },
+	{ "first - 1 (before anything sent)", 0x000500, { 3000, 0 }, PSNM(-1), 0, EAGAIN },
+	{ "far end of the after-half", 0x000500, { 3000, 0 }, HALF - 1, 0, EAGAIN },
+	{ "two WQEs: psn_max - 1 completes both", 0x000500, { 10, 10 }, 1, 2, 0 },
+	{ "two WQEs: first one only", 0x000500, { 10, 10 }, 0, 1, 0 },
+	{ "two WQEs: psn_max", 0x000500, { 10, 10 }, 2, 0, EAGAIN },
 	/* 0xFFFFFE, 0xFFFFFF, 0x000000 sent: psn_max = 0x000001 */
-	{ "wrap: psn_max - 1 = 0x000000 completes", 0xFFFFFE, { 3000, 0 }, 2, 1 },
-	{ "wrap: psn_max = 0x000001", 0xFFFFFE, { 3000, 0 }, 3, 0 },
-	{ "wrap: 0xFFFFFF partial", 0xFFFFFE, { 3000, 0 }, 1, 0 },
+	{ "wrap: psn_max - 1 = 0x000000 completes", 0xFFFFFE, { 3000, 0 }, 2, 1, 0 },
+	{ "wrap: psn_max = 0x000001", 0xFFFFFE, { 3000, 0 }, 3, 0, EAGAIN },
+	{ "wrap: 0xFFFFFF partial", 0xFFFFFE, { 3000, 0 }, 1, 0, 0 },
 	/* 0xFFFFFD, 0xFFFFFE, 0xFFFFFF sent: psn_max = 0x000000 */
-	{ "wrap: psn_max = 0x000000", 0xFFFFFD, { 3000, 0 }, 3, 0 },
-	{ "wrap: psn_max - 1 = 0xFFFFFF completes", 0xFFFFFD, { 3000, 0 }, 2, 1 },
-	{ "no WQE outstanding", 0x000500, { 0, 0 }, 0, 0 },
+	{ "wrap: psn_max = 0x000000", 0xFFFFFD, { 3000, 0 }, 3, 0, EAGAIN },
+	{ "wrap: psn_max - 1 = 0xFFFFFF completes", 0xFFFFFD, { 3000, 0 }, 2, 1, 0 },
+	{ "no WQE outstanding", 0x000500, { 0, 0 }, 0, 0, EAGAIN },
 };
 
 START_TEST(test_comp_window)
@@ -130,7 +133,7 @@ START_TEST(test_comp_window)
 		posted++;
 	}
 	ck_assert_int_eq(forge(&p, 1, ROCE_OP_RC_ACK, QPN_A, ack_psn, false,
-			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), 0);
+			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), c->rc);
 	ck_assert_msg(p.w->node[0].cqes.n == c->completed,
 		      "%s: ACK at PSN 0x%06x completed %u WQEs, want %u", c->name,
 		      ack_psn, p.w->node[0].cqes.n, c->completed);
@@ -155,15 +158,16 @@ START_TEST(test_comp_forged_then_real)
 	ck_assert_int_eq(th_post_send(p.a, 7, IBV_WR_SEND, A_ADDR, 3000, 0x101, 0, 0, 0,
 				      0), 0);
 	ck_assert_int_eq(forge(&p, 1, ROCE_OP_RC_ACK, QPN_A, 0x000001, false,
-			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), 0);
+			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), EAGAIN);
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 0);
 	ck_assert_int_eq(forge(&p, 1, ROCE_OP_RC_ACK, QPN_A, 0x000000, false,
 			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), 0);
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
 	ck_assert_uint_eq(p.w->node[0].cqes.v[0].wr_id, 7);
 	ck_assert_int_eq(p.w->node[0].cqes.v[0].status, IBV_WC_SUCCESS);
+	/* the same ACK again: ignored, so not taken */
 	ck_assert_int_eq(forge(&p, 1, ROCE_OP_RC_ACK, QPN_A, 0x000000, false,
-			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), 0);
+			       ROCE_AETH_SYN_ACK(ROCE_AETH_CREDIT_INVALID), NULL, 0), EAGAIN);
 	ck_assert_uint_eq(p.w->node[0].cqes.n, 1);
 	th_world_free(p.w);
 }

@@ -40,6 +40,7 @@ struct comp_pkt {
 	const struct roce_pkt *pkt;	/* NULL for a timeout */
 	struct xport_swqe *w;
 	enum ibv_wc_status status;	/* for COMPST_ERROR */
+	bool ignored;			/* ended in COMPST_DROP */
 };
 
 static bool is_read_resp(uint8_t opcode)
@@ -368,6 +369,7 @@ static void run(struct comp_pkt *c, enum comp_state s)
 		case COMPST_RNR_RETRY: s = rnr_retry(c); break;
 		case COMPST_ERROR: s = error(c); break;
 		case COMPST_DROP:
+			c->ignored = true;
 			s = COMPST_DONE;
 			break;
 		case COMPST_DONE:
@@ -386,16 +388,17 @@ void xport_comp_check_drained(struct xport_qp *qp)
 		qp->dev->ops.qp_event(qp->dev->ctx, qp, IBV_EVENT_SQ_DRAINED);
 }
 
-void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt)
+bool xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt)
 {
 	struct comp_pkt c = { .qp = qp, .pkt = pkt };
 
 	if (qp->type != IBV_QPT_RC || qp->state == IBV_QPS_ERR) {
 		qp->stats.dropped++;
-		return;
+		return false;
 	}
 	run(&c, COMPST_GET_WQE);
 	xport_mark(qp, XPORT_WORK_REQ);	/* completions may open the windows */
+	return !c.ignored;
 }
 
 void xport_comp_timeout(struct xport_qp *qp)

@@ -52,7 +52,7 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 	struct roce_pkt pkt = *pkt_in;
 	struct xport_dev *dev = qp->dev;
 	uint64_t dropped0 = qp->stats.dropped;
-	bool responder_up, requester_up, taken;
+	bool responder_up, requester_up, taken, ignored = false;
 
 	qp->stats.rx_pkts++;
 	if (pkt.op->transport != qp_transport(qp) ||
@@ -100,14 +100,15 @@ static int deliver(struct xport_qp *qp, const struct roce_pkt *pkt_in, const str
 			qp->stats.dropped++;
 			return EAGAIN;
 		}
-		xport_comp_input(qp, &pkt);
+		ignored = !xport_comp_input(qp, &pkt);
 	} else {
 		qp->stats.dropped++;
 		return EAGAIN;
 	}
-	/* dropped by the responder or completer (a UD Q_Key, no receive
-	 * WQE, out of sequence): not taken either */
-	taken = qp->stats.dropped == dropped0;
+	/* dropped by the responder (a UD Q_Key, no receive WQE, out of
+	 * sequence) or ignored by the completer (a duplicate or stale
+	 * response): not taken either */
+	taken = qp->stats.dropped == dropped0 && !ignored;
 	xport_run(qp);
 	return taken ? 0 : EAGAIN;
 }

@@ -460,8 +460,9 @@ void xport_post_refused(struct xport_qp *qp, bool is_recv, uint32_t wr_index);
  * error for the caller. Returns 0 if the packet was accepted by a QP, or a
  * positive code saying why it was dropped (for logs): EBADMSG (parse/ICRC),
  * ENOENT (no such QP), EAGAIN (the QP dropped it: its state, its type, a
- * UD Q_Key, no receive WQE, out of sequence; counted in its `dropped`),
- * EACCES (RC/UC: sgid is not the QP's remote address).
+ * UD Q_Key, no receive WQE, out of sequence, counted in its `dropped`; or
+ * its completer ignored it: a duplicate or stale response), EACCES (RC/UC:
+ * sgid is not the QP's remote address).
  */
 int xport_input(struct xport_dev *dev, const void *pkt, size_t len,
 		const union ibv_gid *sgid, const union ibv_gid *dgid,

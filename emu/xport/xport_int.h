@@ -619,8 +619,10 @@ bool xport_rd_atomic_room(const struct xport_qp *qp);
 bool xport_rd_atomic_arrival(struct xport_qp *qp, const uint8_t *raw,
 			     size_t len);
 
-/* Completer (comp.c): one parsed response packet (ACK, NAK, READ resp). */
-void xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
+/* Completer (comp.c): one parsed response packet (ACK, NAK, READ resp);
+ * false when it was ignored (a duplicate or stale response, nothing
+ * outstanding) or dropped (not RC, QP in ERR). */
+bool xport_comp_input(struct xport_qp *qp, const struct roce_pkt *pkt);
 /* Completer: the retransmit deadline passed. */
 void xport_comp_timeout(struct xport_qp *qp);
 /* Completer: raise IBV_EVENT_SQ_DRAINED if it is owed and every WQE the
