@@ -38,13 +38,15 @@ struct pair {
 	uint8_t *amem, *bmem;
 };
 
-static void pair_new(struct pair *p)
+/* RC pair at MTU 1024 with Local ACK Timeout TIMEOUT and RETRY_CNT; A's
+ * buffer holds a pattern, B's zeros. */
+static void pair_new(struct pair *p, uint8_t retry_cnt)
 {
 	p->w = th_world_new(1024);
 	p->w->log_on = true;
 	p->a = th_qp(p->w, 0, IBV_QPT_RC, QPN_A, 16);
 	p->b = th_qp(p->w, 1, IBV_QPT_RC, QPN_B, 16);
-	th_connect(p->w, p->a, p->b, IBV_MTU_1024, PSN_A, 0x300, TIMEOUT, 7, 7, 1);
+	th_connect(p->w, p->a, p->b, IBV_MTU_1024, PSN_A, 0x300, TIMEOUT, retry_cnt, 7, 1);
 	p->amem = th_reg_mr(p->w, 0, 0x101, 1, A_ADDR, 4 * LEN, IBV_ACCESS_LOCAL_WRITE, 0);
 	p->bmem = th_reg_mr(p->w, 1, 0x201, 1, B_ADDR, 4 * LEN,
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 0);
@@ -80,18 +82,24 @@ static uint8_t wire_syndrome(struct th_world *w, unsigned i)
 	return at(w, i)->data[12];	/* AETH right after the 12-byte BTH */
 }
 
+/* Post N one-packet WRITEs (wr_id 0 .. N-1): packets PSN_A .. PSN_A + N - 1
+ * on the wire, in order. */
+static void post_writes(struct pair *p, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_int_eq(th_post_send(p->a, i, IBV_WR_RDMA_WRITE, A_ADDR + i * LEN, LEN,
+					      0x101, B_ADDR + i * LEN, 0x201, 0, 0), 0);
+	ck_assert_uint_eq(p->w->qlen, n);
+	ck_assert_uint_eq(wire_psn(p->w, 0), PSN_A);
+}
+
 /* Post the four WRITEs, deliver them as p+1, p+2, p+3, p, and leave the
  * responder's two answers on the wire with the ACK first. */
 static void four_writes_reordered(struct pair *p)
 {
 	struct th_world *w = p->w;
 
-	for (unsigned i = 0; i < 4; i++)
-		ck_assert_int_eq(th_post_send(p->a, i, IBV_WR_RDMA_WRITE, A_ADDR + i * LEN, LEN,
-					      0x101, B_ADDR + i * LEN, 0x201, 0, 0), 0);
-	th_run(w, 0);		/* the requester's turn: its packets on the wire */
-	ck_assert_uint_eq(w->qlen, 4);
-	ck_assert_uint_eq(wire_psn(w, 0), PSN_A);
+	post_writes(p, 4);
 	swap(w, 0, 1);
 	swap(w, 1, 2);
 	swap(w, 2, 3);		/* p+1, p+2, p+3, p */
@@ -130,7 +138,7 @@ START_TEST(test_ack_overtakes_nak)
 	struct pair p;
 	struct th_world *w;
 
-	pair_new(&p);
+	pair_new(&p, 7);
 	w = p.w;
 	four_writes_reordered(&p);
 	th_run(w, 100000);
@@ -151,7 +159,7 @@ START_TEST(test_late_nak_after_all_acked)
 	struct pair p;
 	struct th_world *w;
 
-	pair_new(&p);
+	pair_new(&p, 7);
 	w = p.w;
 	four_writes_reordered(&p);
 	/* the NAK is held back until everything was resent and acknowledged */
@@ -186,7 +194,7 @@ START_TEST(test_late_nak_after_rewind)
 	struct pair p;
 	struct th_world *w;
 
-	pair_new(&p);
+	pair_new(&p, 7);
 	w = p.w;
 	four_writes_reordered(&p);
 	/* a copy of the NAK follows it: the second finds the requester
@@ -209,19 +217,12 @@ END_TEST
  * the responder has its data); the ACK of p+1 completes both. */
 START_TEST(test_stale_nak_no_retry_left)
 {
-	struct th_world *w = th_world_new(1024);
-	struct xport_qp *a = th_qp(w, 0, IBV_QPT_RC, QPN_A, 16);
-	struct xport_qp *b = th_qp(w, 1, IBV_QPT_RC, QPN_B, 16);
-	uint8_t *amem, *bmem;
+	struct pair p;
+	struct th_world *w;
 
-	th_connect(w, a, b, IBV_MTU_1024, PSN_A, 0x300, TIMEOUT, 0, 7, 1);
-	amem = th_reg_mr(w, 0, 0x101, 1, A_ADDR, 2 * LEN, IBV_ACCESS_LOCAL_WRITE, 0x3C);
-	bmem = th_reg_mr(w, 1, 0x201, 1, B_ADDR, 2 * LEN,
-			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, 0);
-	for (unsigned i = 0; i < 2; i++)
-		ck_assert_int_eq(th_post_send(a, i, IBV_WR_RDMA_WRITE, A_ADDR + i * LEN, LEN, 0x101,
-					      B_ADDR + i * LEN, 0x201, 0, 0), 0);
-	ck_assert_uint_eq(w->qlen, 2);
+	pair_new(&p, 0);
+	w = p.w;
+	post_writes(&p, 2);
 	th_wire_repeat(w, 1, 1);
 	swap(w, 0, 1);		/* p+1, p, p+1 */
 	ck_assert_uint_eq(wire_psn(w, 0), PSN_A + 1);
@@ -233,10 +234,10 @@ START_TEST(test_stale_nak_no_retry_left)
 	ck_assert_uint_eq(w->node[0].cqes.n, 2);
 	for (unsigned i = 0; i < 2; i++)
 		ck_assert_int_eq(w->node[0].cqes.v[i].status, IBV_WC_SUCCESS);
-	ck_assert_int_eq(xport_qp_state(a), IBV_QPS_RTS);
-	ck_assert_uint_eq(xport_qp_stats(a)->retransmits, 0);
-	ck_assert_uint_eq(xport_qp_stats(a)->tx_pkts, 2);
-	ck_assert_int_eq(memcmp(bmem, amem, 2 * LEN), 0);
+	ck_assert_int_eq(xport_qp_state(p.a), IBV_QPS_RTS);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->retransmits, 0);
+	ck_assert_uint_eq(xport_qp_stats(p.a)->tx_pkts, 2);
+	ck_assert_int_eq(memcmp(p.bmem, p.amem, 2 * LEN), 0);
 	th_world_free(w);
 }
 END_TEST
