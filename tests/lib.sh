@@ -55,9 +55,18 @@ urun() {
 	as_user "$UROCE" run -- "$@"
 }
 
+# reap PID...: kill PID at the test's exit, whether it passes or fails
+# (a background helper such as a CPU hog must not outlive a failed test
+# and slow every test after it).
+_lib_reap=
+reap() {
+	_lib_reap="$_lib_reap $*"
+}
+
 _lib_exit() {
 	_rc=$?
 	set +e
+	[ -n "$_lib_reap" ] && kill $_lib_reap 2>/dev/null
 	if [ "$_rc" -ne 0 ]; then
 		for _l in "$UROCE_RUN_DIR"/*.log; do
 			[ -f "$_l" ] || continue

@@ -87,6 +87,7 @@ uroce down --dev uroce0 >/dev/null || fail "uroce down"
 SITERS=20000
 taskset -c 0 sh -c 'while :; do :; done' &
 hog=$!
+reap $hog
 taskset -c 0 "$UROCE" up --dev uroce0 --mtu 1024 --poll-window 1000000 \
 	--port $((20000 + $(rand16) % 40000)) || { kill $hog; fail "uroce up pinned to CPU 0"; }
 perftest ib_send_lat lat 2 "$SITERS" -s 2 -n "$SITERS"
