@@ -90,6 +90,13 @@ tests_traffic_bad_wqe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS
 tests_traffic_bad_wqe_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_traffic_bad_wqe_LDADD = $(CHECK_MAIN_LIBS) $(IBVERBS_LIBS)
 
+# A hostile client flooding the doorbell service with lies about its own
+# rings (traffic_flood_rings.sh, scripts/bench-flood --rings).
+check_PROGRAMS += tests/flood_rings
+tests_flood_rings_SOURCES = tests/flood_rings.c tests/traffic_verbs.c tests/traffic_verbs.h
+tests_flood_rings_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir) $(IBVERBS_CFLAGS)
+tests_flood_rings_LDADD = $(IBVERBS_LIBS)
+
 # Passing, registered:
 TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tests/traffic_perftest.sh \
 	tests/traffic_pyverbs.sh tests/traffic_cqex.sh tests/traffic_lossy.sh tests/traffic_pcap.sh \

@@ -128,10 +128,11 @@ int admin_write_status(struct uroce_dev *d, FILE *fp)
 		(unsigned long long)d->poll_window.caught, (unsigned)(d->poll_window.stall * 1e6 + 0.5),
 		(unsigned long long)d->poll_window.stalls, (unsigned long long)d->poll_window.shut);
 	/* the clients' doorbell eventfds: reads, and the writes they drained */
-	fprintf(fp, "doorbells reads=%llu rings=%llu budget_stops=%llu turn_max=%u shared_stops=%llu shared_max=%u\n",
+	fprintf(fp, "doorbells reads=%llu rings=%llu budget_stops=%llu turn_max=%u shared_stops=%llu shared_max=%u pauses=%llu\n",
 		(unsigned long long)d->doorbell_reads, (unsigned long long)d->doorbell_rings,
 		(unsigned long long)d->doorbell_budget_stops, d->doorbell_turn_max,
-		(unsigned long long)d->doorbell_shared_stops, d->doorbell_shared_max);
+		(unsigned long long)d->doorbell_shared_stops, d->doorbell_shared_max,
+		(unsigned long long)d->doorbell_pauses);
 	if (d->xdev) {
 		const struct xport_dev_stats *xs = xport_dev_stats(d->xdev);
 

@@ -200,10 +200,15 @@ void raw_flush_rq(struct ctl_qp *qp);
 void raw_qp_fatal(struct ctl_qp *qp);
 
 /* Copy QP's new receive WQEs from its ring (raw_rq.c); in ERR they are
- * flushed. In RESET they are kept (a WQ may be posted before it is RDY; a
- * QP cannot be posted in RESET, and the move to RESET skips what was
- * posted before it). */
-void raw_rq_refill(struct ctl_qp *qp);
+ * flushed, at most RAW_RQ_FLUSH_BATCH a call (each is a CQE). In RESET
+ * they are kept (a WQ may be posted before it is RDY; a QP cannot be
+ * posted in RESET, and the move to RESET skips what was posted before
+ * it). A producer index further ahead than the ring's depth is a lie:
+ * the WQE at the cursor is refused, the QP goes to ERR and the cursor
+ * jumps to the index. Returns whether WQEs are left for the next
+ * doorbell service (the flush batch ran out). */
+#define RAW_RQ_FLUSH_BATCH 32
+bool raw_rq_refill(struct ctl_qp *qp);
 
 /* The WQ of RSS QP QP that FRAME goes to (rss.c), or NULL (an empty slot
  * of a table whose WQ was destroyed with its client). */

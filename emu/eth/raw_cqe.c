@@ -86,6 +86,9 @@ void raw_flush_rq(struct ctl_qp *qp)
 /* The QP moves to ERR on its own (a WQE failed): IBV_EVENT_QP_FATAL. */
 void raw_qp_fatal(struct ctl_qp *qp)
 {
+	/* one IBV_EVENT_QP_FATAL, at the move to ERR (as the RC path) */
+	if (qp->raw->state == IBV_QPS_ERR)
+		return;
 	qp->raw->state = IBV_QPS_ERR;
 	raw_flush_rq(qp);
 	if (!client_async_event(qp->owner, qp->user_handle, IBV_EVENT_QP_FATAL))

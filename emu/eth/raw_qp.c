@@ -167,15 +167,28 @@ bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken)
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct raw_qp *r = qp->raw;
 	uint32_t pi, budget = max < RAW_SEND_BATCH ? max : RAW_SEND_BATCH;
+	bool rq_more;
 
 	*taken = 0;
 	if (!h)
 		return false;
 	/* receive WQEs first: a frame sent below may be for this QP */
-	raw_rq_refill(qp);
+	rq_more = raw_rq_refill(qp);
 	if (r->held)
 		raw_held_deliver(qp);
 	pi = __atomic_load_n(&h->sq_pi, __ATOMIC_ACQUIRE);
+	if (pi - qp->sq_next > qp->cap.max_send_wr && r->state != IBV_QPS_RESET) {
+		/* further ahead than the ring holds: a lie; the WQE at the
+		 * cursor is refused and the cursor jumps (as doorbell.c) */
+		struct xport_cqe c = { .wr_index = qp->sq_next, .qpn = qp->qpn,
+				       .status = IBV_WC_LOC_QP_OP_ERR, .signaled = true };
+
+		raw_cqe(qp, &c, NULL);
+		raw_qp_fatal(qp);
+		qp->owner->db_lies++;
+		qp->sq_next = pi;
+		return rq_more;
+	}
 	for (; qp->sq_next != pi && budget; budget--, (*taken)++) {
 		struct xport_send_wqe w;
 		uint32_t n = qp->sq_next++;
@@ -188,9 +201,14 @@ bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken)
 
 			raw_cqe(qp, &c, NULL);
 			raw_qp_fatal(qp);
+			qp->owner->db_lies++;
 			continue;
 		}
+		if (r->state == IBV_QPS_ERR)
+			qp->owner->db_lies++;
+		else
+			qp->owner->db_work++;
 		raw_send(qp, &w);
 	}
-	return qp->sq_next != pi;
+	return qp->sq_next != pi || rq_more;
 }

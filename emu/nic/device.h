@@ -86,6 +86,7 @@ struct uroce_dev {
 	uint32_t doorbell_turn_max;     /* most send WQEs one client got in one loop turn */
 	uint64_t doorbell_shared_stops; /* of those, cut at DOORBELL_SHARED_BUDGET */
 	uint32_t doorbell_shared_max;   /* most one client got in a turn under that budget */
+	uint64_t doorbell_pauses;       /* doorbells paused after a service with only lies (doorbell.c) */
 	const void *doorbell_last;      /* the client that last took send WQEs */
 	double doorbell_last_at;        /* when (ev_now) */
 	double doorbell_shared_until;   /* the budget is shared until then (ev_now) */

@@ -33,6 +33,17 @@ static void bad_wqe(struct ctl_qp *qp, uint32_t n, bool is_recv, int why)
 	xport_post_refused(qp->xqp, is_recv, n);
 }
 
+/* Counts one WQE taken from QP's ring for the client's service: a lie
+ * when the QP was in ERR before it (WAS_ERR: flushed at once) or REFUSED,
+ * work otherwise (DOORBELL_PAUSE_SECONDS). */
+static void tally(struct ctl_qp *qp, bool was_err, bool refused)
+{
+	if (was_err || refused)
+		qp->owner->db_lies++;
+	else
+		qp->owner->db_work++;
+}
+
 /*
  * Whether the ring's producer index PI lies within DEPTH WQEs of the
  * daemon's cursor *NEXT. The provider never has more than DEPTH WQEs
@@ -45,38 +56,9 @@ static bool pi_sane(struct ctl_qp *qp, uint32_t pi, uint32_t *next, uint32_t dep
 	if (pi - *next <= depth)
 		return true;
 	bad_wqe(qp, *next, is_recv, EOVERFLOW);
+	qp->owner->db_lies++;
 	*next = pi;
 	return false;
-}
-
-/*
- * Posts the QP's new receive WQEs (a QP on an SRQ has none of its own).
- * A WQE that cannot be read or posted is refused and the QP goes to ERR
- * (IBTA 9.9.3: a malformed WQE is a Class A error); every WQE after it is
- * still taken, in order, and flushed, so each one the client posted
- * completes.
- */
-static void qp_recv_doorbell(struct ctl_qp *qp)
-{
-	struct uroce_qp_ring_hdr *h = qp->ring;
-	uint32_t pi, n;
-	int rc;
-
-	if (!qp->cap.max_recv_wr || qp->srq)
-		return;
-	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
-	if (!pi_sane(qp, pi, &qp->rq_next, qp->cap.max_recv_wr, true))
-		return;
-	while (qp->rq_next != pi) {
-		struct xport_recv_wqe w;
-
-		n = qp->rq_next++;
-		rc = wqe_read_recv(qp, n, &w);
-		if (!rc)
-			rc = xport_post_recv(qp->xqp, &w);
-		if (rc)
-			bad_wqe(qp, n, true, rc);
-	}
 }
 
 /* Whether the budget is shared now (DOORBELL_SHARED_BUDGET). */
@@ -127,10 +109,63 @@ static void client_charge(struct ctl_client *c, uint32_t n, bool stopped)
 	d->doorbell_last_at = now;
 }
 
+/* Rings C's doorbell from the daemon's side: WQEs the budget left are
+ * taken in a later turn (doorbell_cb), after the other clients'. */
+static void ring_again(struct ctl_client *c)
+{
+	if (c->db_fd >= 0)
+		eventfd_write(c->db_fd, 1);
+}
+
+/*
+ * Posts the QP's new receive WQEs (a QP on an SRQ has none of its own).
+ * A WQE that cannot be read or posted is refused and the QP goes to ERR
+ * (IBTA 9.9.3: a malformed WQE is a Class A error); every WQE after it is
+ * still taken, in order, and flushed, so each one the client posted
+ * completes. In ERR each one costs a CQE at once (WR_FLUSH_ERR), as a send
+ * WQE costs its packets, so there they are charged to the client's budget
+ * of the turn like send WQEs: a client moving its producer index a queue
+ * depth ahead at every doorbell gets no more of the loop than one posting
+ * sends. Returns whether receive WQEs are left for a later turn.
+ */
+static bool qp_recv_doorbell(struct ctl_qp *qp)
+{
+	struct uroce_qp_ring_hdr *h = qp->ring;
+	uint32_t pi, n, budget = UINT32_MAX, flushed = 0;
+	bool more;
+	int rc;
+
+	if (!qp->cap.max_recv_wr || qp->srq)
+		return false;
+	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
+	if (!pi_sane(qp, pi, &qp->rq_next, qp->cap.max_recv_wr, true))
+		return false;
+	while (qp->rq_next != pi) {
+		struct xport_recv_wqe w;
+
+		if (budget == UINT32_MAX && xport_qp_state(qp->xqp) == IBV_QPS_ERR)
+			budget = client_budget(qp->owner);
+		if (flushed == budget)
+			break;
+		n = qp->rq_next++;
+		rc = wqe_read_recv(qp, n, &w);
+		if (!rc)
+			rc = xport_post_recv(qp->xqp, &w);
+		if (rc)
+			bad_wqe(qp, n, true, rc);
+		tally(qp, budget != UINT32_MAX, rc);
+		if (budget != UINT32_MAX)
+			flushed++;
+	}
+	more = qp->rq_next != pi;
+	client_charge(qp->owner, flushed, more);
+	return more;
+}
+
 /*
  * Posts the new WQEs: every receive WQE, at most DOORBELL_SEND_BATCH
  * send WQEs and no more than the client's budget of the turn (a refused
- * one and those after it as qp_recv_doorbell). Returns whether send WQEs
+ * one and those after it as qp_recv_doorbell). Returns whether WQEs
  * are left for the next turn.
  */
 static bool qp_doorbell(struct ctl_qp *qp)
@@ -147,6 +182,7 @@ static bool qp_doorbell(struct ctl_qp *qp)
 		xport_post_hold(qp->xqp, true);
 		for (; qp->sq_next != pi && budget; budget--, taken++) {
 			struct xport_send_wqe w;
+			bool was_err = xport_qp_state(qp->xqp) == IBV_QPS_ERR;
 
 			n = qp->sq_next++;
 			rc = wqe_read_send(qp->owner, qp, n, &w);
@@ -154,12 +190,14 @@ static bool qp_doorbell(struct ctl_qp *qp)
 				rc = xport_post_send(qp->xqp, &w);
 			if (rc)
 				bad_wqe(qp, n, false, rc);
+			tally(qp, was_err, rc);
 		}
 		xport_post_hold(qp->xqp, false);
 	}
 	more = qp->sq_next != pi;
 	client_charge(qp->owner, taken, more && taken == left);
-	qp_recv_doorbell(qp);
+	if (qp_recv_doorbell(qp))
+		more = true;
 	return more;
 }
 
@@ -198,6 +236,12 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	struct uroce_qp_ring_hdr *h = qp->ring;
 
 	(void)revents;
+	if (qp->owner->db_paused) {
+		/* withdrawn like an idle QP's; the pause's end looks again */
+		__atomic_store_n(&h->no_doorbell, 0, __ATOMIC_RELAXED);
+		ev_prepare_stop(loop, w);
+		return;
+	}
 	if (!qp_has_new(qp)) {
 		/* --busy-poll: the loop spins anyway, the promise costs one
 		 * look per turn; it stands while the QP is in use */
@@ -270,8 +314,8 @@ void doorbell_rq_promise_update(struct ctl_qp *qp)
 	}
 	/* what was posted without a doorbell: in ERR the engine flushes it
 	 * at once; RESET discards it (the caller) */
-	if (qp->ring && xport_qp_state(qp->xqp) != IBV_QPS_RESET)
-		qp_recv_doorbell(qp);
+	if (qp->ring && xport_qp_state(qp->xqp) != IBV_QPS_RESET && qp_recv_doorbell(qp))
+		ring_again(qp->owner);
 }
 
 static void rq_withdraw_cb(struct ev_loop *loop, ev_prepare *w, int revents)
@@ -349,8 +393,8 @@ void doorbell_recv_refill(struct ctl_qp *qp)
 	if (qp->srq) {
 		if (qp->srq->xsrq)
 			srq_doorbell(qp->srq);
-	} else if (qp->ring && qp->xqp) {
-		qp_recv_doorbell(qp);
+	} else if (qp->ring && qp->xqp && qp_recv_doorbell(qp)) {
+		ring_again(qp->owner);
 	}
 }
 
@@ -412,6 +456,30 @@ void doorbell_take_posted(struct ctl_client *c)
 	eventfd_write(c->db_fd, 1);
 }
 
+/* The service of a client that took only lies stops for
+ * DOORBELL_PAUSE_SECONDS: its doorbell is not watched (the daemon sleeps
+ * however fast it rings) and its rings are not polled. */
+static void pause_client(struct ctl_client *c)
+{
+	c->db_paused = true;
+	c->dev->doorbell_pauses++;
+	ev_io_stop(c->dev->loop, &c->db_io);
+	ev_timer_set(&c->db_pause, DOORBELL_PAUSE_SECONDS, 0.);
+	ev_timer_start(c->dev->loop, &c->db_pause);
+}
+
+/* The pause's end: the doorbell watched again and rung, so the next turn
+ * looks at every ring (what was posted meanwhile, rung for or not). */
+static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct ctl_client *c = w->data;
+
+	(void)revents;
+	c->db_paused = false;
+	ev_io_start(loop, &c->db_io);
+	eventfd_write(c->db_fd, 1);
+}
+
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct ctl_client *c = w->data;
@@ -429,6 +497,7 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	/* new WQEs first: their completions may be what an arm waits for; send
 	 * WQEs left over ring the doorbell again, so the next loop turn (after
 	 * the UDP socket's) takes them */
+	c->db_lies = c->db_work = 0;
 	if (doorbell_post_wqes(c))
 		eventfd_write(c->db_fd, 1);
 	for (h = 1; h <= c->cqs.cap; h++) {
@@ -437,6 +506,8 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (cq)
 			cq_check_arm(cq);
 	}
+	if (c->db_lies && !c->db_work && !c->dev->vt.on)
+		pause_client(c);
 }
 
 int doorbell_open(struct ctl_client *c)
@@ -449,6 +520,9 @@ int doorbell_open(struct ctl_client *c)
 	ev_io_init(&c->db_io, doorbell_cb, db, EV_READ);
 	c->db_io.data = c;
 	ev_io_start(c->dev->loop, &c->db_io);
+	ev_timer_init(&c->db_pause, pause_end_cb, DOORBELL_PAUSE_SECONDS, 0.);
+	c->db_pause.data = c;
+	c->db_paused = false;
 	return 0;
 }
 
@@ -457,6 +531,8 @@ void doorbell_close(struct ctl_client *c)
 	if (c->db_fd < 0)
 		return;
 	ev_io_stop(c->dev->loop, &c->db_io);
+	ev_timer_stop(c->dev->loop, &c->db_pause);
+	c->db_paused = false;
 	close(c->db_fd);
 	c->db_fd = -1;
 }

@@ -59,6 +59,19 @@ void doorbell_close(struct ctl_client *c);
 #define DOORBELL_SHARED_BUDGET 4
 #define DOORBELL_SHARED_SECONDS 0.01
 
+/*
+ * How long a client's doorbell is not served after a service that took
+ * only lies: WQEs posted to a QP in ERR (each flushed at once, a CQE) or
+ * refused (a malformed WQE, a producer index beyond the queue's depth).
+ * An honest client meets these once when a QP fails; a client that moves
+ * its own producer indices at every doorbell would otherwise keep the
+ * daemon busy flushing, and the daemon's CPU is the one the other
+ * clients' own processes run on. While paused its QPs' rings are not
+ * polled either; the service resumes (and looks at every ring) when the
+ * pause ends. Not in deterministic mode.
+ */
+#define DOORBELL_PAUSE_SECONDS 0.001
+
 /* Post the new WQEs of C's QP rings: every receive WQE, at most
  * DOORBELL_SEND_BATCH send WQEs per QP; a QP with new WQEs gets the
  * no_doorbell promise (abi_ring.h) until a loop turn finds it idle.

@@ -56,6 +56,12 @@ struct ctl_client {
 	unsigned int db_turn;
 	uint32_t db_taken;
 	uint32_t db_next_slot;
+	/* WQEs one doorbell service took into a QP in ERR or refused (lies),
+	 * and those it posted to a working QP; a service with only lies
+	 * pauses the client's doorbell for DOORBELL_PAUSE_SECONDS (db_pause) */
+	uint32_t db_lies, db_work;
+	bool db_paused;
+	ev_timer db_pause;
 
 	struct cm_conn *cm;     /* a CM connection (CM_HELLO done), emu/cm/ */
 
