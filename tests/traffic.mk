@@ -107,7 +107,7 @@ TRAFFIC_TESTS = tests/traffic_rc_pingpong.sh tests/traffic_uc_ud_pingpong.sh tes
 	tests/traffic_ucx.sh tests/traffic_mpi.sh \
 	tests/traffic_fatal.sh tests/traffic_nodrop.sh tests/traffic_qpex.sh tests/traffic_qpex_mw.sh tests/traffic_pyverbs_qpex.sh tests/traffic_mw.sh tests/traffic_cqmr.sh tests/traffic_dv_wc.sh tests/traffic_busy_poll.sh tests/traffic_write_behind.sh tests/traffic_prefetch.sh tests/traffic_odp.sh tests/traffic_pyverbs_odp.sh \
 	tests/traffic_rq_refill.sh tests/traffic_loop_turns.sh tests/traffic_loopback.sh \
-	tests/traffic_bad_wqe.sh
+	tests/traffic_bad_wqe.sh tests/traffic_flood_rings.sh
 TESTS += $(TRAFFIC_TESTS)
 EXTRA_DIST += $(TRAFFIC_TESTS) tests/pyverbs_rc.py tests/traffic_hostile.py tests/traffic_ud_robust.py tests/traffic_forged_read.py tests/traffic_mpi.c
 dist_check_DATA += tests/traffic_lib.sh

@@ -11,7 +11,9 @@
 # 2. a second such client floods at the same time (-D 15 in the background):
 #    under the shared budget no client got more than 4 in a turn
 #    (shared_max = 4 exactly) and turns were cut at it (shared_stops > 0).
-# Every WRITE still completes (perftest's own check, both exit 0).
+# Every WRITE still completes (perftest's own check, both exit 0), and no
+# client was ever paused for lies (pauses = 0: every WQE they posted was
+# work; tests/traffic_flood_rings.sh is the liar).
 . "$top_srcdir/tests/lib.sh"
 
 BUDGET=32
@@ -51,6 +53,8 @@ wait $bc; rc_c=$?
 wait $bs; rc_s=$?
 expect_eq "background ib_write_bw -D 15: client and server exit status" "0 0" "$rc_c $rc_s"
 expect_eq "two flooding clients: most send WQEs one client got in a shared turn" 4 "$(field shared_max)"
+# honest posting is never taken for lies (DOORBELL_PAUSE_SECONDS)
+expect_eq "honest flooding clients: doorbell pauses" 0 "$(field pauses)"
 sstops=$(field shared_stops)
 [ -n "$sstops" ] && [ "$sstops" -gt 0 ] || fail "turns cut short by the shared budget" "> 0" "$sstops"
 echo "ok: $sstops QP turns cut at the shared budget of 4"

@@ -1,0 +1,87 @@
+#!/bin/sh
+# traffic_flood_rings: a client that lies about its own rings
+# (tests/flood_rings: 16 QPs whose producer indices it moves a queue depth,
+# or 2^31, ahead at every doorbell, without pause; as the user nobody when
+# the test runs as root) beside another user's ibv_rc_pingpong
+# (emu/nic/doorbell.h DOORBELL_PAUSE_SECONDS, docs/security.md):
+# 1. RC QPs: while the flood runs the victim's ibv_rc_pingpong -n 2000
+#    (4 KiB, data checked) completes with its exact byte and iteration
+#    lines; `uroce status` shows the flooder paused (pauses >= 1), at most
+#    once per millisecond of the flood (pauses <= 1000 x its seconds + 100),
+#    and the doorbell reads that did not pause it are few: at most the
+#    victim's own reads alone (measured first, same run) x 3 + 200 (without
+#    the pause the daemon reads the flooder's doorbell tens of thousands of
+#    times a second);
+# 2. raw packet QPs: the same lies on raw QP rings; `uroce status` answers
+#    (within 20 s: a daemon flushing 2^31 WQEs for an index 2^31 ahead did
+#    not answer for minutes), and the victim completes again;
+# 3. the flooder's output: "rang N doorbells on 16 QPs in S s", N > 0.
+# A client posting honestly is never paused: traffic_doorbell_budget.sh.
+. "$top_srcdir/tests/lib.sh"
+
+FLOOD=$top_builddir/tests/flood_rings
+SECS=6
+ITERS=2000
+flooder() {
+	if [ "$(id -u)" = 0 ]; then
+		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$UROCE" run -- "$FLOOD" "$@"
+	else
+		"$UROCE" run -- "$FLOOD" "$@"
+	fi
+}
+db() { dev_status_field doorbells "$1"; }
+victim() {
+	pingpong "$1" ibv_rc_pingpong uroce0 4096 "$ITERS" -s 4096 -n "$ITERS" -c
+}
+
+up --dev uroce0 --mtu 1024
+# the victim alone: its own doorbell reads
+r0=$(db reads)
+victim "victim alone"
+alone=$(($(db reads) - r0))
+echo "ok: the victim alone: $alone doorbell reads"
+
+# 1. RC QPs
+r0=$(db reads)
+p0=$(db pauses)
+flooder "$SECS" >"$T/flood.out" 2>&1 &
+fl=$!
+reap $fl
+n=0
+until [ "$(db pauses)" -gt "$p0" ]; do
+	n=$((n + 1)); [ $n -lt 100 ] || fail "the flooder paused within 10 s" "pauses > $p0" "$(db pauses)"
+	sleep 0.1
+done
+victim "victim beside the RC flood"
+wait $fl
+expect_eq "flooder (RC QPs): exit status" 0 $?
+cat "$T/flood.out"
+grep -Eq "^rang [1-9][0-9]* doorbells on 16 QPs in $SECS s\$" "$T/flood.out" ||
+	fail "flooder's report" "rang N doorbells on 16 QPs in $SECS s" "$(cat "$T/flood.out")"
+pauses=$(($(db pauses) - p0))
+reads=$(($(db reads) - r0))
+echo "ok: $pauses pauses, $reads doorbell reads during the RC flood"
+[ "$pauses" -le $((1000 * SECS + 100)) ] || fail "pauses during a $SECS s flood" "<= $((1000 * SECS + 100))" "$pauses"
+[ $((reads - pauses)) -le $((3 * alone + 200)) ] ||
+	fail "doorbell reads that did not pause the flooder" "<= $((3 * alone + 200))" "$((reads - pauses))"
+
+# 2. raw packet QPs
+p0=$(db pauses)
+flooder "$SECS" 16 raw >"$T/flood_raw.out" 2>&1 &
+fl=$!
+reap $fl
+n=0
+until [ "$(db pauses)" -gt "$p0" ]; do
+	n=$((n + 1)); [ $n -lt 100 ] || fail "the raw flooder paused within 10 s" "pauses > $p0" "$(db pauses)"
+	sleep 0.1
+done
+timeout 20 "$UROCE" status --dev uroce0 >"$T/status_raw" 2>&1
+expect_eq "uroce status during the raw flood: exit status" 0 $?
+victim "victim beside the raw flood"
+wait $fl
+expect_eq "flooder (raw QPs): exit status" 0 $?
+cat "$T/flood_raw.out"
+grep -Eq "^rang [1-9][0-9]* doorbells on 16 QPs in $SECS s\$" "$T/flood_raw.out" ||
+	fail "raw flooder's report" "rang N doorbells on 16 QPs in $SECS s" "$(cat "$T/flood_raw.out")"
+uroce status --dev uroce0 | grep '^doorbells'
+echo "ok"
