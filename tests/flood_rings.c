@@ -3,17 +3,19 @@
  * service with lies about its own rings (run by traffic_flood_rings.sh and
  * scripts/bench-flood --rings).
  *
- * Usage: flood_rings SECONDS [NQP [raw]]
+ * Usage: flood_rings SECONDS [NQP [rc|quiet|raw]]
  * Opens uroce0 and makes NQP (default 16) RC QPs, each connected to itself
  * (raw: raw packet QPs in RTS),
  * with the device's largest send and receive queues (max_qp_wr) on one CQ
  * that is never polled. Then, for SECONDS, QP after QP: moves its ring's
  * sq_pi and rq_pi a whole queue depth ahead (over slots it never wrote) and
- * rings the doorbell, as a client may do to the memory it owns
+ * rings the doorbell (quiet: only while the daemon has not promised to
+ * look at the ring unasked, no_doorbell 0, as the provider does), as a
+ * client may do to the memory it owns
  * (include/uroce/abi_ring.h). Each lie costs the daemon a queue's worth of
  * WQEs to read and refuse or flush; every tenth moves the indices 2^31 ahead
  * instead (the "beyond the depth" refusal).
- * Prints "rang N doorbells on Q QPs in S s" and exits 0; 1 when the device
+ * Prints "moved the indices N times on Q QPs in S s" and exits 0; 1 when the device
  * cannot be opened or the QPs made (a message on stderr).
  */
 #include "config.h"
@@ -54,18 +56,21 @@ int main(int argc, char **argv)
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	union ibv_gid gid;
-	unsigned long long rang = 0;
+	unsigned long long moves = 0; /* index moves */
 	uint64_t end;
 	int secs, nqp, i, err;
-	bool raw;
+	const char *mode;
+	bool raw, quiet;
 
-	if (argc < 2 || argc > 4 || (argc == 4 && strcmp(argv[3], "raw"))) {
-		fprintf(stderr, "usage: flood_rings SECONDS [NQP [raw]]\n");
+	mode = argc == 4 ? argv[3] : "rc";
+	if (argc < 2 || argc > 4 || (strcmp(mode, "rc") && strcmp(mode, "quiet") && strcmp(mode, "raw"))) {
+		fprintf(stderr, "usage: flood_rings SECONDS [NQP [rc|quiet|raw]]\n");
 		return 2;
 	}
 	secs = atoi(argv[1]);
 	nqp = argc >= 3 ? atoi(argv[2]) : 16;
-	raw = argc == 4;
+	raw = !strcmp(mode, "raw");
+	quiet = !strcmp(mode, "quiet");
 	if (secs < 1 || nqp < 1 || nqp > NQP_MAX) {
 		fprintf(stderr, "flood_rings: SECONDS >= 1, NQP 1..%d\n", NQP_MAX);
 		return 2;
@@ -109,17 +114,18 @@ int main(int argc, char **argv)
 		for (i = 0; i < nqp; i++) {
 			struct uroce_qp *q = to_uqp(qp[i]);
 			struct uroce_qp_ring_hdr *h = q->ring;
-			uint32_t ahead = rang % 10 == 9 ? 0x80000000u : 0;
+			uint32_t ahead = moves % 10 == 9 ? 0x80000000u : 0;
 
 			q->sq_head += ahead ? ahead : q->cap.max_send_wr;
 			q->rq_head += ahead ? ahead : q->cap.max_recv_wr;
 			__atomic_store_n(&h->sq_pi, q->sq_head, __ATOMIC_RELEASE);
 			__atomic_store_n(&h->rq_pi, q->rq_head, __ATOMIC_RELEASE);
-			eventfd_write(to_uctx(ctx)->doorbell, 1);
-			rang++;
+			if (!quiet || !__atomic_load_n(&h->no_doorbell, __ATOMIC_ACQUIRE))
+				eventfd_write(to_uctx(ctx)->doorbell, 1);
+			moves++;
 		}
 	}
-	printf("rang %llu doorbells on %d QPs in %d s\n", rang, nqp, secs);
+	printf("moved the indices %llu times on %d QPs in %d s\n", moves, nqp, secs);
 	fflush(stdout);
 	return 0;
 }

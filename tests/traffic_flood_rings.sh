@@ -4,6 +4,11 @@
 # or 2^31, ahead at every doorbell, without pause; as the user nobody when
 # the test runs as root) beside another user's ibv_rc_pingpong
 # (emu/nic/doorbell.h DOORBELL_PAUSE_SECONDS, docs/security.md):
+# 0. the flood alone for 3 s, ringing only while the daemon has not
+#    promised to look at the rings unasked (as the provider does): paused
+#    1..3100 times, at most 10 poll windows opened (a lie is not traffic;
+#    one window per pause before), loop turns at most 5 per pause + 1000
+#    (about 3 measured: the daemon sleeps through the pauses);
 # 1. RC QPs: while the flood runs the victim's ibv_rc_pingpong -n 2000
 #    (4 KiB, data checked) completes with its exact byte and iteration
 #    lines; `uroce status` shows the flooder paused (pauses >= 1), at most
@@ -15,12 +20,12 @@
 # 2. raw packet QPs: the same lies on raw QP rings; `uroce status` answers
 #    (within 20 s: a daemon flushing 2^31 WQEs for an index 2^31 ahead did
 #    not answer for minutes), and the victim completes again;
-# 3. the flooder's output: "rang N doorbells on 16 QPs in S s", N > 0.
+# 3. the flooder's output: "moved the indices N times on 16 QPs in S s".
 # A client posting honestly is never paused: traffic_doorbell_budget.sh.
 . "$top_srcdir/tests/lib.sh"
 
 FLOOD=$top_builddir/tests/flood_rings
-SECS=6
+SECS=4
 ITERS=2000
 flooder() {
 	if [ "$(id -u)" = 0 ]; then
@@ -35,6 +40,24 @@ victim() {
 }
 
 up --dev uroce0 --mtu 1024
+pw() { dev_status_field poll_window "$1"; }
+
+# 0. the flood alone, ringing only while the daemon has not promised to
+# look at the ring (quiet): the daemon mostly sleeps
+o0=$(pw opened)
+t0=$(dev_status_field loop turns)
+p0=$(db pauses)
+flooder 3 16 quiet >"$T/flood_quiet.out" 2>&1
+expect_eq "flooder (quiet): exit status" 0 $?
+cat "$T/flood_quiet.out"
+pauses=$(($(db pauses) - p0))
+turns=$(($(dev_status_field loop turns) - t0))
+opened=$(($(pw opened) - o0))
+echo "ok: the flood alone: $pauses pauses, $turns loop turns, $opened poll windows opened"
+[ "$pauses" -ge 1 ] && [ "$pauses" -le 3100 ] || fail "pauses during a 3 s flood" "1..3100" "$pauses"
+[ "$opened" -le 10 ] || fail "poll windows opened by a 3 s flood of lies" "<= 10" "$opened"
+[ "$turns" -le $((5 * pauses + 1000)) ] || fail "loop turns during a 3 s flood of lies" "<= $((5 * pauses + 1000))" "$turns"
+
 # the victim alone: its own doorbell reads
 r0=$(db reads)
 victim "victim alone"
@@ -56,8 +79,8 @@ victim "victim beside the RC flood"
 wait $fl
 expect_eq "flooder (RC QPs): exit status" 0 $?
 cat "$T/flood.out"
-grep -Eq "^rang [1-9][0-9]* doorbells on 16 QPs in $SECS s\$" "$T/flood.out" ||
-	fail "flooder's report" "rang N doorbells on 16 QPs in $SECS s" "$(cat "$T/flood.out")"
+grep -Eq "^moved the indices [1-9][0-9]* times on 16 QPs in $SECS s\$" "$T/flood.out" ||
+	fail "flooder's report" "moved the indices N times on 16 QPs in $SECS s" "$(cat "$T/flood.out")"
 pauses=$(($(db pauses) - p0))
 reads=$(($(db reads) - r0))
 echo "ok: $pauses pauses, $reads doorbell reads during the RC flood"
@@ -81,7 +104,7 @@ victim "victim beside the raw flood"
 wait $fl
 expect_eq "flooder (raw QPs): exit status" 0 $?
 cat "$T/flood_raw.out"
-grep -Eq "^rang [1-9][0-9]* doorbells on 16 QPs in $SECS s\$" "$T/flood_raw.out" ||
-	fail "raw flooder's report" "rang N doorbells on 16 QPs in $SECS s" "$(cat "$T/flood_raw.out")"
+grep -Eq "^moved the indices [1-9][0-9]* times on 16 QPs in $SECS s\$" "$T/flood_raw.out" ||
+	fail "raw flooder's report" "moved the indices N times on 16 QPs in $SECS s" "$(cat "$T/flood_raw.out")"
 uroce status --dev uroce0 | grep '^doorbells'
 echo "ok"

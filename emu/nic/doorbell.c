@@ -221,6 +221,40 @@ static void qp_take(struct ctl_qp *qp)
 		eventfd_write(qp->owner->db_fd, 1);
 }
 
+/* The service of a client that took only lies stops for
+ * DOORBELL_PAUSE_SECONDS: its doorbell is not watched (the daemon sleeps
+ * however fast it rings) and its rings are not polled. */
+static void pause_client(struct ctl_client *c)
+{
+	if (c->db_paused)
+		return;
+	c->db_paused = true;
+	c->dev->doorbell_pauses++;
+	ev_io_stop(c->dev->loop, &c->db_io);
+	ev_timer_set(&c->db_pause, DOORBELL_PAUSE_SECONDS, 0.);
+	ev_timer_start(c->dev->loop, &c->db_pause);
+}
+
+/* The pause's end: the doorbell watched again and rung, so the next turn
+ * looks at every ring (what was posted meanwhile, rung for or not). */
+static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct ctl_client *c = w->data;
+
+	(void)revents;
+	c->db_paused = false;
+	ev_io_start(loop, &c->db_io);
+	eventfd_write(c->db_fd, 1);
+}
+
+/* Whether the service just ended took lies and no work (not in
+ * deterministic mode, where a wall-clock pause would make the trace depend
+ * on real time). */
+static bool lies_only(const struct ctl_client *c)
+{
+	return c->db_lies && !c->db_work && !c->dev->vt.on;
+}
+
 /*
  * The daemon's half of doorbell suppression (abi_ring.h): runs before the
  * loop polls while QP's no_doorbell promise stands. New WQEs are taken and
@@ -257,7 +291,13 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 		__atomic_store_n(&h->no_doorbell, 1, __ATOMIC_RELAXED);
 	}
 	qp->db_idle_turns = 0;
+	qp->owner->db_lies = qp->owner->db_work = 0;
 	qp_take(qp);
+	if (lies_only(qp->owner)) {
+		/* the promise is withdrawn at the next turn (paused above) */
+		pause_client(qp->owner);
+		return;
+	}
 	udp_port_settle(&qp->owner->dev->udp);
 	/* The promise still stands: the client will not ring for what it
 	 * posts next. The settle above may have read every answer to these
@@ -456,30 +496,6 @@ void doorbell_take_posted(struct ctl_client *c)
 	eventfd_write(c->db_fd, 1);
 }
 
-/* The service of a client that took only lies stops for
- * DOORBELL_PAUSE_SECONDS: its doorbell is not watched (the daemon sleeps
- * however fast it rings) and its rings are not polled. */
-static void pause_client(struct ctl_client *c)
-{
-	c->db_paused = true;
-	c->dev->doorbell_pauses++;
-	ev_io_stop(c->dev->loop, &c->db_io);
-	ev_timer_set(&c->db_pause, DOORBELL_PAUSE_SECONDS, 0.);
-	ev_timer_start(c->dev->loop, &c->db_pause);
-}
-
-/* The pause's end: the doorbell watched again and rung, so the next turn
- * looks at every ring (what was posted meanwhile, rung for or not). */
-static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct ctl_client *c = w->data;
-
-	(void)revents;
-	c->db_paused = false;
-	ev_io_start(loop, &c->db_io);
-	eventfd_write(c->db_fd, 1);
-}
-
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct ctl_client *c = w->data;
@@ -506,8 +522,10 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (cq)
 			cq_check_arm(cq);
 	}
-	if (c->db_lies && !c->db_work && !c->dev->vt.on)
+	if (lies_only(c)) {
+		c->dev->doorbell_lie_reads++;
 		pause_client(c);
+	}
 }
 
 int doorbell_open(struct ctl_client *c)
