@@ -135,7 +135,7 @@ uroce down --dev uroce0 >/dev/null || fail "uroce down"
 
 for opt in --poll-window --poll-window-stall; do
 	for bad in 1000001 x; do
-		uroce up --dev uroce0 --port 4791 "$opt" "$bad" >"$T/bad" 2>&1
+		uroce up --dev uroce0 --port $((20000 + $(rand16) % 40000)) "$opt" "$bad" >"$T/bad" 2>&1
 		rc=$?
 		cat "$T/bad"
 		expect_eq "uroce up $opt $bad: exit status" 1 "$rc"
