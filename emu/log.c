@@ -88,21 +88,39 @@ void ulog(enum ulog_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
+static struct {
+	uint64_t last_ns;     /* CLOCK_MONOTONIC of the last line; 0 = none */
+	unsigned long long suppressed;
+} lim[ULOG_LIMIT_NKINDS];
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool ulog_limit_due(enum ulog_limit kind, enum ulog_level level)
+{
+	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
+		return false;
+	if (lim[kind].last_ns && mono_ns() - lim[kind].last_ns < 1000000000u) {
+		lim[kind].suppressed++;
+		return false;
+	}
+	return true;
+}
+
 void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
 {
-	static struct {
-		uint64_t last_ns;     /* CLOCK_MONOTONIC of the last line; 0 = none */
-		unsigned long long suppressed;
-	} lim[ULOG_LIMIT_NKINDS];
-	struct timespec ts;
 	char suffix[64] = "";
 	uint64_t now;
 	va_list ap;
 
 	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	now = mono_ns();
 	if (lim[kind].last_ns && now - lim[kind].last_ns < 1000000000u) {
 		lim[kind].suppressed++;
 		return;

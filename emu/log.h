@@ -8,6 +8,8 @@
 #ifndef UROCE_EMU_LOG_H
 #define UROCE_EMU_LOG_H
 
+#include <stdbool.h>
+
 #include <stdio.h>
 
 enum ulog_level { ULOG_ERR = 0, ULOG_WARN = 1, ULOG_INFO = 2, ULOG_DEBUG = 3 };
@@ -47,5 +49,13 @@ enum ulog_limit {
  */
 void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * ulog_limit_due - whether a KIND line at LEVEL would be written now; when
+ * not, it is counted as suppressed (as ulog_limited would). For callers
+ * whose arguments cost something to build (strerror takes the C library's
+ * locale lock): if (ulog_limit_due(k, l)) ulog_limited(k, l, ...).
+ */
+bool ulog_limit_due(enum ulog_limit kind, enum ulog_level level);
 
 #endif

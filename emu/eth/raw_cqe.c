@@ -57,7 +57,7 @@ void raw_cqe_stride(struct ctl_qp *qp, const struct xport_cqe *c, const struct m
 		}
 	}
 	rc = cq_push(c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
-	if (rc)
+	if (rc && ulog_limit_due(ULOG_LIMIT_CQ_LOST, ULOG_WARN))
 		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s",
 			     qp->owner->id, qp->qpn, strerror(rc));
 }

@@ -78,7 +78,7 @@ static void dp_complete(void *ctx, struct xport_qp *xqp, const struct xport_cqe 
 	if (srq)
 		cqe.srqn_uidx = htobe32(srq->srqn & 0xFFFFFF);
 	rc = cq_push(srq && srq->cq ? srq->cq : c->is_recv ? qp->recv_cq : qp->send_cq, &cqe);
-	if (rc)
+	if (rc && ulog_limit_due(ULOG_LIMIT_CQ_LOST, ULOG_WARN))
 		ulog_limited(ULOG_LIMIT_CQ_LOST, ULOG_WARN, "client#%u qpn 0x%x: completion lost: %s",
 			     qp->owner->id, qp->qpn, strerror(rc));
 }
