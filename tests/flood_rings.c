@@ -3,7 +3,7 @@
  * service with lies about its own rings (run by traffic_flood_rings.sh and
  * scripts/bench-flood --rings).
  *
- * Usage: flood_rings SECONDS [NQP [rc|quiet|raw]]
+ * Usage: flood_rings SECONDS [NQP [rc|quiet|raw|mixed]]
  * Opens uroce0 and makes NQP (default 16) RC QPs, each connected to itself
  * (raw: raw packet QPs in RTS),
  * with the device's largest send and receive queues (max_qp_wr) on one CQ
@@ -14,8 +14,11 @@
  * client may do to the memory it owns
  * (include/uroce/abi_ring.h). Each lie costs the daemon a queue's worth of
  * WQEs to read and refuse or flush; every tenth moves the indices 2^31 ahead
- * instead (the "beyond the depth" refusal).
- * Prints "moved the indices N times on Q QPs in S s" and exits 0; 1 when the device
+ * instead (the "beyond the depth" refusal). mixed: as rc, and between two
+ * rounds of lies one honest 8-byte RDMA WRITE on another QP (connected to
+ * itself, at most 64 in flight), whose completions must all succeed.
+ * Prints "moved the indices N times on Q QPs in S s" (mixed: then
+ * "honest WRITEs: N completed, 0 failed") and exits 0; 1 when the device
  * cannot be opened or the QPs made (a message on stderr).
  */
 #include "config.h"
@@ -33,6 +36,16 @@
 
 #define NQP_MAX 64
 
+/* The honest QP of mode mixed: its CQ, MR and WRITEs in flight. */
+struct honest {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint64_t buf[8];
+	unsigned int in_flight;
+	unsigned long long done, failed;
+};
+
 /* A raw packet QP to INIT (port 1), RTR and RTS; 0 or ibv_modify_qp's errno. */
 static int raw_ready(struct ibv_qp *qp)
 {
@@ -48,29 +61,116 @@ static int raw_ready(struct ibv_qp *qp)
 	return err;
 }
 
+/* Makes H's QP (connected to itself) on PD with its own CQ; 0 or 1. */
+static int honest_open(struct honest *h, struct ibv_context *ctx, struct ibv_pd *pd,
+		       const union ibv_gid *gid)
+{
+	struct ibv_qp_init_attr a = {
+		.cap = { .max_send_wr = 64, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	h->cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
+	h->mr = ibv_reg_mr(pd, h->buf, sizeof(h->buf), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	a.send_cq = a.recv_cq = h->cq;
+	h->qp = h->cq && h->mr ? ibv_create_qp(pd, &a) : NULL;
+	if (!h->qp || tv_rc_connect(h->qp, h->qp->qp_num, gid, IBV_MTU_1024, 14)) {
+		fprintf(stderr, "flood_rings: the honest QP\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Reaps H's completions and posts one more WRITE if fewer than 64 fly. */
+static void honest_step(struct honest *h)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)h->buf, .length = 8, .lkey = h->mr->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)(h->buf + 4), .rkey = h->mr->rkey },
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc[16];
+	int i, n = ibv_poll_cq(h->cq, 16, wc);
+
+	for (i = 0; i < n; i++) {
+		h->in_flight--;
+		if (wc[i].status == IBV_WC_SUCCESS)
+			h->done++;
+		else
+			h->failed++;
+	}
+	if (h->in_flight < 64 && !ibv_post_send(h->qp, &wr, &bad))
+		h->in_flight++;
+}
+
+/* Makes NQP QPs of TYPE on PD and CQ with queues of the device's largest
+ * depth, connected to themselves (raw: in RTS); 0 or 1. */
+static int make_qps(struct ibv_qp **qp, int nqp, bool raw, struct ibv_pd *pd, struct ibv_cq *cq,
+		    const struct ibv_device_attr *da, const union ibv_gid *gid)
+{
+	for (int i = 0; i < nqp; i++) {
+		struct ibv_qp_init_attr a = {
+			.send_cq = cq,
+			.recv_cq = cq,
+			.cap = { .max_send_wr = (uint32_t)da->max_qp_wr,
+				 .max_recv_wr = (uint32_t)da->max_qp_wr,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.qp_type = raw ? IBV_QPT_RAW_PACKET : IBV_QPT_RC,
+		};
+		int err;
+
+		qp[i] = ibv_create_qp(pd, &a);
+		if (!qp[i]) {
+			perror("flood_rings: ibv_create_qp");
+			return 1;
+		}
+		err = raw ? raw_ready(qp[i]) : tv_rc_connect(qp[i], qp[i]->qp_num, gid, IBV_MTU_1024, 14);
+		if (err) {
+			fprintf(stderr, "flood_rings: connecting QP %d: %s\n", i, strerror(err));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* One lie on QP Q: its indices a queue depth ahead, or 2^31 when FAR;
+ * the doorbell rung unless QUIET and the daemon promised to look. */
+static void lie(struct ibv_context *ctx, struct ibv_qp *ibqp, bool far, bool quiet)
+{
+	struct uroce_qp *q = to_uqp(ibqp);
+	struct uroce_qp_ring_hdr *h = q->ring;
+
+	q->sq_head += far ? 0x80000000u : q->cap.max_send_wr;
+	q->rq_head += far ? 0x80000000u : q->cap.max_recv_wr;
+	__atomic_store_n(&h->sq_pi, q->sq_head, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->rq_pi, q->rq_head, __ATOMIC_RELEASE);
+	if (!quiet || !__atomic_load_n(&h->no_doorbell, __ATOMIC_ACQUIRE))
+		eventfd_write(to_uctx(ctx)->doorbell, 1);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_qp *qp[NQP_MAX];
 	struct ibv_device_attr da;
 	struct ibv_context *ctx;
+	struct honest h = { 0 };
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	union ibv_gid gid;
-	unsigned long long moves = 0; /* index moves */
-	uint64_t end;
-	int secs, nqp, i, err;
+	unsigned long long moves = 0;
 	const char *mode;
-	bool raw, quiet;
+	int secs, nqp, i;
+	uint64_t end;
 
 	mode = argc == 4 ? argv[3] : "rc";
-	if (argc < 2 || argc > 4 || (strcmp(mode, "rc") && strcmp(mode, "quiet") && strcmp(mode, "raw"))) {
-		fprintf(stderr, "usage: flood_rings SECONDS [NQP [rc|quiet|raw]]\n");
+	if (argc < 2 || argc > 4 ||
+	    (strcmp(mode, "rc") && strcmp(mode, "quiet") && strcmp(mode, "raw") && strcmp(mode, "mixed"))) {
+		fprintf(stderr, "usage: flood_rings SECONDS [NQP [rc|quiet|raw|mixed]]\n");
 		return 2;
 	}
 	secs = atoi(argv[1]);
 	nqp = argc >= 3 ? atoi(argv[2]) : 16;
-	raw = !strcmp(mode, "raw");
-	quiet = !strcmp(mode, "quiet");
 	if (secs < 1 || nqp < 1 || nqp > NQP_MAX) {
 		fprintf(stderr, "flood_rings: SECONDS >= 1, NQP 1..%d\n", NQP_MAX);
 		return 2;
@@ -88,44 +188,19 @@ int main(int argc, char **argv)
 		perror("flood_rings: ibv_alloc_pd / ibv_create_cq");
 		return 1;
 	}
-	for (i = 0; i < nqp; i++) {
-		struct ibv_qp_init_attr a = {
-			.send_cq = cq,
-			.recv_cq = cq,
-			.cap = { .max_send_wr = (uint32_t)da.max_qp_wr,
-				 .max_recv_wr = (uint32_t)da.max_qp_wr,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
-			.qp_type = raw ? IBV_QPT_RAW_PACKET : IBV_QPT_RC,
-		};
-
-		qp[i] = ibv_create_qp(pd, &a);
-		if (!qp[i]) {
-			perror("flood_rings: ibv_create_qp");
-			return 1;
-		}
-		err = raw ? raw_ready(qp[i]) : tv_rc_connect(qp[i], qp[i]->qp_num, &gid, IBV_MTU_1024, 14);
-		if (err) {
-			fprintf(stderr, "flood_rings: connecting QP %d: %s\n", i, strerror(err));
-			return 1;
-		}
-	}
+	if (make_qps(qp, nqp, !strcmp(mode, "raw"), pd, cq, &da, &gid) ||
+	    (!strcmp(mode, "mixed") && honest_open(&h, ctx, pd, &gid)))
+		return 1;
 	end = tv_now_ms() + (uint64_t)secs * 1000;
 	while (tv_now_ms() < end) {
-		for (i = 0; i < nqp; i++) {
-			struct uroce_qp *q = to_uqp(qp[i]);
-			struct uroce_qp_ring_hdr *h = q->ring;
-			uint32_t ahead = moves % 10 == 9 ? 0x80000000u : 0;
-
-			q->sq_head += ahead ? ahead : q->cap.max_send_wr;
-			q->rq_head += ahead ? ahead : q->cap.max_recv_wr;
-			__atomic_store_n(&h->sq_pi, q->sq_head, __ATOMIC_RELEASE);
-			__atomic_store_n(&h->rq_pi, q->rq_head, __ATOMIC_RELEASE);
-			if (!quiet || !__atomic_load_n(&h->no_doorbell, __ATOMIC_ACQUIRE))
-				eventfd_write(to_uctx(ctx)->doorbell, 1);
-			moves++;
-		}
+		for (i = 0; i < nqp; i++, moves++)
+			lie(ctx, qp[i], moves % 10 == 9, !strcmp(mode, "quiet"));
+		if (h.qp)
+			honest_step(&h);
 	}
 	printf("moved the indices %llu times on %d QPs in %d s\n", moves, nqp, secs);
+	if (h.qp)
+		printf("honest WRITEs: %llu completed, %llu failed\n", h.done, h.failed);
 	fflush(stdout);
 	return 0;
 }

@@ -8,7 +8,10 @@
 #    promised to look at the rings unasked (as the provider does): paused
 #    1..3100 times, at most 10 poll windows opened (a lie is not traffic;
 #    one window per pause before), loop turns at most 5 per pause + 1000
-#    (about 3 measured: the daemon sleeps through the pauses);
+#    (about 3 measured: the daemon sleeps through the pauses); the same
+#    liar posting one honest 8-byte RDMA WRITE between two rounds of lies
+#    (mixed) is paused too, and every one of its WRITEs completes with
+#    success (40,272 in 3 s measured);
 # 1. RC QPs: while the flood runs the victim's ibv_rc_pingpong -n 2000
 #    (4 KiB, data checked) completes with its exact byte and iteration
 #    lines; `uroce status` shows the flooder paused (pauses >= 1), at most
@@ -57,6 +60,17 @@ echo "ok: the flood alone: $pauses pauses, $turns loop turns, $opened poll windo
 [ "$pauses" -ge 1 ] && [ "$pauses" -le 3100 ] || fail "pauses during a 3 s flood" "1..3100" "$pauses"
 [ "$opened" -le 10 ] || fail "poll windows opened by a 3 s flood of lies" "<= 10" "$opened"
 [ "$turns" -le $((5 * pauses + 1000)) ] || fail "loop turns during a 3 s flood of lies" "<= $((5 * pauses + 1000))" "$turns"
+
+# the same liar posting one honest WRITE between two rounds of lies is
+# still paused, and its honest WRITEs complete
+p0=$(db pauses)
+flooder 3 16 mixed >"$T/flood_mixed.out" 2>&1
+expect_eq "flooder (mixed): exit status" 0 $?
+cat "$T/flood_mixed.out"
+pauses=$(($(db pauses) - p0))
+[ "$pauses" -ge 1 ] || fail "pauses of a liar with one honest WRITE a round" ">= 1" "$pauses"
+grep -Eq "^honest WRITEs: [1-9][0-9]* completed, 0 failed\$" "$T/flood_mixed.out" ||
+	fail "the liar's honest WRITEs" "honest WRITEs: N completed, 0 failed" "$(cat "$T/flood_mixed.out")"
 
 # the victim alone: its own doorbell reads
 r0=$(db reads)

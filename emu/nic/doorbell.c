@@ -221,7 +221,7 @@ static void qp_take(struct ctl_qp *qp)
 		eventfd_write(qp->owner->db_fd, 1);
 }
 
-/* The service of a client that took only lies stops for
+/* The service of a client that took more lies than work stops for
  * DOORBELL_PAUSE_SECONDS: its doorbell is not watched (the daemon sleeps
  * however fast it rings) and its rings are not polled. */
 static void pause_client(struct ctl_client *c)
@@ -247,12 +247,13 @@ static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	eventfd_write(c->db_fd, 1);
 }
 
-/* Whether the service just ended took lies and no work (not in
- * deterministic mode, where a wall-clock pause would make the trace depend
- * on real time). */
-static bool lies_only(const struct ctl_client *c)
+/* Whether the service just ended took more lies than work: a liar cannot
+ * buy its way out with one honest WQE a service (not in deterministic
+ * mode, where a wall-clock pause would make the trace depend on real
+ * time). */
+static bool mostly_lies(const struct ctl_client *c)
 {
-	return c->db_lies && !c->db_work && !c->dev->vt.on;
+	return c->db_lies > c->db_work && !c->dev->vt.on;
 }
 
 /*
@@ -293,7 +294,7 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	qp->db_idle_turns = 0;
 	qp->owner->db_lies = qp->owner->db_work = 0;
 	qp_take(qp);
-	if (lies_only(qp->owner)) {
+	if (mostly_lies(qp->owner)) {
 		/* the promise is withdrawn at the next turn (paused above) */
 		pause_client(qp->owner);
 		return;
@@ -522,7 +523,7 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 		if (cq)
 			cq_check_arm(cq);
 	}
-	if (lies_only(c)) {
+	if (mostly_lies(c)) {
 		c->dev->doorbell_lie_reads++;
 		pause_client(c);
 	}

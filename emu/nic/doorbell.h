@@ -61,8 +61,10 @@ void doorbell_close(struct ctl_client *c);
 
 /*
  * How long a client's doorbell is not served after a service that took
- * only lies: WQEs posted to a QP in ERR (each flushed at once, a CQE) or
- * refused (a malformed WQE, a producer index beyond the queue's depth).
+ * more lies than work: lies are WQEs posted to a QP in ERR (each flushed
+ * at once, a CQE) or refused (a malformed WQE, a producer index beyond the
+ * queue's depth); work is a WQE posted to a working QP (so one honest WQE
+ * a service does not buy a liar out).
  * An honest client meets these once when a QP fails; a client that moves
  * its own producer indices at every doorbell would otherwise keep the
  * daemon busy flushing, and the daemon's CPU is the one the other

@@ -13,7 +13,7 @@
  * took and datagrams sent, packets through the internal loopback. Not every
  * datagram received: a remote sender of junk (a bad ICRC, no such QP, a
  * forged source) must not keep the daemon polling a CPU; nor a doorbell
- * whose service took only lies about a client's rings (doorbell.h
+ * whose service took more lies about a client's rings than work (doorbell.h
  * DOORBELL_PAUSE_SECONDS). */
 static uint64_t traffic(const struct uroce_dev *d)
 {

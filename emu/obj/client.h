@@ -57,8 +57,8 @@ struct ctl_client {
 	uint32_t db_taken;
 	uint32_t db_next_slot;
 	/* WQEs one doorbell service took into a QP in ERR or refused (lies),
-	 * and those it posted to a working QP; a service with only lies
-	 * pauses the client's doorbell for DOORBELL_PAUSE_SECONDS (db_pause) */
+	 * and those it posted to a working QP; a service with more lies than
+	 * work pauses the client's doorbell for DOORBELL_PAUSE_SECONDS (db_pause) */
 	uint32_t db_lies, db_work;
 	bool db_paused;
 	ev_timer db_pause;
