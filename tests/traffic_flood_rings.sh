@@ -42,6 +42,28 @@ victim() {
 	pingpong "$1" ibv_rc_pingpong uroce0 4096 "$ITERS" -s 4096 -n "$ITERS" -c
 }
 
+# flood_start MODE: the flooder for SECS s in the background, once it
+# has been paused at least once; flood_end MODE: its exit and report.
+flood_start() {
+	_p0=$(db pauses)
+	flooder "$SECS" 16 "$1" >"$T/flood_$1.out" 2>&1 &
+	fl=$!
+	reap $fl
+	_n=0
+	until [ "$(db pauses)" -gt "$_p0" ]; do
+		_n=$((_n + 1))
+		[ $_n -lt 100 ] || fail "the $1 flooder paused within 10 s" "pauses > $_p0" "$(db pauses)"
+		sleep 0.1
+	done
+}
+flood_end() {
+	wait $fl
+	expect_eq "flooder ($1): exit status" 0 $?
+	cat "$T/flood_$1.out"
+	grep -Eq "^moved the indices [1-9][0-9]* times on 16 QPs in $SECS s\$" "$T/flood_$1.out" ||
+		fail "$1 flooder's report" "moved the indices N times on 16 QPs in $SECS s" "$(cat "$T/flood_$1.out")"
+}
+
 up --dev uroce0 --mtu 1024
 pw() { dev_status_field poll_window "$1"; }
 
@@ -81,20 +103,9 @@ echo "ok: the victim alone: $alone doorbell reads"
 # 1. RC QPs
 r0=$(db reads)
 p0=$(db pauses)
-flooder "$SECS" >"$T/flood.out" 2>&1 &
-fl=$!
-reap $fl
-n=0
-until [ "$(db pauses)" -gt "$p0" ]; do
-	n=$((n + 1)); [ $n -lt 100 ] || fail "the flooder paused within 10 s" "pauses > $p0" "$(db pauses)"
-	sleep 0.1
-done
+flood_start rc
 victim "victim beside the RC flood"
-wait $fl
-expect_eq "flooder (RC QPs): exit status" 0 $?
-cat "$T/flood.out"
-grep -Eq "^moved the indices [1-9][0-9]* times on 16 QPs in $SECS s\$" "$T/flood.out" ||
-	fail "flooder's report" "moved the indices N times on 16 QPs in $SECS s" "$(cat "$T/flood.out")"
+flood_end rc
 pauses=$(($(db pauses) - p0))
 reads=$(($(db reads) - r0))
 echo "ok: $pauses pauses, $reads doorbell reads during the RC flood"
@@ -103,22 +114,10 @@ echo "ok: $pauses pauses, $reads doorbell reads during the RC flood"
 	fail "doorbell reads that did not pause the flooder" "<= $((3 * alone + 200))" "$((reads - pauses))"
 
 # 2. raw packet QPs
-p0=$(db pauses)
-flooder "$SECS" 16 raw >"$T/flood_raw.out" 2>&1 &
-fl=$!
-reap $fl
-n=0
-until [ "$(db pauses)" -gt "$p0" ]; do
-	n=$((n + 1)); [ $n -lt 100 ] || fail "the raw flooder paused within 10 s" "pauses > $p0" "$(db pauses)"
-	sleep 0.1
-done
+flood_start raw
 timeout 20 "$UROCE" status --dev uroce0 >"$T/status_raw" 2>&1
 expect_eq "uroce status during the raw flood: exit status" 0 $?
 victim "victim beside the raw flood"
-wait $fl
-expect_eq "flooder (raw QPs): exit status" 0 $?
-cat "$T/flood_raw.out"
-grep -Eq "^moved the indices [1-9][0-9]* times on 16 QPs in $SECS s\$" "$T/flood_raw.out" ||
-	fail "raw flooder's report" "moved the indices N times on 16 QPs in $SECS s" "$(cat "$T/flood_raw.out")"
+flood_end raw
 uroce status --dev uroce0 | grep '^doorbells'
 echo "ok"
