@@ -3,7 +3,7 @@
  * service with lies about its own rings (run by traffic_flood_rings.sh and
  * scripts/bench-flood --rings).
  *
- * Usage: flood_rings SECONDS [NQP [rc|quiet|raw|mixed]]
+ * Usage: flood_rings SECONDS [NQP [rc|quiet|raw|mixed|empty]]
  * Opens uroce0 and makes NQP (default 16) RC QPs, each connected to itself
  * (raw: raw packet QPs in RTS),
  * with the device's largest send and receive queues (max_qp_wr) on one CQ
@@ -17,7 +17,10 @@
  * instead (the "beyond the depth" refusal). mixed: as rc, and between two
  * rounds of lies one honest 8-byte RDMA WRITE on another QP (connected to
  * itself, at most 64 in flight), whose completions must all succeed.
- * Prints "moved the indices N times on Q QPs in S s" (mixed: then
+ * empty: no lie at all, the doorbell rung for nothing, as fast as it goes
+ * (each ring costs the daemon a look at every ring and CQ of the client).
+ * Prints "moved the indices N times on Q QPs in S s" (empty: "rang the
+ * doorbell N times for nothing in S s"; mixed: then
  * "honest WRITEs: N completed, 0 failed") and exits 0; 1 when the device
  * cannot be opened or the QPs made (a message on stderr).
  */
@@ -165,8 +168,9 @@ int main(int argc, char **argv)
 
 	mode = argc == 4 ? argv[3] : "rc";
 	if (argc < 2 || argc > 4 ||
-	    (strcmp(mode, "rc") && strcmp(mode, "quiet") && strcmp(mode, "raw") && strcmp(mode, "mixed"))) {
-		fprintf(stderr, "usage: flood_rings SECONDS [NQP [rc|quiet|raw|mixed]]\n");
+	    (strcmp(mode, "rc") && strcmp(mode, "quiet") && strcmp(mode, "raw") && strcmp(mode, "mixed") &&
+	     strcmp(mode, "empty"))) {
+		fprintf(stderr, "usage: flood_rings SECONDS [NQP [rc|quiet|raw|mixed|empty]]\n");
 		return 2;
 	}
 	secs = atoi(argv[1]);
@@ -193,12 +197,19 @@ int main(int argc, char **argv)
 		return 1;
 	end = tv_now_ms() + (uint64_t)secs * 1000;
 	while (tv_now_ms() < end) {
-		for (i = 0; i < nqp; i++, moves++)
-			lie(ctx, qp[i], moves % 10 == 9, !strcmp(mode, "quiet"));
+		for (i = 0; i < nqp; i++, moves++) {
+			if (!strcmp(mode, "empty"))
+				eventfd_write(to_uctx(ctx)->doorbell, 1);
+			else
+				lie(ctx, qp[i], moves % 10 == 9, !strcmp(mode, "quiet"));
+		}
 		if (h.qp)
 			honest_step(&h);
 	}
-	printf("moved the indices %llu times on %d QPs in %d s\n", moves, nqp, secs);
+	if (!strcmp(mode, "empty"))
+		printf("rang the doorbell %llu times for nothing in %d s\n", moves, secs);
+	else
+		printf("moved the indices %llu times on %d QPs in %d s\n", moves, nqp, secs);
 	if (h.qp)
 		printf("honest WRITEs: %llu completed, %llu failed\n", h.done, h.failed);
 	fflush(stdout);

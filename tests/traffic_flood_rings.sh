@@ -11,7 +11,10 @@
 #    (about 3 measured: the daemon sleeps through the pauses); the same
 #    liar posting one honest 8-byte RDMA WRITE between two rounds of lies
 #    (mixed) is paused too, and every one of its WRITEs completes with
-#    success (40,272 in 3 s measured);
+#    success (40,272 in 3 s measured); a client ringing its doorbell for
+#    nothing (empty) is paused too, with the same bounds but 12 loop turns
+#    a pause (10 measured: 8 empty services make a pause) and no poll
+#    window (a doorbell that found no work is not traffic);
 # 1. RC QPs: while the flood runs the victim's ibv_rc_pingpong -n 2000
 #    (4 KiB, data checked) completes with its exact byte and iteration
 #    lines; `uroce status` shows the flooder paused (pauses >= 1), at most
@@ -82,6 +85,24 @@ echo "ok: the flood alone: $pauses pauses, $turns loop turns, $opened poll windo
 [ "$pauses" -ge 1 ] && [ "$pauses" -le 3100 ] || fail "pauses during a 3 s flood" "1..3100" "$pauses"
 [ "$opened" -le 10 ] || fail "poll windows opened by a 3 s flood of lies" "<= 10" "$opened"
 [ "$turns" -le $((5 * pauses + 1000)) ] || fail "loop turns during a 3 s flood of lies" "<= $((5 * pauses + 1000))" "$turns"
+
+# a client ringing its doorbell for nothing, as fast as it goes
+o0=$(pw opened)
+t0=$(dev_status_field loop turns)
+p0=$(db pauses)
+flooder 3 16 empty >"$T/flood_empty.out" 2>&1
+expect_eq "flooder (empty): exit status" 0 $?
+cat "$T/flood_empty.out"
+grep -Eq "^rang the doorbell [1-9][0-9]* times for nothing in 3 s\$" "$T/flood_empty.out" ||
+	fail "empty flooder's report" "rang the doorbell N times for nothing in 3 s" "$(cat "$T/flood_empty.out")"
+pauses=$(($(db pauses) - p0))
+turns=$(($(dev_status_field loop turns) - t0))
+opened=$(($(pw opened) - o0))
+echo "ok: empty doorbells: $pauses pauses, $turns loop turns, $opened poll windows opened"
+[ "$pauses" -ge 1 ] && [ "$pauses" -le 3100 ] || fail "pauses during 3 s of empty doorbells" "1..3100" "$pauses"
+[ "$opened" -le 10 ] || fail "poll windows opened by 3 s of empty doorbells" "<= 10" "$opened"
+[ "$turns" -le $((12 * pauses + 1000)) ] ||
+	fail "loop turns during 3 s of empty doorbells" "<= $((12 * pauses + 1000))" "$turns"
 
 # the same liar posting one honest WRITE between two rounds of lies is
 # still paused, and its honest WRITEs complete

@@ -253,18 +253,19 @@ int cq_ring_move(struct ctl_cq *cq, void *ring, uint32_t nent, uint32_t cqe)
 	return 0;
 }
 
-void cq_check_arm(struct ctl_cq *cq)
+bool cq_check_arm(struct ctl_cq *cq)
 {
 	uint32_t word = be32toh(__atomic_load_n(&ring_hdr(cq)->dbrec[1], __ATOMIC_ACQUIRE));
 
 	if (word == cq->last_arm_word || !(word & UROCE_CQ_ARM_CMD))
-		return;
+		return false;
 	/* Armed for the next CQE only: CQEs already in the ring do not fire
 	 * (the consumer polls after arming to find them, see abi.h). */
 	cq->last_arm_word = word;
 	cq->armed = true;
 	cq->arm_solicited = word & UROCE_CQ_ARM_SOLICITED;
 	cq->arm_ci = word & UROCE_CQ_CI_MASK;
+	return true;
 }
 
 int cq_push(struct ctl_cq *cq, const struct mlx5_cqe64 *cqe)

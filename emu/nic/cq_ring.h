@@ -64,8 +64,9 @@ uint8_t cqe_wqe_opcode(enum ibv_wr_opcode op);
 struct ctl_cq;
 
 /* Read CQ's arm word and remember an arm request (see abi.h): called on the
- * doorbell and before deciding whether a new CQE fires an event. */
-void cq_check_arm(struct ctl_cq *cq);
+ * doorbell and before deciding whether a new CQE fires an event. Returns
+ * whether the word held a new request. */
+bool cq_check_arm(struct ctl_cq *cq);
 
 /* Prepare / stop CQ's moderation timer (CREATE_CQ / destroy). */
 void cq_mod_init(struct ctl_cq *cq);

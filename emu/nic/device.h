@@ -86,8 +86,8 @@ struct uroce_dev {
 	uint32_t doorbell_turn_max;     /* most send WQEs one client got in one loop turn */
 	uint64_t doorbell_shared_stops; /* of those, cut at DOORBELL_SHARED_BUDGET */
 	uint32_t doorbell_shared_max;   /* most one client got in a turn under that budget */
-	uint64_t doorbell_pauses;       /* doorbells paused after a service with more lies than work (doorbell.c) */
-	uint64_t doorbell_lie_reads;    /* of the doorbell reads, those whose service paused the client */
+	uint64_t doorbell_pauses;       /* clients paused for the debt of their services (doorbell.c) */
+	uint64_t doorbell_idle_reads;   /* of the doorbell reads, those whose service found no work */
 	const void *doorbell_last;      /* the client that last took send WQEs */
 	double doorbell_last_at;        /* when (ev_now) */
 	double doorbell_shared_until;   /* the budget is shared until then (ev_now) */

@@ -76,6 +76,7 @@ static uint32_t client_budget(struct ctl_client *c)
 	if (c->db_turn != turn) {
 		c->db_turn = turn;
 		c->db_taken = 0;
+		c->db_recv_taken = 0;
 	}
 	budget = budget_shared(c->dev) ? DOORBELL_SHARED_BUDGET : DOORBELL_CLIENT_BUDGET;
 	return c->db_taken < budget ? budget - c->db_taken : 0;
@@ -131,6 +132,7 @@ static void ring_again(struct ctl_client *c)
 static bool qp_recv_doorbell(struct ctl_qp *qp)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
+	struct ctl_client *c = qp->owner;
 	uint32_t pi, n, budget = UINT32_MAX, flushed = 0;
 	bool more;
 	int rc;
@@ -140,13 +142,15 @@ static bool qp_recv_doorbell(struct ctl_qp *qp)
 	pi = __atomic_load_n(&h->rq_pi, __ATOMIC_ACQUIRE);
 	if (!pi_sane(qp, pi, &qp->rq_next, qp->cap.max_recv_wr, true))
 		return false;
-	while (qp->rq_next != pi) {
+	client_budget(c); /* starts the turn's counts */
+	while (qp->rq_next != pi && c->db_recv_taken < DOORBELL_RECV_BUDGET) {
 		struct xport_recv_wqe w;
 
 		if (budget == UINT32_MAX && xport_qp_state(qp->xqp) == IBV_QPS_ERR)
-			budget = client_budget(qp->owner);
+			budget = client_budget(c);
 		if (flushed == budget)
 			break;
+		c->db_recv_taken++;
 		n = qp->rq_next++;
 		rc = wqe_read_recv(qp, n, &w);
 		if (!rc)
@@ -158,7 +162,7 @@ static bool qp_recv_doorbell(struct ctl_qp *qp)
 			flushed++;
 	}
 	more = qp->rq_next != pi;
-	client_charge(qp->owner, flushed, more);
+	client_charge(c, flushed, more);
 	return more;
 }
 
@@ -247,13 +251,29 @@ static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	eventfd_write(c->db_fd, 1);
 }
 
-/* Whether the service just ended took more lies than work: a liar cannot
- * buy its way out with one honest WQE a service (not in deterministic
- * mode, where a wall-clock pause would make the trace depend on real
- * time). */
-static bool mostly_lies(const struct ctl_client *c)
+/* The end of one service of C (DOORBELL_DEBT_MAX): its lies, or EMPTY
+ * (nothing new at all) or ARMS_ONLY, into the debt, its work out of it;
+ * pauses C at the limit (not in deterministic mode, where a wall-clock
+ * pause would make the trace depend on real time). Returns whether C is
+ * paused now. */
+static bool settle_service(struct ctl_client *c, bool empty, bool arms_only)
 {
-	return c->db_lies > c->db_work && !c->dev->vt.on;
+	uint64_t debt = (uint64_t)c->db_debt + c->db_lies, credit;
+
+	if (empty)
+		debt += DOORBELL_EMPTY_DEBT;
+	else if (arms_only)
+		debt += DOORBELL_ARM_DEBT;
+	credit = (uint64_t)c->db_work * DOORBELL_WORK_CREDIT;
+	debt = debt > credit ? debt - credit : 0;
+	c->db_lies = c->db_work = 0;
+	if (debt < DOORBELL_DEBT_MAX || c->dev->vt.on) {
+		c->db_debt = (uint32_t)debt;
+		return false;
+	}
+	c->db_debt = 0;
+	pause_client(c);
+	return true;
 }
 
 /*
@@ -294,11 +314,8 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	qp->db_idle_turns = 0;
 	qp->owner->db_lies = qp->owner->db_work = 0;
 	qp_take(qp);
-	if (mostly_lies(qp->owner)) {
-		/* the promise is withdrawn at the next turn (paused above) */
-		pause_client(qp->owner);
-		return;
-	}
+	if (settle_service(qp->owner, false, false))
+		return; /* the promise is withdrawn at the next turn (paused above) */
 	udp_port_settle(&qp->owner->dev->udp);
 	/* The promise still stands: the client will not ring for what it
 	 * posts next. The settle above may have read every answer to these
@@ -410,6 +427,10 @@ static void srq_doorbell(struct ctl_srq *srq)
 		rc = wqe_read_srq(srq, srq->next, &w);
 		if (!rc)
 			rc = xport_srq_post(srq->xsrq, &w);
+		if (rc)
+			srq->owner->db_lies++;
+		else
+			srq->owner->db_work++;
 		if (rc) {
 			ulog(ULOG_WARN, "client#%u srqn 0x%x: WQE %u refused (%s): SRQ in error",
 			     srq->owner->id, srq->srqn, srq->next, strerror(rc));
@@ -500,8 +521,9 @@ void doorbell_take_posted(struct ctl_client *c)
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct ctl_client *c = w->data;
+	uint32_t h, arms = 0;
 	uint64_t v;
-	uint32_t h;
+	bool more;
 
 	/* Drain the counter first: a ring after this read re-arms the watcher. */
 	if (read(c->db_fd, &v, sizeof(v)) < 0) {
@@ -515,18 +537,19 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	 * WQEs left over ring the doorbell again, so the next loop turn (after
 	 * the UDP socket's) takes them */
 	c->db_lies = c->db_work = 0;
-	if (doorbell_post_wqes(c))
+	more = doorbell_post_wqes(c);
+	if (more)
 		eventfd_write(c->db_fd, 1);
 	for (h = 1; h <= c->cqs.cap; h++) {
 		struct ctl_cq *cq = objtab_get(&c->cqs, h);
 
-		if (cq)
-			cq_check_arm(cq);
+		if (cq && cq_check_arm(cq))
+			arms++;
 	}
-	if (mostly_lies(c)) {
-		c->dev->doorbell_lie_reads++;
-		pause_client(c);
-	}
+	/* a read whose service found no work is no traffic (poll_window.c) */
+	if (!c->db_work && !arms)
+		c->dev->doorbell_idle_reads++;
+	settle_service(c, !c->db_lies && !c->db_work && !more && !arms, arms && !c->db_lies && !c->db_work);
 }
 
 int doorbell_open(struct ctl_client *c)

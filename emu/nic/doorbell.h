@@ -60,11 +60,10 @@ void doorbell_close(struct ctl_client *c);
 #define DOORBELL_SHARED_SECONDS 0.01
 
 /*
- * How long a client's doorbell is not served after a service that took
- * more lies than work: lies are WQEs posted to a QP in ERR (each flushed
- * at once, a CQE) or refused (a malformed WQE, a producer index beyond the
- * queue's depth); work is a WQE posted to a working QP (so one honest WQE
- * a service does not buy a liar out).
+ * How long a client's doorbell is not served once its services ran up a
+ * debt (DOORBELL_DEBT_MAX): lies are WQEs posted to a QP in ERR (each
+ * flushed at once, a CQE) or refused (a malformed WQE, a producer index
+ * beyond the queue's depth); work is a WQE posted to a working QP or SRQ.
  * An honest client meets these once when a QP fails; a client that moves
  * its own producer indices at every doorbell would otherwise keep the
  * daemon busy flushing, and the daemon's CPU is the one the other
@@ -74,6 +73,29 @@ void doorbell_close(struct ctl_client *c);
  */
 #define DOORBELL_PAUSE_SECONDS 0.001
 
+/*
+ * What decides the pause: each service adds its lies to the client's debt,
+ * DOORBELL_EMPTY_DEBT when it found nothing new at all (a doorbell rung
+ * for nothing: each costs a scan of every ring and CQ of the client), and
+ * DOORBELL_ARM_DEBT when it found only CQ arm requests; each WQE of work
+ * pays DOORBELL_WORK_CREDIT back (the debt never goes below 0). A debt of
+ * DOORBELL_DEBT_MAX pauses the client and starts again from 0. An honest
+ * client posting a few receives into a failed QP beside its work, or
+ * meeting a doorbell whose WQEs a poll took first, stays near 0.
+ */
+#define DOORBELL_EMPTY_DEBT 8
+#define DOORBELL_ARM_DEBT 4
+#define DOORBELL_WORK_CREDIT 4
+#define DOORBELL_DEBT_MAX 64
+
+/*
+ * Receive WQEs taken from one client's rings per loop turn, in any QP
+ * state: each is read and queued (in ERR flushed, a CQE, and charged to
+ * the send budget too). Far above what a receiver reposts in a turn; it
+ * bounds a client filling its receive queues in INIT and discarding them
+ * by a move to RESET, again and again.
+ */
+#define DOORBELL_RECV_BUDGET 512
 /* Post the new WQEs of C's QP rings: every receive WQE, at most
  * DOORBELL_SEND_BATCH send WQEs per QP; a QP with new WQEs gets the
  * no_doorbell promise (abi_ring.h) until a loop turn finds it idle.

@@ -13,11 +13,11 @@
  * took and datagrams sent, packets through the internal loopback. Not every
  * datagram received: a remote sender of junk (a bad ICRC, no such QP, a
  * forged source) must not keep the daemon polling a CPU; nor a doorbell
- * whose service took more lies about a client's rings than work (doorbell.h
- * DOORBELL_PAUSE_SECONDS). */
+ * whose service found no work: nothing new, or only lies about the
+ * client's rings (doorbell.h DOORBELL_PAUSE_SECONDS). */
 static uint64_t traffic(const struct uroce_dev *d)
 {
-	return d->doorbell_reads - d->doorbell_lie_reads + d->rx_taken + d->udp.tx_packets +
+	return d->doorbell_reads - d->doorbell_idle_reads + d->rx_taken + d->udp.tx_packets +
 	       d->udp.lb.packets;
 }
 

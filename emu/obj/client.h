@@ -57,9 +57,11 @@ struct ctl_client {
 	uint32_t db_taken;
 	uint32_t db_next_slot;
 	/* WQEs one doorbell service took into a QP in ERR or refused (lies),
-	 * and those it posted to a working QP; a service with more lies than
-	 * work pauses the client's doorbell for DOORBELL_PAUSE_SECONDS (db_pause) */
-	uint32_t db_lies, db_work;
+	 * and those it posted to a working QP (work); the debt they leave
+	 * (DOORBELL_DEBT_MAX) pauses the client's doorbell for
+	 * DOORBELL_PAUSE_SECONDS (db_pause). Receive WQEs taken in turn
+	 * db_turn (DOORBELL_RECV_BUDGET). */
+	uint32_t db_lies, db_work, db_debt, db_recv_taken;
 	bool db_paused;
 	ev_timer db_pause;
 
