@@ -89,9 +89,32 @@ void ulog(enum ulog_level level, const char *fmt, ...)
 }
 
 static struct {
-	uint64_t last_ns;     /* CLOCK_MONOTONIC of the last line; 0 = none */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC of the second's first line; 0 = none */
+	unsigned int lines;   /* lines written in that second */
 	unsigned long long suppressed;
 } lim[ULOG_LIMIT_NKINDS];
+
+/* Lines of KIND written a second. */
+static unsigned int per_sec(enum ulog_limit kind)
+{
+	return kind == ULOG_LIMIT_OBJECT ? ULOG_OBJECT_PER_SEC : 1;
+}
+
+/* Whether a KIND line may be written at NOW (a second starts at its first
+ * line); counts it, or counts it suppressed. */
+static bool limit_take(enum ulog_limit kind, uint64_t now)
+{
+	if (!lim[kind].start_ns || now - lim[kind].start_ns >= 1000000000u) {
+		lim[kind].start_ns = now ? now : 1;
+		lim[kind].lines = 0;
+	}
+	if (lim[kind].lines >= per_sec(kind)) {
+		lim[kind].suppressed++;
+		return false;
+	}
+	lim[kind].lines++;
+	return true;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -103,9 +126,13 @@ static uint64_t mono_ns(void)
 
 bool ulog_limit_due(enum ulog_limit kind, enum ulog_level level)
 {
+	uint64_t now;
+
 	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
 		return false;
-	if (lim[kind].last_ns && mono_ns() - lim[kind].last_ns < 1000000000u) {
+	now = mono_ns();
+	if (lim[kind].start_ns && now - lim[kind].start_ns < 1000000000u &&
+	    lim[kind].lines >= per_sec(kind)) {
 		lim[kind].suppressed++;
 		return false;
 	}
@@ -121,13 +148,10 @@ void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, 
 	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
 		return;
 	now = mono_ns();
-	if (lim[kind].last_ns && now - lim[kind].last_ns < 1000000000u) {
-		lim[kind].suppressed++;
+	if (!limit_take(kind, now))
 		return;
-	}
 	if (lim[kind].suppressed)
 		snprintf(suffix, sizeof(suffix), " (%llu similar messages suppressed)", lim[kind].suppressed);
-	lim[kind].last_ns = now ? now : 1;
 	lim[kind].suppressed = 0;
 	va_start(ap, fmt);
 	vlog(level, suffix, fmt, ap);

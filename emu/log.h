@@ -39,14 +39,22 @@ enum ulog_limit {
 	ULOG_LIMIT_CQ_LOST,     /* completions lost after a CQ overrun */
 	ULOG_LIMIT_RX_SRC,      /* RC/UC packets from the wrong source address */
 	ULOG_LIMIT_MEM_WB,      /* deferred memory writes that failed (mem_wb.c) */
+	ULOG_LIMIT_OBJECT,      /* a client's QPs, SRQs and WQs made, moved, destroyed */
 	ULOG_LIMIT_NKINDS
 };
 
 /*
- * ulog_limited - ulog(LEVEL, ...) at most once per second per KIND; the
- * lines suppressed in between are counted and the next line that is written
- * ends with " (N similar messages suppressed)".
+ * ulog_limited - ulog(LEVEL, ...) at most once per second per KIND
+ * (ULOG_LIMIT_OBJECT: ULOG_OBJECT_PER_SEC times, so the lines of honest
+ * setups stay, while a client creating and destroying objects without end
+ * cannot fill the disk); the lines suppressed in between are counted and
+ * the next line that is written ends with " (N similar messages
+ * suppressed)".
  */
+#define ULOG_OBJECT_PER_SEC 200
+
+/* An info line about a client's QP, SRQ or WQ (ULOG_LIMIT_OBJECT). */
+#define ulog_object(...) ulog_limited(ULOG_LIMIT_OBJECT, ULOG_INFO, __VA_ARGS__)
 void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

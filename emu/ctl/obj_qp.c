@@ -146,9 +146,9 @@ int op_create_qp(struct ctl_client *c, struct ctl_call *call)
 	resp->handle = qp->handle;
 	resp->qpn = qp->qpn;
 	resp->cap = cap;
-	ulog(ULOG_INFO, "client#%u created %s qpn 0x%x (sq %u x %u sge, rq %u x %u sge, inline %u, srqn 0x%x)",
-	     c->id, qp_type_name(qp->type), qp->qpn, cap.max_send_wr, cap.max_send_sge,
-	     cap.max_recv_wr, cap.max_recv_sge, cap.max_inline_data, srq ? srq->srqn : 0);
+	ulog_object("client#%u created %s qpn 0x%x (sq %u x %u sge, rq %u x %u sge, inline %u, srqn 0x%x)",
+		    c->id, qp_type_name(qp->type), qp->qpn, cap.max_send_wr, cap.max_send_sge,
+		    cap.max_recv_wr, cap.max_recv_sge, cap.max_inline_data, srq ? srq->srqn : 0);
 	return 0;
 }
 
@@ -258,12 +258,12 @@ int op_modify_qp(struct ctl_client *c, struct ctl_call *call)
 		__atomic_store_n(&h->rq_ci, qp->rq_next, __ATOMIC_RELEASE);
 	}
 	if (cur != next && qp->raw) {
-		ulog(ULOG_INFO, "client#%u raw qpn 0x%x %s -> %s", c->id, qp->qpn, qp_state_name(cur),
-		     qp_state_name(next));
+		ulog_object("client#%u raw qpn 0x%x %s -> %s", c->id, qp->qpn, qp_state_name(cur),
+			    qp_state_name(next));
 	} else if (cur != next) {
 		xport_qp_query(qp->xqp, &attr);
-		ulog(ULOG_INFO, "client#%u qpn 0x%x %s -> %s (dest qpn 0x%x)", c->id, qp->qpn,
-		     qp_state_name(cur), qp_state_name(next), attr.dest_qp_num);
+		ulog_object("client#%u qpn 0x%x %s -> %s (dest qpn 0x%x)", c->id, qp->qpn,
+			    qp_state_name(cur), qp_state_name(next), attr.dest_qp_num);
 	}
 	qp_apply_query_attrs(qp, &req->attr, req->attr_mask, next);
 	resp->qp_state = next;
@@ -336,7 +336,7 @@ int op_destroy_qp(struct ctl_client *c, struct ctl_call *call)
 	if (qp->imported)
 		return EBUSY;
 	resp->async_events_reported = qp->async_events;
-	ulog(ULOG_INFO, "client#%u destroyed qpn 0x%x", c->id, qp->qpn);
+	ulog_object("client#%u destroyed qpn 0x%x", c->id, qp->qpn);
 	qp_free(c, qp);
 	return 0;
 }

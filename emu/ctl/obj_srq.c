@@ -76,8 +76,8 @@ int srq_new(struct ctl_client *c, struct ctl_call *call, struct ctl_pd *pd,
 	pd->users++;
 	d->counts.srq++;
 	*out = srq;
-	ulog(ULOG_INFO, "client#%u created srqn 0x%x (%u x %u sge)", c->id, srq->srqn, srq->max_wr,
-	     srq->max_sge);
+	ulog_object("client#%u created srqn 0x%x (%u x %u sge)", c->id, srq->srqn, srq->max_wr,
+		    srq->max_sge);
 	return 0;
 fail_unmap:
 	munmap(srq->ring, srq->ring_size);
@@ -162,7 +162,7 @@ int op_destroy_srq(struct ctl_client *c, struct ctl_call *call)
 	if (srq->users)
 		return EBUSY;
 	resp->async_events_reported = srq->async_events;
-	ulog(ULOG_INFO, "client#%u destroyed srqn 0x%x", c->id, srq->srqn);
+	ulog_object("client#%u destroyed srqn 0x%x", c->id, srq->srqn);
 	srq_free(c, srq);
 	return 0;
 }

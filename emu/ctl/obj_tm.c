@@ -41,8 +41,8 @@ int op_create_tm_srq(struct ctl_client *c, struct ctl_call *call)
 	}
 	resp->handle = srq->handle;
 	resp->srqn = srq->srqn;
-	ulog(ULOG_INFO, "client#%u srqn 0x%x is a tag-matching SRQ of %u tags", c->id, srq->srqn,
-	     req->max_num_tags);
+	ulog_object("client#%u srqn 0x%x is a tag-matching SRQ of %u tags", c->id, srq->srqn,
+		    req->max_num_tags);
 	return 0;
 }
 

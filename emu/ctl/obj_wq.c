@@ -76,9 +76,9 @@ int op_create_wq(struct ctl_client *c, struct ctl_call *call)
 	resp->wq_num = qp->qpn;
 	resp->max_wr = cap.max_recv_wr;
 	resp->max_sge = cap.max_recv_sge;
-	ulog(ULOG_INFO, "client#%u created WQ 0x%x (rq %u x %u sge, cqn 0x%x, flags 0x%x, strides 2^%u x 2^%u B)",
-	     c->id, qp->qpn, cap.max_recv_wr, cap.max_recv_sge, cq->cqn, req->create_flags, req->log_num_strides,
-	     req->log_stride_bytes);
+	ulog_object("client#%u created WQ 0x%x (rq %u x %u sge, cqn 0x%x, flags 0x%x, strides 2^%u x 2^%u B)",
+		    c->id, qp->qpn, cap.max_recv_wr, cap.max_recv_sge, cq->cqn, req->create_flags, req->log_num_strides,
+		    req->log_stride_bytes);
 	return 0;
 }
 

@@ -41,8 +41,8 @@ int op_create_xrc_srq(struct ctl_client *c, struct ctl_call *call)
 	}
 	resp->handle = srq->handle;
 	resp->srqn = srq->srqn;
-	ulog(ULOG_INFO, "client#%u srqn 0x%x is an XRC SRQ of xrcd %u", c->id, srq->srqn,
-	     x->dom->xrcdn);
+	ulog_object("client#%u srqn 0x%x is an XRC SRQ of xrcd %u", c->id, srq->srqn,
+		    x->dom->xrcdn);
 	return 0;
 }
 
@@ -74,7 +74,7 @@ int op_create_xrc_qp(struct ctl_client *c, struct ctl_call *call)
 	d->counts.qp++;
 	resp->handle = qp->handle;
 	resp->qpn = qp->qpn;
-	ulog(ULOG_INFO, "client#%u created XRC_RECV qpn 0x%x in xrcd %u", c->id, qp->qpn,
-	     x->dom->xrcdn);
+	ulog_object("client#%u created XRC_RECV qpn 0x%x in xrcd %u", c->id, qp->qpn,
+		    x->dom->xrcdn);
 	return 0;
 }

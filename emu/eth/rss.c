@@ -190,6 +190,6 @@ void raw_rss_attach(struct ctl_qp *qp, struct raw_rss *rss)
 	qp->raw->rss = rss;
 	/* a TIR receives at once: there is no state to move through */
 	qp->raw->state = IBV_QPS_RTR;
-	ulog(ULOG_INFO, "client#%u created RSS qpn 0x%x over table %u (%u WQs), fields 0x%llx", qp->owner->id,
-	     qp->qpn, rss->table->num, rss->table->size, (unsigned long long)rss->fields);
+	ulog_object("client#%u created RSS qpn 0x%x over table %u (%u WQs), fields 0x%llx", qp->owner->id,
+		    qp->qpn, rss->table->num, rss->table->size, (unsigned long long)rss->fields);
 }

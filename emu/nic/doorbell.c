@@ -127,9 +127,13 @@ static void ring_again(struct ctl_client *c)
  * WQE costs its packets, so there they are charged to the client's budget
  * of the turn like send WQEs: a client moving its producer index a queue
  * depth ahead at every doorbell gets no more of the loop than one posting
- * sends. Returns whether receive WQEs are left for a later turn.
+ * sends. From the doorbell (RECV_BUDGET) at most DOORBELL_RECV_BUDGET of
+ * the client's receive WQEs a turn are taken in any state; not when the
+ * responder needs one for a packet in hand (doorbell_recv_refill), which
+ * consumes them as traffic comes, nor at a move of state. Returns whether
+ * receive WQEs are left for a later turn.
  */
-static bool qp_recv_doorbell(struct ctl_qp *qp)
+static bool qp_recv_doorbell(struct ctl_qp *qp, bool recv_budget)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct ctl_client *c = qp->owner;
@@ -143,7 +147,7 @@ static bool qp_recv_doorbell(struct ctl_qp *qp)
 	if (!pi_sane(qp, pi, &qp->rq_next, qp->cap.max_recv_wr, true))
 		return false;
 	client_budget(c); /* starts the turn's counts */
-	while (qp->rq_next != pi && c->db_recv_taken < DOORBELL_RECV_BUDGET) {
+	while (qp->rq_next != pi && (!recv_budget || c->db_recv_taken < DOORBELL_RECV_BUDGET)) {
 		struct xport_recv_wqe w;
 
 		if (budget == UINT32_MAX && xport_qp_state(qp->xqp) == IBV_QPS_ERR)
@@ -200,7 +204,7 @@ static bool qp_doorbell(struct ctl_qp *qp)
 	}
 	more = qp->sq_next != pi;
 	client_charge(qp->owner, taken, more && taken == left);
-	if (qp_recv_doorbell(qp))
+	if (qp_recv_doorbell(qp, true))
 		more = true;
 	return more;
 }
@@ -251,27 +255,28 @@ static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	eventfd_write(c->db_fd, 1);
 }
 
-/* The end of one service of C (DOORBELL_DEBT_MAX): its lies, or EMPTY
- * (nothing new at all) or ARMS_ONLY, into the debt, its work out of it;
- * pauses C at the limit (not in deterministic mode, where a wall-clock
- * pause would make the trace depend on real time). Returns whether C is
- * paused now. */
-static bool settle_service(struct ctl_client *c, bool empty, bool arms_only)
+/* The end of one service of C (DOORBELL_DEBT_MAX): its lies into the
+ * debt, its work out of it; IDLE (no WQE at all, only CQ arm requests if
+ * anything) lengthens C's run of idle services, work ends it. Pauses C at
+ * either limit (not in deterministic mode, where a wall-clock pause would
+ * make the trace depend on real time). Returns whether C is paused now. */
+static bool settle_service(struct ctl_client *c, bool idle)
 {
-	uint64_t debt = (uint64_t)c->db_debt + c->db_lies, credit;
+	uint64_t debt = (uint64_t)c->db_debt + c->db_lies;
+	uint64_t credit = (uint64_t)c->db_work * DOORBELL_WORK_CREDIT;
 
-	if (empty)
-		debt += DOORBELL_EMPTY_DEBT;
-	else if (arms_only)
-		debt += DOORBELL_ARM_DEBT;
-	credit = (uint64_t)c->db_work * DOORBELL_WORK_CREDIT;
 	debt = debt > credit ? debt - credit : 0;
+	if (c->db_work)
+		c->db_idle_run = 0;
+	else if (idle)
+		c->db_idle_run++;
 	c->db_lies = c->db_work = 0;
-	if (debt < DOORBELL_DEBT_MAX || c->dev->vt.on) {
+	if ((debt < DOORBELL_DEBT_MAX && c->db_idle_run < DOORBELL_IDLE_MAX) || c->dev->vt.on) {
 		c->db_debt = (uint32_t)debt;
 		return false;
 	}
 	c->db_debt = 0;
+	c->db_idle_run = 0;
 	pause_client(c);
 	return true;
 }
@@ -314,7 +319,7 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	qp->db_idle_turns = 0;
 	qp->owner->db_lies = qp->owner->db_work = 0;
 	qp_take(qp);
-	if (settle_service(qp->owner, false, false))
+	if (settle_service(qp->owner, false))
 		return; /* the promise is withdrawn at the next turn (paused above) */
 	udp_port_settle(&qp->owner->dev->udp);
 	/* The promise still stands: the client will not ring for what it
@@ -372,7 +377,7 @@ void doorbell_rq_promise_update(struct ctl_qp *qp)
 	}
 	/* what was posted without a doorbell: in ERR the engine flushes it
 	 * at once; RESET discards it (the caller) */
-	if (qp->ring && xport_qp_state(qp->xqp) != IBV_QPS_RESET && qp_recv_doorbell(qp))
+	if (qp->ring && xport_qp_state(qp->xqp) != IBV_QPS_RESET && qp_recv_doorbell(qp, false))
 		ring_again(qp->owner);
 }
 
@@ -455,7 +460,7 @@ void doorbell_recv_refill(struct ctl_qp *qp)
 	if (qp->srq) {
 		if (qp->srq->xsrq)
 			srq_doorbell(qp->srq);
-	} else if (qp->ring && qp->xqp && qp_recv_doorbell(qp)) {
+	} else if (qp->ring && qp->xqp && qp_recv_doorbell(qp, false)) {
 		ring_again(qp->owner);
 	}
 }
@@ -549,7 +554,7 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	/* a read whose service found no work is no traffic (poll_window.c) */
 	if (!c->db_work && !arms)
 		c->dev->doorbell_idle_reads++;
-	settle_service(c, !c->db_lies && !c->db_work && !more && !arms, arms && !c->db_lies && !c->db_work);
+	settle_service(c, !c->db_lies && !c->db_work && !more);
 }
 
 int doorbell_open(struct ctl_client *c)

@@ -74,26 +74,28 @@ void doorbell_close(struct ctl_client *c);
 #define DOORBELL_PAUSE_SECONDS 0.001
 
 /*
- * What decides the pause: each service adds its lies to the client's debt,
- * DOORBELL_EMPTY_DEBT when it found nothing new at all (a doorbell rung
- * for nothing: each costs a scan of every ring and CQ of the client), and
- * DOORBELL_ARM_DEBT when it found only CQ arm requests; each WQE of work
- * pays DOORBELL_WORK_CREDIT back (the debt never goes below 0). A debt of
- * DOORBELL_DEBT_MAX pauses the client and starts again from 0. An honest
- * client posting a few receives into a failed QP beside its work, or
- * meeting a doorbell whose WQEs a poll took first, stays near 0.
+ * What decides the pause: each service adds its lies to the client's debt
+ * and each WQE of work pays DOORBELL_WORK_CREDIT back (the debt never goes
+ * below 0); a debt of DOORBELL_DEBT_MAX pauses the client. Apart from it,
+ * DOORBELL_IDLE_MAX services in a row that found no WQE at all (a doorbell
+ * rung for nothing, or for CQ arm requests only: each costs a look at
+ * every ring and CQ of the client) pause it; any work ends such a run. An
+ * honest client posting a few receives into a failed QP beside its work
+ * stays near a debt of 0, and one whose doorbells a poll of its rings
+ * beat to the WQEs does work in between.
  */
-#define DOORBELL_EMPTY_DEBT 8
-#define DOORBELL_ARM_DEBT 4
 #define DOORBELL_WORK_CREDIT 4
 #define DOORBELL_DEBT_MAX 64
+#define DOORBELL_IDLE_MAX 16
 
 /*
- * Receive WQEs taken from one client's rings per loop turn, in any QP
- * state: each is read and queued (in ERR flushed, a CQE, and charged to
- * the send budget too). Far above what a receiver reposts in a turn; it
- * bounds a client filling its receive queues in INIT and discarding them
- * by a move to RESET, again and again.
+ * Receive WQEs taken from one client's rings per loop turn through its
+ * doorbell, in any QP state: each is read and queued (in ERR flushed, a
+ * CQE, and charged to the send budget too). Far above what a receiver
+ * reposts in a turn; it bounds a client filling its receive queues in INIT
+ * and discarding them by a move to RESET, again and again. The responder
+ * taking a WQE for a packet in hand is not bounded by it (a UD datagram
+ * finding none is lost).
  */
 #define DOORBELL_RECV_BUDGET 512
 /* Post the new WQEs of C's QP rings: every receive WQE, at most

@@ -58,10 +58,11 @@ struct ctl_client {
 	uint32_t db_next_slot;
 	/* WQEs one doorbell service took into a QP in ERR or refused (lies),
 	 * and those it posted to a working QP (work); the debt they leave
-	 * (DOORBELL_DEBT_MAX) pauses the client's doorbell for
+	 * (DOORBELL_DEBT_MAX), or a run of services without any WQE
+	 * (DOORBELL_IDLE_MAX), pauses the client's doorbell for
 	 * DOORBELL_PAUSE_SECONDS (db_pause). Receive WQEs taken in turn
 	 * db_turn (DOORBELL_RECV_BUDGET). */
-	uint32_t db_lies, db_work, db_debt, db_recv_taken;
+	uint32_t db_lies, db_work, db_debt, db_idle_run, db_recv_taken;
 	bool db_paused;
 	ev_timer db_pause;
 
