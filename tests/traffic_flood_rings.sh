@@ -70,39 +70,31 @@ flood_end() {
 up --dev uroce0 --mtu 1024
 pw() { dev_status_field poll_window "$1"; }
 
-# 0. the flood alone, ringing only while the daemon has not promised to
-# look at the ring (quiet): the daemon mostly sleeps
-o0=$(pw opened)
-t0=$(dev_status_field loop turns)
-p0=$(db pauses)
-flooder 3 16 quiet >"$T/flood_quiet.out" 2>&1
-expect_eq "flooder (quiet): exit status" 0 $?
-cat "$T/flood_quiet.out"
-pauses=$(($(db pauses) - p0))
-turns=$(($(dev_status_field loop turns) - t0))
-opened=$(($(pw opened) - o0))
-echo "ok: the flood alone: $pauses pauses, $turns loop turns, $opened poll windows opened"
-[ "$pauses" -ge 1 ] && [ "$pauses" -le 3100 ] || fail "pauses during a 3 s flood" "1..3100" "$pauses"
-[ "$opened" -le 10 ] || fail "poll windows opened by a 3 s flood of lies" "<= 10" "$opened"
-[ "$turns" -le $((5 * pauses + 1000)) ] || fail "loop turns during a 3 s flood of lies" "<= $((5 * pauses + 1000))" "$turns"
+# flood_alone MODE K LINE: the flooder alone for 3 s in MODE; it exits 0
+# with LINE (a regular expression); it was paused 1..3,100 times, opened at
+# most 10 poll windows, and the loop turned at most K times a pause + 1,000
+flood_alone() {
+	_o0=$(pw opened)
+	_t0=$(dev_status_field loop turns)
+	_p0=$(db pauses)
+	flooder 3 16 "$1" >"$T/flood_$1.out" 2>&1
+	expect_eq "flooder ($1): exit status" 0 $?
+	cat "$T/flood_$1.out"
+	grep -Eq "^$3\$" "$T/flood_$1.out" || fail "$1 flooder's report" "$3" "$(cat "$T/flood_$1.out")"
+	_pa=$(($(db pauses) - _p0))
+	_tu=$(($(dev_status_field loop turns) - _t0))
+	_op=$(($(pw opened) - _o0))
+	echo "ok: $1 flood alone: $_pa pauses, $_tu loop turns, $_op poll windows opened"
+	[ "$_pa" -ge 1 ] && [ "$_pa" -le 3100 ] || fail "$1: pauses during a 3 s flood" "1..3100" "$_pa"
+	[ "$_op" -le 10 ] || fail "$1: poll windows opened by a 3 s flood" "<= 10" "$_op"
+	[ "$_tu" -le $(($2 * _pa + 1000)) ] || fail "$1: loop turns during a 3 s flood" "<= $(($2 * _pa + 1000))" "$_tu"
+}
 
-# a client ringing its doorbell for nothing, as fast as it goes
-o0=$(pw opened)
-t0=$(dev_status_field loop turns)
-p0=$(db pauses)
-flooder 3 16 empty >"$T/flood_empty.out" 2>&1
-expect_eq "flooder (empty): exit status" 0 $?
-cat "$T/flood_empty.out"
-grep -Eq "^rang the doorbell [1-9][0-9]* times for nothing in 3 s\$" "$T/flood_empty.out" ||
-	fail "empty flooder's report" "rang the doorbell N times for nothing in 3 s" "$(cat "$T/flood_empty.out")"
-pauses=$(($(db pauses) - p0))
-turns=$(($(dev_status_field loop turns) - t0))
-opened=$(($(pw opened) - o0))
-echo "ok: empty doorbells: $pauses pauses, $turns loop turns, $opened poll windows opened"
-[ "$pauses" -ge 1 ] && [ "$pauses" -le 3100 ] || fail "pauses during 3 s of empty doorbells" "1..3100" "$pauses"
-[ "$opened" -le 10 ] || fail "poll windows opened by 3 s of empty doorbells" "<= 10" "$opened"
-[ "$turns" -le $((24 * pauses + 1000)) ] ||
-	fail "loop turns during 3 s of empty doorbells" "<= $((24 * pauses + 1000))" "$turns"
+# 0. the flood alone, ringing only while the daemon has not promised to
+# look at the ring (quiet): the daemon mostly sleeps; then a client ringing
+# its doorbell for nothing, as fast as it goes
+flood_alone quiet 5 "moved the indices [1-9][0-9]* times on 16 QPs in 3 s"
+flood_alone empty 24 "rang the doorbell [1-9][0-9]* times for nothing in 3 s"
 
 # the same liar posting one honest WRITE between two rounds of lies is
 # still paused, and its honest WRITEs complete
