@@ -100,17 +100,30 @@ static unsigned int per_sec(enum ulog_limit kind)
 	return kind == ULOG_LIMIT_OBJECT ? ULOG_OBJECT_PER_SEC : 1;
 }
 
-/* Whether a KIND line may be written at NOW (a second starts at its first
- * line); counts it, or counts it suppressed. */
+/* Whether KIND's second, begun at its first line, is still running at NOW. */
+static bool second_running(enum ulog_limit kind, uint64_t now)
+{
+	return lim[kind].start_ns && now - lim[kind].start_ns < 1000000000u;
+}
+
+/* Whether that second has had its lines; such a line is counted suppressed. */
+static bool limit_full(enum ulog_limit kind, uint64_t now)
+{
+	if (!second_running(kind, now) || lim[kind].lines < per_sec(kind))
+		return false;
+	lim[kind].suppressed++;
+	return true;
+}
+
+/* Whether a KIND line may be written at NOW; counts it, or counts it
+ * suppressed. */
 static bool limit_take(enum ulog_limit kind, uint64_t now)
 {
-	if (!lim[kind].start_ns || now - lim[kind].start_ns >= 1000000000u) {
+	if (limit_full(kind, now))
+		return false;
+	if (!second_running(kind, now)) {
 		lim[kind].start_ns = now ? now : 1;
 		lim[kind].lines = 0;
-	}
-	if (lim[kind].lines >= per_sec(kind)) {
-		lim[kind].suppressed++;
-		return false;
 	}
 	lim[kind].lines++;
 	return true;
@@ -126,17 +139,9 @@ static uint64_t mono_ns(void)
 
 bool ulog_limit_due(enum ulog_limit kind, enum ulog_level level)
 {
-	uint64_t now;
-
 	if (level > log_level || kind >= ULOG_LIMIT_NKINDS)
 		return false;
-	now = mono_ns();
-	if (lim[kind].start_ns && now - lim[kind].start_ns < 1000000000u &&
-	    lim[kind].lines >= per_sec(kind)) {
-		lim[kind].suppressed++;
-		return false;
-	}
-	return true;
+	return !limit_full(kind, mono_ns());
 }
 
 void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)

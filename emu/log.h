@@ -9,7 +9,6 @@
 #define UROCE_EMU_LOG_H
 
 #include <stdbool.h>
-
 #include <stdio.h>
 
 enum ulog_level { ULOG_ERR = 0, ULOG_WARN = 1, ULOG_INFO = 2, ULOG_DEBUG = 3 };
@@ -51,12 +50,12 @@ enum ulog_limit {
  * the next line that is written ends with " (N similar messages
  * suppressed)".
  */
+void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 #define ULOG_OBJECT_PER_SEC 200
 
 /* An info line about a client's QP, SRQ or WQ (ULOG_LIMIT_OBJECT). */
 #define ulog_object(...) ulog_limited(ULOG_LIMIT_OBJECT, ULOG_INFO, __VA_ARGS__)
-void ulog_limited(enum ulog_limit kind, enum ulog_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /*
  * ulog_limit_due - whether a KIND line at LEVEL would be written now; when

@@ -162,6 +162,18 @@ static void raw_send(struct ctl_qp *qp, const struct xport_send_wqe *w)
 		eth_segment_xmit(p, frame, len);
 }
 
+/* A send WQE N refused: LOC_QP_OP_ERR, the QP to ERR, a lie of the
+ * client's doorbell service (doorbell.h). */
+static void refuse_send(struct ctl_qp *qp, uint32_t n)
+{
+	struct xport_cqe c = { .wr_index = n, .qpn = qp->qpn, .status = IBV_WC_LOC_QP_OP_ERR,
+			       .signaled = true };
+
+	raw_cqe(qp, &c, NULL);
+	raw_qp_fatal(qp);
+	qp->owner->db_lies++;
+}
+
 bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
@@ -180,12 +192,7 @@ bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken)
 	if (pi - qp->sq_next > qp->cap.max_send_wr && r->state != IBV_QPS_RESET) {
 		/* further ahead than the ring holds: a lie; the WQE at the
 		 * cursor is refused and the cursor jumps (as doorbell.c) */
-		struct xport_cqe c = { .wr_index = qp->sq_next, .qpn = qp->qpn,
-				       .status = IBV_WC_LOC_QP_OP_ERR, .signaled = true };
-
-		raw_cqe(qp, &c, NULL);
-		raw_qp_fatal(qp);
-		qp->owner->db_lies++;
+		refuse_send(qp, qp->sq_next);
 		qp->sq_next = pi;
 		return rq_more;
 	}
@@ -196,12 +203,7 @@ bool raw_qp_doorbell(struct ctl_qp *qp, uint32_t max, uint32_t *taken)
 		if (r->state == IBV_QPS_RESET)
 			continue;
 		if (wqe_read_send(qp->owner, qp, n, &w)) {
-			struct xport_cqe c = { .wr_index = n, .qpn = qp->qpn, .status = IBV_WC_LOC_QP_OP_ERR,
-					       .signaled = true };
-
-			raw_cqe(qp, &c, NULL);
-			raw_qp_fatal(qp);
-			qp->owner->db_lies++;
+			refuse_send(qp, n);
 			continue;
 		}
 		if (r->state == IBV_QPS_ERR)

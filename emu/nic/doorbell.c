@@ -137,8 +137,8 @@ static bool qp_recv_doorbell(struct ctl_qp *qp, bool recv_budget)
 {
 	struct uroce_qp_ring_hdr *h = qp->ring;
 	struct ctl_client *c = qp->owner;
-	uint32_t pi, n, budget = UINT32_MAX, flushed = 0;
-	bool more;
+	uint32_t pi, n, budget = 0, flushed = 0;
+	bool in_err = false, more;
 	int rc;
 
 	if (!qp->cap.max_recv_wr || qp->srq)
@@ -150,9 +150,11 @@ static bool qp_recv_doorbell(struct ctl_qp *qp, bool recv_budget)
 	while (qp->rq_next != pi && (!recv_budget || c->db_recv_taken < DOORBELL_RECV_BUDGET)) {
 		struct xport_recv_wqe w;
 
-		if (budget == UINT32_MAX && xport_qp_state(qp->xqp) == IBV_QPS_ERR)
+		if (!in_err && xport_qp_state(qp->xqp) == IBV_QPS_ERR) {
+			in_err = true;
 			budget = client_budget(c);
-		if (flushed == budget)
+		}
+		if (in_err && flushed == budget)
 			break;
 		c->db_recv_taken++;
 		n = qp->rq_next++;
@@ -161,8 +163,8 @@ static bool qp_recv_doorbell(struct ctl_qp *qp, bool recv_budget)
 			rc = xport_post_recv(qp->xqp, &w);
 		if (rc)
 			bad_wqe(qp, n, true, rc);
-		tally(qp, budget != UINT32_MAX, rc);
-		if (budget != UINT32_MAX)
+		tally(qp, in_err, rc);
+		if (in_err)
 			flushed++;
 	}
 	more = qp->rq_next != pi;
@@ -226,7 +228,7 @@ static bool qp_has_new(const struct ctl_qp *qp)
 static void qp_take(struct ctl_qp *qp)
 {
 	if (qp_doorbell(qp))
-		eventfd_write(qp->owner->db_fd, 1);
+		ring_again(qp->owner);
 }
 
 /* The service of a client that took more lies than work stops for
@@ -234,9 +236,8 @@ static void qp_take(struct ctl_qp *qp)
  * however fast it rings) and its rings are not polled. */
 static void pause_client(struct ctl_client *c)
 {
-	if (c->db_paused)
+	if (ev_is_active(&c->db_pause))
 		return;
-	c->db_paused = true;
 	c->dev->doorbell_pauses++;
 	ev_io_stop(c->dev->loop, &c->db_io);
 	ev_timer_set(&c->db_pause, DOORBELL_PAUSE_SECONDS, 0.);
@@ -250,9 +251,8 @@ static void pause_end_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct ctl_client *c = w->data;
 
 	(void)revents;
-	c->db_paused = false;
 	ev_io_start(loop, &c->db_io);
-	eventfd_write(c->db_fd, 1);
+	ring_again(c);
 }
 
 /* The end of one service of C (DOORBELL_DEBT_MAX): its lies into the
@@ -296,7 +296,7 @@ static void qp_poll_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	struct uroce_qp_ring_hdr *h = qp->ring;
 
 	(void)revents;
-	if (qp->owner->db_paused) {
+	if (ev_is_active(&qp->owner->db_pause)) {
 		/* withdrawn like an idle QP's; the pause's end looks again */
 		__atomic_store_n(&h->no_doorbell, 0, __ATOMIC_RELAXED);
 		ev_prepare_stop(loop, w);
@@ -432,11 +432,8 @@ static void srq_doorbell(struct ctl_srq *srq)
 		rc = wqe_read_srq(srq, srq->next, &w);
 		if (!rc)
 			rc = xport_srq_post(srq->xsrq, &w);
-		if (rc)
-			srq->owner->db_lies++;
-		else
-			srq->owner->db_work++;
 		if (rc) {
+			srq->owner->db_lies++;
 			ulog(ULOG_WARN, "client#%u srqn 0x%x: WQE %u refused (%s): SRQ in error",
 			     srq->owner->id, srq->srqn, srq->next, strerror(rc));
 			srq->error = true;
@@ -444,6 +441,7 @@ static void srq_doorbell(struct ctl_srq *srq)
 				srq->async_events++;
 			break;
 		}
+		srq->owner->db_work++;
 		srq->next++;
 	}
 	__atomic_store_n(&h->ci, srq->next, __ATOMIC_RELEASE);
@@ -520,7 +518,7 @@ void doorbell_take_posted(struct ctl_client *c)
 			return;
 	}
 	/* posting on while we take: the rest in later turns */
-	eventfd_write(c->db_fd, 1);
+	ring_again(c);
 }
 
 static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -544,7 +542,7 @@ static void doorbell_cb(struct ev_loop *loop, ev_io *w, int revents)
 	c->db_lies = c->db_work = 0;
 	more = doorbell_post_wqes(c);
 	if (more)
-		eventfd_write(c->db_fd, 1);
+		ring_again(c);
 	for (h = 1; h <= c->cqs.cap; h++) {
 		struct ctl_cq *cq = objtab_get(&c->cqs, h);
 
@@ -569,7 +567,6 @@ int doorbell_open(struct ctl_client *c)
 	ev_io_start(c->dev->loop, &c->db_io);
 	ev_timer_init(&c->db_pause, pause_end_cb, DOORBELL_PAUSE_SECONDS, 0.);
 	c->db_pause.data = c;
-	c->db_paused = false;
 	return 0;
 }
 
@@ -579,7 +576,6 @@ void doorbell_close(struct ctl_client *c)
 		return;
 	ev_io_stop(c->dev->loop, &c->db_io);
 	ev_timer_stop(c->dev->loop, &c->db_pause);
-	c->db_paused = false;
 	close(c->db_fd);
 	c->db_fd = -1;
 }

@@ -98,6 +98,7 @@ void doorbell_close(struct ctl_client *c);
  * finding none is lost).
  */
 #define DOORBELL_RECV_BUDGET 512
+
 /* Post the new WQEs of C's QP rings: every receive WQE, at most
  * DOORBELL_SEND_BATCH send WQEs per QP; a QP with new WQEs gets the
  * no_doorbell promise (abi_ring.h) until a loop turn finds it idle.

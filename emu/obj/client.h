@@ -60,10 +60,9 @@ struct ctl_client {
 	 * and those it posted to a working QP (work); the debt they leave
 	 * (DOORBELL_DEBT_MAX), or a run of services without any WQE
 	 * (DOORBELL_IDLE_MAX), pauses the client's doorbell for
-	 * DOORBELL_PAUSE_SECONDS (db_pause). Receive WQEs taken in turn
-	 * db_turn (DOORBELL_RECV_BUDGET). */
+	 * DOORBELL_PAUSE_SECONDS (db_pause, active while paused). Receive
+	 * WQEs taken in turn db_turn (DOORBELL_RECV_BUDGET). */
 	uint32_t db_lies, db_work, db_debt, db_idle_run, db_recv_taken;
-	bool db_paused;
 	ev_timer db_pause;
 
 	struct cm_conn *cm;     /* a CM connection (CM_HELLO done), emu/cm/ */
